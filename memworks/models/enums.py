@@ -1,0 +1,79 @@
+"""Enumerations shared by tables, schemas and pipelines."""
+
+from enum import StrEnum
+
+
+class Source(StrEnum):
+    """Where a piece of content came from; decides how far it is trusted."""
+
+    USER = "user"
+    VERIFIED_TOOL = "verified_tool"
+    MODEL_INFERENCE = "model_inference"
+    RETRIEVED_DOCUMENT = "retrieved_document"
+
+
+#: Sources whose content may become trusted memory on its own.
+TRUSTED_SOURCES = frozenset({Source.USER, Source.VERIFIED_TOOL})
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    SYSTEM = "system"
+
+
+class MemoryKind(StrEnum):
+    SEMANTIC = "semantic"
+    EPISODIC = "episodic"
+    PROCEDURAL = "procedural"
+    WORKING = "working"
+
+
+class MemoryStatus(StrEnum):
+    ACTIVE = "active"
+    PENDING_CONFIRMATION = "pending_confirmation"
+    SUPERSEDED = "superseded"
+    EXPIRED = "expired"
+    QUARANTINED = "quarantined"
+    DELETED = "deleted"
+
+
+class EpisodeState(StrEnum):
+    RECEIVED = "received"
+    PROCESSED = "processed"
+    FAILED = "failed"
+
+
+class CandidateOp(StrEnum):
+    """What an extractor proposes: a claim holds, or a claim is withdrawn."""
+
+    ASSERT = "assert"
+    RETRACT = "retract"
+
+
+class Op(StrEnum):
+    """What the store does with an accepted candidate (self-editing memory)."""
+
+    ADD = "add"
+    UPDATE = "update"
+    NOOP = "noop"
+    DELETE = "delete"
+
+
+class GateOutcome(StrEnum):
+    ACCEPTED = "accepted"
+    PENDING = "pending_confirmation"
+    REJECTED = "rejected"
+
+
+class Relation(StrEnum):
+    """Lineage edge kinds, child → parent."""
+
+    EXTRACTED_FROM = "extracted_from"
+    CONSOLIDATED_FROM = "consolidated_from"
+    MINED_FROM = "mined_from"
+    DERIVED_FROM = "derived_from"
+    SUPERSEDES = "supersedes"
+    REINFORCED_BY = "reinforced_by"
+    REVISES = "revises"

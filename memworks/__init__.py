@@ -1,0 +1,14 @@
+"""memworks: governed, bitemporal memory for production AI agents."""
+
+from memworks.models.schemas import EpisodeIn, HitOut, IngestReceipt, MemoryOut, RetrieveResult, Scope
+
+__all__ = ["EpisodeIn", "HitOut", "IngestReceipt", "Memworks", "MemoryOut", "RetrieveResult", "Scope"]
+
+
+def __getattr__(name: str) -> object:
+    # The facade pulls in the queue and the model runtime; load it only when asked for.
+    if name == "Memworks":
+        from memworks.client import Memworks
+
+        return Memworks
+    raise AttributeError(name)

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memworks.models.enums import CandidateOp, MemoryKind, Role, Source
+from memworks.models.enums import CandidateOp, MemoryKind, MemoryStatus, Role, Source
 
 
 class Turn(BaseModel):
@@ -51,3 +51,30 @@ class Candidate(BaseModel):
     #: Extractor name, for the audit trail.
     extractor: str = "rules"
     extra: dict[str, str] = Field(default_factory=dict)
+
+
+class MemoryView(BaseModel):
+    """A stored memory as pipelines see it (a plain copy of the row, no session attached)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory_id: str
+    kind: MemoryKind
+    key: str | None
+    value: str
+    text: str
+    source: Source
+    confidence: float
+    trusted: bool
+    status: MemoryStatus
+    extractor: str = "rules"
+    valid_from: datetime
+    valid_to: datetime | None = None
+    recorded_at: datetime
+    retracted_at: datetime | None = None
+    superseded_at: datetime | None = None
+    superseded_by: str | None = None
+    expires_at: datetime | None = None
+    evidence: tuple[str, ...] = ()
+    #: Memory ids this record was derived from (lineage ``derived_from``).
+    derived_from: tuple[str, ...] = ()

@@ -1,0 +1,27 @@
+"""dramatiq broker set-up and thin actors. ``dramatiq memworks.workers`` runs them."""
+
+import dramatiq
+
+from memworks.config import get_settings
+from memworks.workers.broker import QUEUES, build_broker, use_broker
+
+# Actors bind to the global broker when declared: set it before importing them.
+dramatiq.set_broker(build_broker(get_settings()))
+
+from memworks.workers.ingest import extract_memories  # noqa: E402
+from memworks.workers.runtime import Runtime, get_runtime, set_runtime  # noqa: E402
+
+use_broker(dramatiq.get_broker())
+
+__all__ = [
+    # broker
+    "QUEUES",
+    "build_broker",
+    "use_broker",
+    # actors
+    "extract_memories",
+    # runtime
+    "Runtime",
+    "get_runtime",
+    "set_runtime",
+]

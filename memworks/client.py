@@ -1,0 +1,155 @@
+"""The ``Memworks`` facade: one object for agents, the CLI and the API."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+import dramatiq
+from dramatiq.brokers.stub import StubBroker
+from pydantic import ValidationError
+
+from memworks.config import Settings, get_settings
+from memworks.errors import InvalidInput
+from memworks.models.schemas import EpisodeIn, IngestReceipt, MemoryOut, RetrieveResult, Scope
+from memworks.store import episodes as episode_store
+from memworks.store import memories as memory_store
+from memworks.store.db import session_scope
+from memworks.store.retrieval import retrieve as retrieve_memories
+from memworks.workers import QUEUES, Runtime, build_broker, extract_memories, set_runtime, use_broker
+from memworks.workers.runtime import utcnow
+
+
+def parse_episode(data: EpisodeIn | dict[str, Any], *, where: str = "episode") -> EpisodeIn:
+    """Validate one episode; the error names the field that is wrong."""
+    if isinstance(data, EpisodeIn):
+        return data
+    try:
+        return EpisodeIn.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "episode"
+        raise InvalidInput(f"{where}: field {field!r}: {err['msg']}", field=field) from None
+
+
+class Memworks:
+    """Memory for agents: enqueue what happened, retrieve what is known.
+
+    In the embedded default (``stub://`` broker) work runs on in-process worker threads and
+    :meth:`drain` waits for it; with a Redis broker, ``memworks worker`` processes do it.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.runtime = Runtime(settings)
+        set_runtime(self.runtime)
+        self.broker = use_broker(build_broker(settings))
+        self._worker: dramatiq.Worker | None = None
+        self._lock = threading.Lock()
+        if settings.database_url.startswith("sqlite"):
+            self.runtime.upgrade_schema()  # the embedded default keeps its own schema current
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None) -> Memworks:
+        """A facade configured from ``MEMWORKS_*`` environment variables (or ``settings``)."""
+        return cls(settings or get_settings())
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def enqueue_episode(self, episode: EpisodeIn | dict[str, Any]) -> IngestReceipt:
+        """Store one episode and queue its extraction (idempotent on tenant + episode id)."""
+        return self.enqueue_episodes([episode])
+
+    def enqueue_episodes(self, batch: Iterable[EpisodeIn | dict[str, Any]]) -> IngestReceipt:
+        """Validate every episode first, store them in one transaction, then queue extraction.
+
+        Raises:
+            InvalidInput: an episode is malformed; nothing is stored.
+            Conflict: an episode id is already stored with other content; nothing is stored.
+        """
+        items = [parse_episode(e, where=f"episode {i}") for i, e in enumerate(batch)]
+        with session_scope(self.runtime.engine) as s:
+            ids, dups = episode_store.insert_episodes(s, episodes=items, now=utcnow())
+        # The rows are committed before any message exists (outbox): a lost message is re-sent
+        # by the sweeper, never lost.
+        self._send_extraction(ids)
+        dup = set(dups)
+        return IngestReceipt(accepted=[e.episode_id for e in items if e.episode_id not in dup], duplicates=dups)
+
+    def _send_extraction(self, ids: Sequence[int]) -> None:
+        self._ensure_worker()
+        size = self.settings.ingest_batch_size
+        for i in range(0, len(ids), size):
+            extract_memories.send(list(ids[i : i + size]))
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def retrieve(
+        self,
+        scope: Scope,
+        query: str,
+        *,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        k: int = 5,
+    ) -> RetrieveResult:
+        """Memories relevant to ``query`` in ``scope`` (required), or an abstention."""
+        rt = self.runtime
+        return retrieve_memories(
+            rt.engine, scope=scope, query=query, as_of=as_of, known_at=known_at, k=k, embedder=rt.embedder,
+            cache=rt.cache, cache_ttl_s=self.settings.cache_ttl_s, policy=rt.policy, now=utcnow(),
+        )  # fmt: skip
+
+    def memories(self, scope: Scope, *, include_history: bool = False) -> list[MemoryOut]:
+        """Everything remembered in ``scope`` with all clocks and evidence (deleted never)."""
+        if not isinstance(scope, Scope):
+            raise InvalidInput("scope is required: memories(Scope(tenant_id=..., user_id=...))", field="scope")
+        with session_scope(self.runtime.engine) as s:
+            return memory_store.list_memories(s, scope=scope, include_history=include_history)
+
+    # -- embedded queue -------------------------------------------------------------------
+
+    @property
+    def embedded(self) -> bool:
+        return isinstance(self.broker, StubBroker)
+
+    def _ensure_worker(self) -> None:
+        if not self.embedded:
+            return
+        with self._lock:
+            if self._worker is None:
+                # Time limits start only on process boot, which the dramatiq CLI would emit.
+                self.broker.emit_after("process_boot")
+                self._worker = dramatiq.Worker(
+                    self.broker, worker_timeout=100, worker_threads=self.settings.embedded_worker_threads
+                )
+                self._worker.start()
+
+    def drain(self, timeout_s: float = 600) -> None:
+        """Embedded mode: wait until every queued message has been processed.
+
+        Raises the first failure of a message (after its retries) instead of hiding it.
+        """
+        if not self.embedded or self._worker is None:
+            return
+        assert isinstance(self.broker, StubBroker)
+        for q in QUEUES:
+            self.broker.join(q, timeout=int(timeout_s * 1000))
+        self._worker.join()
+
+    def close(self) -> None:
+        """Stop in-process workers and release connections."""
+        with self._lock:
+            if self._worker is not None:
+                self._worker.stop()
+                self._worker = None
+        self.runtime.engine.dispose()
+        set_runtime(None)
+
+    def __enter__(self) -> Memworks:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,59 @@
+"""Settings from the environment (``MEMWORKS_*``) and ``.env``."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MEMWORKS_", env_file=".env", extra="ignore")
+
+    #: SQLAlchemy URL. SQLite file by default; ``postgresql+psycopg://…`` in production.
+    database_url: str = "sqlite:///memworks.db"
+    #: ``stub://`` runs the queue in-process; ``redis://host:port/db`` for distributed workers.
+    broker_url: str = "stub://"
+    #: Where read-cache entries live: ``memory`` (in-process) or a ``redis://`` URL.
+    #: Empty means: the broker's Redis when the broker is Redis, else in-process.
+    cache_url: str = ""
+    #: Seconds a cached read may be served (index versions invalidate it sooner).
+    cache_ttl_s: int = Field(300, ge=0)
+    embedder: Literal["minilm", "hashing"] = "minilm"
+    extractor: Literal["rules", "llm"] = "rules"
+    llm_base_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = ""
+    #: Episodes per extraction message: one embedding batch per message.
+    ingest_batch_size: int = Field(64, ge=1, le=1000)
+    #: Worker threads of the in-process worker in embedded mode.
+    embedded_worker_threads: int = Field(2, ge=1, le=32)
+    #: Minimum cosine similarity for a hit to count as an answer.
+    retrieve_min_similarity: float = Field(0.25, ge=-1, le=1)
+    #: Cosine floor for a hit that also matched lexically.
+    retrieve_min_similarity_lexical: float = Field(0.15, ge=-1, le=1)
+
+    @field_validator("broker_url")
+    @classmethod
+    def _known_broker(cls, v: str) -> str:
+        if not (v.startswith("stub://") or v.startswith("redis://") or v.startswith("rediss://")):
+            raise ValueError("MEMWORKS_BROKER_URL must be stub:// or redis://host:port/db")
+        return v
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, v: str) -> str:
+        if not (v.startswith("sqlite") or v.startswith("postgresql")):
+            raise ValueError("MEMWORKS_DATABASE_URL must be a sqlite:/// or postgresql+psycopg:// URL")
+        return v
+
+    @property
+    def is_embedded_broker(self) -> bool:
+        return self.broker_url.startswith("stub://")
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

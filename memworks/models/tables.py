@@ -1,0 +1,190 @@
+"""SQL tables: the source of truth. Shapes only, no queries."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from memworks.models.enums import (
+    EpisodeState,
+    GateOutcome,
+    MemoryKind,
+    MemoryStatus,
+    Relation,
+    Role,
+    Source,
+)
+from memworks.models.types import UTCDateTime, enum_type
+
+
+def _time(nullable: bool = True, index: bool = False) -> Any:
+    return Field(default=None, sa_column=Column(UTCDateTime(), nullable=nullable, index=index))
+
+
+def _enum(enum: type[StrEnum], default: Any = None) -> Any:
+    return Field(default=default, sa_column=Column(enum_type(enum), nullable=False))
+
+
+class Episode(SQLModel, table=True):
+    """What happened, as the agent reported it (the transcript layer)."""
+
+    __tablename__ = "episode"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "episode_id", name="uq_episode_tenant_episode"),
+        Index("ix_episode_state_received", "state", "received_at"),
+        Index("ix_episode_scope", "tenant_id", "user_id", "occurred_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    episode_id: str = Field(max_length=200)
+    tenant_id: str = Field(max_length=200)
+    user_id: str = Field(max_length=200)
+    session_id: str = Field(max_length=200)
+    turn: int
+    role: Role = _enum(Role)
+    source: Source = _enum(Source)
+    content: str = Field(sa_column=Column(Text, nullable=False))
+    content_hash: str = Field(max_length=64)
+    metadata_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    occurred_at: datetime = _time(nullable=False)
+    received_at: datetime = _time(nullable=False)
+    state: EpisodeState = _enum(EpisodeState, EpisodeState.RECEIVED)
+    processed_at: datetime | None = _time()
+    tombstoned_at: datetime | None = _time()
+
+
+class Memory(SQLModel, table=True):
+    """One immutable claim with its clocks of time and belief."""
+
+    __tablename__ = "memory"
+    __table_args__ = (
+        Index("ix_memory_scope_key", "tenant_id", "user_id", "key", "status"),
+        Index("ix_memory_scope_status", "tenant_id", "user_id", "status"),
+        Index("ix_memory_expires", "expires_at"),
+    )
+
+    memory_id: str = Field(primary_key=True, max_length=32)
+    tenant_id: str = Field(max_length=200)
+    user_id: str | None = Field(default=None, max_length=200)
+    kind: MemoryKind = _enum(MemoryKind)
+    key: str | None = Field(default=None, max_length=200)
+    value: str = Field(sa_column=Column(Text, nullable=False))
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    fingerprint: str = Field(max_length=64)
+    source: Source = _enum(Source)
+    confidence: float
+    trusted: bool
+    status: MemoryStatus = _enum(MemoryStatus)
+    extractor: str = Field(default="rules", max_length=40)
+    #: Valid time: when the claim held in the world.
+    valid_from: datetime = _time(nullable=False)
+    valid_to: datetime | None = _time()
+    #: Transaction time: when the store came to believe it, and stopped believing it.
+    recorded_at: datetime = _time(nullable=False)
+    retracted_at: datetime | None = _time()
+    #: Transaction time at which ``valid_to`` was closed by a successor.
+    superseded_at: datetime | None = _time()
+    superseded_by: str | None = Field(default=None, max_length=32)
+    last_retrieved_at: datetime | None = _time()
+    last_verified_at: datetime | None = _time()
+    expires_at: datetime | None = _time()
+
+
+class Lineage(SQLModel, table=True):
+    """An edge child → parent; deletion and audit walk these."""
+
+    __tablename__ = "lineage"
+    __table_args__ = (
+        UniqueConstraint("child_id", "parent_type", "parent_id", "relation", name="uq_lineage_edge"),
+        Index("ix_lineage_parent", "tenant_id", "parent_type", "parent_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    tenant_id: str = Field(max_length=200)
+    child_id: str = Field(max_length=200, index=True)
+    parent_type: str = Field(max_length=20)
+    parent_id: str = Field(max_length=200)
+    relation: Relation = _enum(Relation)
+    created_at: datetime = _time(nullable=False)
+
+
+class GateDecision(SQLModel, table=True):
+    """Every candidate the gate saw, accepted or not, with its reason."""
+
+    __tablename__ = "gate_decision"
+    __table_args__ = (Index("ix_gate_scope", "tenant_id", "user_id", "decided_at"),)
+
+    decision_id: str = Field(primary_key=True, max_length=32)
+    tenant_id: str = Field(max_length=200)
+    user_id: str | None = Field(default=None, max_length=200)
+    episode_id: str = Field(max_length=200, index=True)
+    extractor: str = Field(max_length=40)
+    kind: MemoryKind = _enum(MemoryKind)
+    key: str | None = Field(default=None, max_length=200)
+    candidate_text: str = Field(sa_column=Column(Text, nullable=False))
+    source: Source = _enum(Source)
+    outcome: GateOutcome = _enum(GateOutcome)
+    reason: str = Field(max_length=400)
+    op: str | None = Field(default=None, max_length=20)
+    memory_id: str | None = Field(default=None, max_length=32)
+    decided_at: datetime = _time(nullable=False)
+
+
+class JobRun(SQLModel, table=True):
+    """One row per actor run: what ran, on what, with what result."""
+
+    __tablename__ = "job_run"
+
+    id: int | None = Field(default=None, primary_key=True)
+    actor: str = Field(max_length=100, index=True)
+    message_id: str = Field(default="", max_length=64)
+    tenant_id: str | None = Field(default=None, max_length=200)
+    scope: str = Field(default="", max_length=400)
+    counts_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    outcome: str = Field(max_length=20)
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    duration_ms: float = 0.0
+    started_at: datetime = _time(nullable=False)
+
+
+class RejectedInput(SQLModel, table=True):
+    """A bad payload with the reason it was refused (dead letters expire; this does not)."""
+
+    __tablename__ = "rejected_input"
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=40)
+    tenant_id: str | None = Field(default=None, max_length=200)
+    reference: str = Field(default="", max_length=400)
+    payload: str = Field(sa_column=Column(Text, nullable=False))
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    field: str | None = Field(default=None, max_length=200)
+    received_at: datetime = _time(nullable=False)
+
+
+class VectorEntry(SQLModel, table=True):
+    """The vector projection: one embedding per indexed memory, partitioned by scope."""
+
+    __tablename__ = "vector_entry"
+    __table_args__ = (Index("ix_vector_scope", "tenant_id", "user_id"),)
+
+    memory_id: str = Field(primary_key=True, max_length=32)
+    tenant_id: str = Field(max_length=200)
+    user_id: str | None = Field(default=None, max_length=200)
+    model: str = Field(max_length=80)
+    vector: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class ScopeVersion(SQLModel, table=True):
+    """Bumped whenever a scope's indexes change; read-cache keys carry it."""
+
+    __tablename__ = "scope_version"
+
+    tenant_id: str = Field(primary_key=True, max_length=200)
+    #: "" stands for tenant-wide records.
+    user_id: str = Field(primary_key=True, max_length=200)
+    version: int = 0

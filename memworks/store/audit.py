@@ -1,0 +1,85 @@
+"""Audit rows: gate decisions, job runs, rejected input."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from memworks.models.enums import Op
+from memworks.models.tables import GateDecision, JobRun, RejectedInput
+from memworks.pipelines.ingest import Judged
+from memworks.pipelines.supersession import memory_id_for
+
+
+def record_decisions(
+    session: Session,
+    *,
+    tenant_id: str,
+    user_id: str,
+    episode_id: str,
+    judged: Sequence[Judged],
+    ops: Mapping[int, tuple[Op, str | None]],
+    now: datetime,
+) -> None:
+    """One row per candidate; ids are deterministic, so a replay writes nothing twice."""
+    rows = []
+    for i, j in enumerate(judged):
+        c = j.candidate
+        op, mid = ops.get(i, (None, None))
+        rows.append(
+            GateDecision(
+                decision_id=memory_id_for(tenant_id, episode_id, "gate", str(i), c.extractor, c.key or "", c.text),
+                tenant_id=tenant_id, user_id=user_id, episode_id=episode_id, extractor=c.extractor,
+                kind=j.verdict.kind, key=c.key, candidate_text=c.text or c.value, source=c.source,
+                outcome=j.verdict.outcome, reason=j.verdict.reason, op=op.value if op else None,
+                memory_id=mid, decided_at=now,
+            )  # fmt: skip
+        )
+    ids = [r.decision_id for r in rows]
+    have = set(session.scalars(select(GateDecision.decision_id).where(GateDecision.decision_id.in_(ids))))  # type: ignore[attr-defined]
+    session.add_all(r for r in rows if r.decision_id not in have)
+
+
+def record_job(
+    session: Session,
+    *,
+    actor: str,
+    message_id: str,
+    outcome: str,
+    started_at: datetime,
+    duration_ms: float,
+    tenant_id: str | None = None,
+    scope: str = "",
+    counts: Mapping[str, Any] | None = None,
+    error: str | None = None,
+) -> None:
+    session.add(
+        JobRun(
+            actor=actor, message_id=message_id, tenant_id=tenant_id, scope=scope[:400],
+            counts_json=json.dumps(dict(counts or {}), default=str), outcome=outcome, error=error,
+            duration_ms=duration_ms, started_at=started_at,
+        )  # fmt: skip
+    )
+
+
+def record_rejected(
+    session: Session,
+    *,
+    kind: str,
+    payload: Any,
+    reason: str,
+    now: datetime,
+    field: str | None = None,
+    tenant_id: str | None = None,
+    reference: str = "",
+) -> None:
+    body = payload if isinstance(payload, str) else json.dumps(payload, default=str, ensure_ascii=False)
+    session.add(
+        RejectedInput(kind=kind, tenant_id=tenant_id, reference=reference[:400], payload=body, reason=reason,
+                      field=field, received_at=now)  # fmt: skip
+    )

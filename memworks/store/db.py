@@ -1,0 +1,111 @@
+"""SQL engine and sessions; the schema comes from Alembic migrations."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.pool import NullPool
+from sqlmodel import Session
+
+_MIGRATIONS = Path(__file__).parent / "migrations"
+_upgrade_lock = threading.Lock()
+
+
+def _sqlite_setup(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event issue BEGIN itself, so writers can take the lock up front.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        for pragma in (
+            "journal_mode=WAL",
+            "foreign_keys=ON",
+            "busy_timeout=30000",
+            "synchronous=NORMAL",
+            # Deleted text is overwritten with zeros, not left in free pages.
+            "secure_delete=ON",
+        ):
+            cur.execute(f"PRAGMA {pragma}")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        immediate = conn.get_execution_options().get("memworks_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url`` with the pragmas and pool that memworks relies on."""
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        _sqlite_setup(engine)
+        return engine
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+@lru_cache(maxsize=8)
+def get_engine(url: str) -> Engine:
+    return make_engine(url)
+
+
+def alembic_config(url: str) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(_MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Apply migrations up to ``revision`` (idempotent)."""
+    with _upgrade_lock:
+        engine = create_engine(url, poolclass=NullPool) if url.startswith("sqlite") else get_engine(url)
+        if url.startswith("sqlite"):
+            _sqlite_setup(engine)
+        with engine.begin() as conn:
+            cfg = alembic_config(url)
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, revision)
+        if url.startswith("sqlite"):
+            engine.dispose()
+
+
+@contextmanager
+def session_scope(engine: Engine, *, write: bool = False) -> Iterator[Session]:
+    """One transaction: commit on success, roll back on error.
+
+    ``write=True`` takes SQLite's write lock at BEGIN, so a read-decide-write sequence cannot
+    interleave with another writer; PostgreSQL callers take row or advisory locks instead.
+    """
+    bind = engine.execution_options(memworks_write=True) if write else engine
+    session = Session(bind=bind, expire_on_commit=False)
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+def lock_scope(session: Session, scope_key: str) -> None:
+    """Serialise writers of one scope on PostgreSQL (SQLite already holds its write lock)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"), {"k": scope_key})
+
+
+def checkpoint(engine: Engine) -> None:
+    """Fold the SQLite WAL into the main file so erased pages leave no copy behind."""
+    if engine.dialect.name == "sqlite":
+        with engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")

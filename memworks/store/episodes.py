@@ -1,0 +1,112 @@
+"""Episode rows: the outbox that queued work starts from."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import select, tuple_, update
+from sqlmodel import Session
+
+from memworks.errors import Conflict
+from memworks.models.enums import EpisodeState
+from memworks.models.schemas import EpisodeIn
+from memworks.models.tables import Episode
+
+
+def content_hash(e: EpisodeIn) -> str:
+    """What makes two submissions of one episode id the same episode."""
+    body = json.dumps(
+        [e.user_id, e.session_id, e.turn, e.role.value, e.source.value, e.content, e.occurred_at.isoformat()],
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def insert_episodes(session: Session, *, episodes: Sequence[EpisodeIn], now: datetime) -> tuple[list[int], list[str]]:
+    """Store new episodes; an id seen before with the same content is a duplicate.
+
+    Returns:
+        (row ids of new episodes, client ids that were duplicates).
+
+    Raises:
+        Conflict: an episode id already stored with different content (nothing is written).
+    """
+    if not episodes:
+        return [], []
+    keys = [(e.tenant_id, e.episode_id) for e in episodes]
+    stored = {
+        (t, eid): h
+        for t, eid, h in session.execute(
+            select(Episode.tenant_id, Episode.episode_id, Episode.content_hash).where(
+                tuple_(Episode.tenant_id, Episode.episode_id).in_(keys)
+            )
+        )
+    }
+    fresh: dict[tuple[str, str], Episode] = {}
+    duplicates: list[str] = []
+    for e in episodes:
+        key, h = (e.tenant_id, e.episode_id), content_hash(e)
+        seen = stored.get(key) or (fresh[key].content_hash if key in fresh else None)
+        if seen is not None:
+            if seen != h:
+                raise Conflict(f"episode_id {e.episode_id!r} was already stored with different content")
+            duplicates.append(e.episode_id)
+            continue
+        fresh[key] = Episode(
+            episode_id=e.episode_id, tenant_id=e.tenant_id, user_id=e.user_id, session_id=e.session_id,
+            turn=e.turn, role=e.role, source=e.source, content=e.content, content_hash=h,
+            metadata_json=json.dumps(e.metadata, ensure_ascii=False, default=str), occurred_at=e.occurred_at,
+            received_at=now, state=EpisodeState.RECEIVED,
+        )  # fmt: skip
+    session.add_all(fresh.values())
+    session.flush()
+    return [row.id for row in fresh.values() if row.id is not None], duplicates
+
+
+def get_episodes(session: Session, *, ids: Sequence[int]) -> list[Episode]:
+    """Episodes by row id, in event order."""
+    rows = session.scalars(select(Episode).where(Episode.id.in_(ids))).all()  # type: ignore[union-attr]
+    return sorted(rows, key=lambda r: (r.occurred_at, r.session_id, r.turn, r.id or 0))
+
+
+def session_context(session: Session, *, episode: Episode, limit: int) -> list[Episode]:
+    """Earlier turns of the same session (oldest first), for extractors that look back."""
+    if limit <= 0:
+        return []
+    rows = session.scalars(
+        select(Episode)
+        .where(
+            Episode.tenant_id == episode.tenant_id,
+            Episode.session_id == episode.session_id,
+            Episode.turn < episode.turn,
+            Episode.tombstoned_at.is_(None),  # type: ignore[union-attr]
+        )
+        .order_by(Episode.turn.desc())  # type: ignore[attr-defined]
+        .limit(limit)
+    ).all()
+    return list(reversed(rows))
+
+
+def mark_processed(session: Session, *, ids: Sequence[int], now: datetime) -> None:
+    """Forward-only: received → processed."""
+    if ids:
+        session.execute(
+            update(Episode)
+            .where(Episode.id.in_(ids), Episode.state == EpisodeState.RECEIVED)  # type: ignore[union-attr]
+            .values(state=EpisodeState.PROCESSED, processed_at=now)
+        )
+
+
+def unprocessed_ids(session: Session, *, received_before: datetime, limit: int = 10_000) -> list[int]:
+    """Episodes received but not processed: work a lost message left behind."""
+    return list(
+        session.scalars(
+            select(Episode.id)
+            .where(Episode.state == EpisodeState.RECEIVED, Episode.received_at < received_before)
+            .order_by(Episode.id)
+            .limit(limit)
+        )
+    )  # type: ignore[arg-type]

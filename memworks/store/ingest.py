@@ -1,0 +1,130 @@
+"""Turn stored episodes into governed memory: judge, embed, decide, write, index."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from memworks.models.drafts import Turn
+from memworks.models.enums import EpisodeState, Op
+from memworks.models.tables import Episode, Memory
+from memworks.pipelines.extraction.base import Extractor
+from memworks.pipelines.ingest import EpisodeJudgement, judge_episode
+from memworks.pipelines.protocols import Embedder
+from memworks.pipelines.supersession import Accepted, decide_writes
+from memworks.store import audit, episodes, memories, versions
+from memworks.store.db import lock_scope, session_scope
+from memworks.store.projections import lexical, vector
+from memworks.store.projections.base import IndexRecord
+
+
+def to_turn(e: Episode) -> Turn:
+    return Turn(episode_id=e.episode_id, role=e.role, source=e.source, content=e.content, occurred_at=e.occurred_at)
+
+
+def scope_key(tenant_id: str, user_id: str | None) -> str:
+    return f"{tenant_id}\x1f{user_id or ''}"
+
+
+def process_episodes(
+    engine: Engine,
+    *,
+    ids: Sequence[int],
+    extractor: Extractor,
+    embedder: Embedder,
+    now: Callable[[], datetime],
+) -> dict[str, int]:
+    """Process received episodes ``ids``; already processed or tombstoned ones are skipped.
+
+    Extraction and embedding run outside any transaction; each scope is then written in one
+    transaction under its lock, re-checking that its episodes are still unprocessed, so two
+    workers handed the same episode write it once.
+
+    Returns:
+        Counts: episodes processed and skipped, memories added, ops by type, rejections.
+    """
+    counts: dict[str, int] = defaultdict(int)
+    context_turns = int(getattr(extractor, "context_turns", 0))
+    with session_scope(engine) as s:
+        rows = [e for e in episodes.get_episodes(s, ids=ids) if e.state is EpisodeState.RECEIVED and e.tombstoned_at is None]
+        contexts = {e.id: [to_turn(c) for c in episodes.session_context(s, episode=e, limit=context_turns)] for e in rows}
+    counts["skipped"] = len(set(ids)) - len(rows)
+    judgements = [(e, judge_episode(to_turn(e), extractor=extractor, context=contexts[e.id])) for e in rows]
+    texts = list(dict.fromkeys(a.candidate.text for _, j in judgements for a in j.accepted()))
+    vectors = dict(zip(texts, embedder.embed(texts), strict=True))
+
+    groups: dict[tuple[str, str], list[tuple[Episode, EpisodeJudgement]]] = defaultdict(list)
+    for e, j in judgements:
+        groups[(e.tenant_id, e.user_id)].append((e, j))
+    for (tenant, user), group in groups.items():
+        _write_scope(engine, tenant, user, group, vectors, embedder, now(), counts)
+    return dict(counts)
+
+
+def _write_scope(
+    engine: Engine,
+    tenant: str,
+    user: str,
+    group: list[tuple[Episode, EpisodeJudgement]],
+    vectors: dict[str, npt.NDArray[np.float32]],
+    embedder: Embedder,
+    now: datetime,
+    counts: dict[str, int],
+) -> None:
+    with session_scope(engine, write=True) as s:
+        lock_scope(s, scope_key(tenant, user))
+        still = {e.id for e in episodes.get_episodes(s, ids=[e.id for e, _ in group if e.id is not None])
+                 if e.state is EpisodeState.RECEIVED}  # fmt: skip
+        counts["skipped"] += sum(1 for e, _ in group if e.id not in still)
+        group = [(e, j) for e, j in group if e.id in still]
+        if not group:
+            return
+        items: list[Accepted] = []
+        where: list[tuple[int, int]] = []  # (group index, judged index) of each item
+        for gi, (_, j) in enumerate(group):
+            accepted = iter(j.accepted())
+            for ji, jd in enumerate(j.judged):
+                if jd.verdict.accepted:
+                    items.append(next(accepted))
+                    where.append((gi, ji))
+        keys = {a.candidate.key for a in items if a.candidate.key}
+        existing = memories.load_slots(s, tenant_id=tenant, user_id=user, keys=keys)
+        plan = decide_writes(items, existing, scope_key=scope_key(tenant, user), now=now)
+        new_rows = memories.apply_plan(s, plan=plan, tenant_id=tenant, user_id=user, now=now)
+        _index(s, new_rows, vectors, embedder)
+        if plan.deleted:
+            lexical.purge(s, plan.deleted)
+            vector.purge(s, plan.deleted)
+        ops: dict[int, dict[int, tuple[Op, str | None]]] = defaultdict(dict)
+        for (gi, ji), op in zip(where, plan.ops, strict=True):
+            ops[gi][ji] = op
+            counts[f"op_{op[0].value}"] += 1
+        for gi, (e, j) in enumerate(group):
+            audit.record_decisions(s, tenant_id=tenant, user_id=user, episode_id=e.episode_id, judged=j.judged,
+                                   ops=ops[gi], now=now)  # fmt: skip
+            counts["rejected"] += sum(1 for jd in j.judged if not jd.verdict.accepted)
+            if j.extraction_error:
+                audit.record_rejected(s, kind="extraction", payload={"episode_id": e.episode_id}, reason=j.extraction_error,
+                                      now=now, tenant_id=tenant, reference=e.episode_id)  # fmt: skip
+                counts["extraction_rejected"] += 1
+        episodes.mark_processed(s, ids=[e.id for e, _ in group if e.id is not None], now=now)
+        versions.bump(s, tenant_id=tenant, user_id=user)
+        counts["processed"] += len(group)
+        counts["memories_added"] += len(new_rows)
+
+
+def _index(s: Session, rows: Sequence[Memory], vectors: dict[str, npt.NDArray[np.float32]], embedder: Embedder) -> None:
+    if not rows:
+        return
+    missing = [r.text for r in rows if r.text not in vectors]
+    if missing:
+        vectors.update(zip(missing, embedder.embed(missing), strict=True))
+    records = [IndexRecord(r.memory_id, r.tenant_id, r.user_id, r.text) for r in rows]
+    lexical.apply(s, records)
+    vector.apply(s, records, np.stack([vectors[r.text] for r in rows]), model=embedder.name)

@@ -1,0 +1,239 @@
+"""Memory rows and their lineage: load slots, apply write plans, list with evidence."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from sqlalchemy import or_, select, update
+from sqlmodel import Session
+
+from memworks.models.drafts import MemoryView
+from memworks.models.enums import MemoryStatus, Relation
+from memworks.models.schemas import MemoryOut, Scope
+from memworks.models.tables import Lineage, Memory
+from memworks.pipelines.supersession import WritePlan
+
+_EVIDENCE = (Relation.EXTRACTED_FROM, Relation.REINFORCED_BY)
+
+
+def fingerprint(text: str) -> str:
+    """Content fingerprint: finds a copy of the same text under another id."""
+    return hashlib.sha256(" ".join(text.casefold().split()).encode()).hexdigest()
+
+
+def scope_clause(scope: Scope) -> list[object]:
+    """Rows a scope may see: the user's own and the tenant-wide ones."""
+    user = Memory.user_id.is_(None) if scope.user_id is None else or_(  # type: ignore[union-attr]
+        Memory.user_id == scope.user_id, Memory.user_id.is_(None)  # type: ignore[union-attr]
+    )
+    return [Memory.tenant_id == scope.tenant_id, user]
+
+
+def evidence_of(session: Session, *, tenant_id: str, ids: Iterable[str]) -> dict[str, list[str]]:
+    """Episode ids each memory rests on, oldest edge first."""
+    out: dict[str, list[str]] = defaultdict(list)
+    ids = list(ids)
+    for chunk in _chunks(ids):
+        rows = session.execute(
+            select(Lineage.child_id, Lineage.parent_id)
+            .where(
+                Lineage.tenant_id == tenant_id,
+                Lineage.child_id.in_(chunk),  # type: ignore[attr-defined]
+                Lineage.parent_type == "episode",
+                Lineage.relation.in_(_EVIDENCE),  # type: ignore[attr-defined]
+            )
+            .order_by(Lineage.id)
+        )
+        for child, parent in rows:
+            if parent not in out[child]:
+                out[child].append(parent)
+    return out
+
+
+def _derived_of(session: Session, *, tenant_id: str, ids: Sequence[str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = defaultdict(list)
+    for chunk in _chunks(list(ids)):
+        for child, parent in session.execute(
+            select(Lineage.child_id, Lineage.parent_id).where(
+                Lineage.tenant_id == tenant_id,
+                Lineage.child_id.in_(chunk),  # type: ignore[attr-defined]
+                Lineage.relation == Relation.DERIVED_FROM,
+            )
+        ):
+            out[child].append(parent)
+    return out
+
+
+def to_view(row: Memory, evidence: Sequence[str], derived: Sequence[str] = ()) -> MemoryView:
+    return MemoryView(
+        memory_id=row.memory_id, kind=row.kind, key=row.key, value=row.value, text=row.text,
+        source=row.source, confidence=row.confidence, trusted=row.trusted, status=row.status,
+        extractor=row.extractor, valid_from=row.valid_from, valid_to=row.valid_to,
+        recorded_at=row.recorded_at, retracted_at=row.retracted_at, superseded_at=row.superseded_at,
+        superseded_by=row.superseded_by, expires_at=row.expires_at, evidence=tuple(evidence),
+        derived_from=tuple(derived),
+    )  # fmt: skip
+
+
+def views(session: Session, *, tenant_id: str, rows: Sequence[Memory]) -> list[MemoryView]:
+    ids = [r.memory_id for r in rows]
+    ev = evidence_of(session, tenant_id=tenant_id, ids=ids)
+    der = _derived_of(session, tenant_id=tenant_id, ids=ids)
+    return [to_view(r, ev.get(r.memory_id, ()), der.get(r.memory_id, ())) for r in rows]
+
+
+def load_slots(session: Session, *, tenant_id: str, user_id: str, keys: Iterable[str]) -> list[MemoryView]:
+    """Every non-deleted record of the user's slots ``keys``, plus records derived from them."""
+    keys = sorted(set(keys))
+    if not keys:
+        return []
+    rows = list(
+        session.scalars(
+            select(Memory).where(
+                Memory.tenant_id == tenant_id,
+                Memory.user_id == user_id,
+                Memory.key.in_(keys),  # type: ignore[union-attr]
+                Memory.status != MemoryStatus.DELETED,
+            )
+        )
+    )
+    ids = [r.memory_id for r in rows]
+    child_ids = {
+        c
+        for chunk in _chunks(ids)
+        for c in session.scalars(
+            select(Lineage.child_id).where(
+                Lineage.tenant_id == tenant_id,
+                Lineage.parent_type == "memory",
+                Lineage.parent_id.in_(chunk),  # type: ignore[attr-defined]
+                Lineage.relation == Relation.DERIVED_FROM,
+            )
+        )
+    } - set(ids)
+    if child_ids:
+        rows += session.scalars(
+            select(Memory).where(Memory.memory_id.in_(child_ids), Memory.status != MemoryStatus.DELETED)  # type: ignore[attr-defined]
+        ).all()
+    return views(session, tenant_id=tenant_id, rows=rows)
+
+
+def apply_plan(
+    session: Session, *, plan: WritePlan, tenant_id: str, user_id: str, now: datetime
+) -> list[Memory]:
+    """Write ``plan`` in the caller's transaction. Returns the new rows (for projections)."""
+    edges: list[Lineage] = []
+
+    def edge(child: str, ptype: str, parent: str, rel: Relation) -> None:
+        edges.append(
+            Lineage(tenant_id=tenant_id, child_id=child, parent_type=ptype, parent_id=parent, relation=rel, created_at=now)
+        )
+
+    existing = set(
+        session.scalars(select(Memory.memory_id).where(Memory.memory_id.in_([n.memory_id for n in plan.new])))  # type: ignore[attr-defined]
+    )
+    new_rows: list[Memory] = []
+    for n in plan.new:
+        if n.memory_id in existing:  # a replay of work already written
+            continue
+        new_rows.append(
+            Memory(
+                memory_id=n.memory_id, tenant_id=tenant_id, user_id=user_id, kind=n.kind, key=n.key,
+                value=n.value, text=n.text, fingerprint=fingerprint(n.text), source=n.source,
+                confidence=n.confidence, trusted=n.trusted, status=n.status, extractor=n.extractor,
+                valid_from=n.valid_from, valid_to=n.valid_to, recorded_at=now,
+                superseded_at=n.superseded_at, superseded_by=n.superseded_by,
+            )  # fmt: skip
+        )
+        first, *rest = n.evidence or ("",)
+        if first:
+            edge(n.memory_id, "episode", first, Relation.EXTRACTED_FROM)
+        for e in rest:
+            edge(n.memory_id, "episode", e, Relation.REINFORCED_BY)
+        for parent in n.derived_from:
+            edge(n.memory_id, "memory", parent, Relation.DERIVED_FROM)
+        if n.supersedes:
+            edge(n.memory_id, "memory", n.supersedes, Relation.SUPERSEDES)
+        if n.revises:
+            edge(n.memory_id, "memory", n.revises, Relation.REVISES)
+    session.add_all(new_rows)
+    session.flush()  # closes below point at the new rows
+    for c in plan.closes:
+        session.execute(
+            update(Memory)
+            .where(Memory.memory_id == c.memory_id, Memory.valid_to.is_(None))  # type: ignore[union-attr]
+            .values(valid_to=c.valid_to, superseded_by=c.superseded_by, superseded_at=now, status=MemoryStatus.SUPERSEDED)
+        )
+    for r in plan.reinforces:
+        session.execute(update(Memory).where(Memory.memory_id == r.memory_id).values(confidence=r.confidence))
+        for e in r.evidence:
+            edge(r.memory_id, "episode", e, Relation.REINFORCED_BY)
+    if plan.revised:
+        session.execute(
+            update(Memory)
+            .where(Memory.memory_id.in_(plan.revised), Memory.retracted_at.is_(None))  # type: ignore[attr-defined,union-attr]
+            .values(retracted_at=now)
+        )
+    if plan.deleted:
+        session.execute(
+            update(Memory)
+            .where(Memory.memory_id.in_(plan.deleted), Memory.status != MemoryStatus.DELETED)  # type: ignore[attr-defined]
+            .values(status=MemoryStatus.DELETED, retracted_at=now)
+        )
+    _add_edges(session, edges)
+    return new_rows
+
+
+def _add_edges(session: Session, edges: Sequence[Lineage]) -> None:
+    """Insert lineage edges that are not there yet (a replay adds nothing twice)."""
+    if not edges:
+        return
+    children = {e.child_id for e in edges}
+    have = {
+        (c, t, p, r)
+        for chunk in _chunks(list(children))
+        for c, t, p, r in session.execute(
+            select(Lineage.child_id, Lineage.parent_type, Lineage.parent_id, Lineage.relation).where(
+                Lineage.child_id.in_(chunk)  # type: ignore[attr-defined]
+            )
+        )
+    }
+    for e in edges:
+        k = (e.child_id, e.parent_type, e.parent_id, e.relation)
+        if k not in have:
+            have.add(k)
+            session.add(e)
+    session.flush()
+
+
+def list_memories(session: Session, *, scope: Scope, include_history: bool) -> list[MemoryOut]:
+    """A scope's memories with every clock and their evidence; deleted ones never."""
+    q = select(Memory).where(*scope_clause(scope), Memory.status != MemoryStatus.DELETED)
+    if not include_history:
+        q = q.where(
+            Memory.status.in_([MemoryStatus.ACTIVE, MemoryStatus.PENDING_CONFIRMATION]),  # type: ignore[attr-defined]
+            Memory.retracted_at.is_(None),  # type: ignore[union-attr]
+        )
+    rows = session.scalars(q.order_by(Memory.key, Memory.valid_from, Memory.recorded_at, Memory.memory_id)).all()
+    ev = evidence_of(session, tenant_id=scope.tenant_id, ids=[r.memory_id for r in rows])
+    return [
+        MemoryOut(**r.model_dump(), evidence=ev.get(r.memory_id, []))  # type: ignore[arg-type]
+        for r in rows
+    ]
+
+
+def get_rows(session: Session, *, ids: Sequence[str]) -> list[Memory]:
+    return [r for chunk in _chunks(list(ids)) for r in session.scalars(select(Memory).where(Memory.memory_id.in_(chunk)))]  # type: ignore[attr-defined]
+
+
+def touch_retrieved(session: Session, *, ids: Sequence[str], now: datetime) -> None:
+    """Retrieval refreshes attention, never truth."""
+    if ids:
+        session.execute(update(Memory).where(Memory.memory_id.in_(ids)).values(last_retrieved_at=now))  # type: ignore[attr-defined]
+
+
+def _chunks(items: list[str], size: int = 500) -> Iterable[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]

@@ -1,0 +1,64 @@
+"""The dramatiq broker: in-process (StubBroker) by default, Redis for distributed workers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dramatiq
+import structlog
+from dramatiq.brokers.redis import RedisBroker
+from dramatiq.brokers.stub import StubBroker
+from dramatiq.middleware import CurrentMessage
+
+from memworks.config import Settings
+from memworks.logging import configure_logging
+
+#: Queues by workload, so maintenance and deletions never wait behind a bulk import.
+QUEUES = ("extraction", "maintenance", "deletion")
+
+
+class BindLogContext(dramatiq.Middleware):
+    """Bind message id and actor to every log line of a message; clear them after."""
+
+    def before_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message[Any]) -> None:
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(message_id=message.message_id, actor=message.actor_name)
+
+    def after_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message[Any], *, result: Any = None,
+                              exception: BaseException | None = None) -> None:  # fmt: skip
+        structlog.contextvars.clear_contextvars()
+
+    after_skip_message = after_process_message
+
+
+def build_broker(settings: Settings) -> dramatiq.Broker:
+    """A broker for ``settings.broker_url``, with memworks' middleware."""
+    configure_logging()
+    broker: dramatiq.Broker
+    if settings.is_embedded_broker:
+        broker = StubBroker()
+    else:
+        broker = RedisBroker(url=settings.broker_url)
+    broker.add_middleware(CurrentMessage())
+    broker.add_middleware(BindLogContext())
+    return broker
+
+
+_actors: list[dramatiq.Actor[Any, Any]] = []
+
+
+def register(actor: dramatiq.Actor[Any, Any]) -> dramatiq.Actor[Any, Any]:
+    """Remember an actor so :func:`use_broker` can move it to another broker."""
+    _actors.append(actor)
+    return actor
+
+
+def use_broker(broker: dramatiq.Broker) -> dramatiq.Broker:
+    """Make ``broker`` the global one and declare every memworks actor on it."""
+    dramatiq.set_broker(broker)
+    for actor in _actors:
+        actor.broker = broker
+        broker.declare_actor(actor)
+    for q in QUEUES:
+        broker.declare_queue(q)
+    return broker

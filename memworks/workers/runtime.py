@@ -1,0 +1,87 @@
+"""What actors and the facade share in one process: settings, engine, embedder, extractor, cache."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cached_property
+
+from sqlalchemy import Engine
+
+from memworks.adapters.embedder import get_embedder
+from memworks.config import Settings, get_settings
+from memworks.errors import InvalidInput
+from memworks.pipelines.extraction.base import Extractor
+from memworks.pipelines.protocols import Embedder
+from memworks.pipelines.ranking import RankPolicy
+from memworks.store.db import get_engine, upgrade
+from memworks.store.projections.cache import MemoryCache, ReadCache, RedisCache
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+
+    @cached_property
+    def engine(self) -> Engine:
+        return get_engine(self.settings.database_url)
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        return get_embedder(self.settings.embedder)
+
+    @cached_property
+    def extractor(self) -> Extractor:
+        if self.settings.extractor == "llm":
+            from memworks.adapters.llm import ChatCompletionsClient
+            from memworks.pipelines.extraction.llm import LLMExtractor
+
+            if not (self.settings.llm_base_url and self.settings.llm_model):
+                raise InvalidInput("MEMWORKS_EXTRACTOR=llm needs MEMWORKS_LLM_BASE_URL and MEMWORKS_LLM_MODEL")
+            client = ChatCompletionsClient(
+                self.settings.llm_base_url, self.settings.llm_model, api_key=self.settings.llm_api_key or None
+            )
+            return LLMExtractor(client)
+        from memworks.pipelines.extraction.rules import RulesExtractor
+
+        return RulesExtractor()
+
+    @cached_property
+    def cache(self) -> ReadCache:
+        url = self.settings.cache_url or ("" if self.settings.is_embedded_broker else self.settings.broker_url)
+        return RedisCache(url) if url.startswith("redis") else MemoryCache()
+
+    @property
+    def policy(self) -> RankPolicy:
+        return RankPolicy(
+            min_similarity=self.settings.retrieve_min_similarity,
+            min_similarity_lexical=self.settings.retrieve_min_similarity_lexical,
+        )
+
+    def upgrade_schema(self) -> None:
+        upgrade(self.settings.database_url)
+
+
+_runtime: Runtime | None = None
+_lock = threading.Lock()
+
+
+def get_runtime() -> Runtime:
+    """The process's runtime, built from the environment on first use."""
+    global _runtime
+    with _lock:
+        if _runtime is None:
+            _runtime = Runtime(get_settings())
+        return _runtime
+
+
+def set_runtime(runtime: Runtime | None) -> None:
+    """Swap the process's runtime (the facade and tests use this)."""
+    global _runtime
+    with _lock:
+        _runtime = runtime

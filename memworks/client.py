@@ -82,7 +82,7 @@ class Memworks:
         self._ensure_worker()
         size = self.settings.ingest_batch_size
         for i in range(0, len(ids), size):
-            extract_memories.send(list(ids[i : i + size]))
+            extract_memories.send_with_options(args=(list(ids[i : i + size]),), max_retries=self.settings.max_retries)
 
     # -- reads ----------------------------------------------------------------------------
 

@@ -28,6 +28,8 @@ class Settings(BaseSettings):
     llm_api_key: str = ""
     #: Episodes per extraction message: one embedding batch per message.
     ingest_batch_size: int = Field(64, ge=1, le=1000)
+    #: Retries of a failed message before it becomes a dead letter (backoff grows from 1 s).
+    max_retries: int = Field(5, ge=0, le=50)
     #: Worker threads of the in-process worker in embedded mode.
     embedded_worker_threads: int = Field(2, ge=1, le=32)
     #: Minimum cosine similarity for a hit to count as an answer.

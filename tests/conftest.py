@@ -101,23 +101,12 @@ def make_memworks() -> Iterator[Any]:
             from memworks.store.db import upgrade
 
             upgrade(database_url)
-        mw = Memworks(Settings(database_url=database_url, broker_url=overrides.pop("broker_url", "stub://"), **overrides))
+        overrides.setdefault("broker_url", "stub://")
+        overrides.setdefault("max_retries", 0)  # a failure surfaces at once in drain()
+        mw = Memworks(Settings(database_url=database_url, **overrides))
         made.append(mw)
         return mw
 
     yield make
     for mw in made:
         mw.close()
-
-
-def episode(n: int, content: str, *, when: str = "2025-01-06T09:00:00+00:00", tenant: str = "t1", user: str = "u1",
-            source: str = "user", role: str = "user", session: str = "s1") -> dict[str, Any]:  # fmt: skip
-    """An episode dict as an agent would send it."""
-    return {
-        "episode_id": f"{tenant}-{user}-{n}", "tenant_id": tenant, "user_id": user, "session_id": session,
-        "turn": n, "role": role, "source": source, "content": content, "occurred_at": when,
-    }  # fmt: skip
-
-
-def at(day: str) -> datetime:
-    return datetime.fromisoformat(day).replace(tzinfo=UTC) if "T" not in day else datetime.fromisoformat(day)

@@ -175,7 +175,10 @@ def decide_writes(
 
 def _new(item: Accepted, scope_key: str, status: MemoryStatus, derived: tuple[str, ...]) -> NewMemory:
     c = item.candidate
-    mid = memory_id_for(scope_key, item.episode_id, item.verdict.kind, c.key or "", c.value, c.text)
+    if c.extractor == "transcript":
+        mid = transcript_id(scope_key, item.episode_id)
+    else:
+        mid = memory_id_for(scope_key, item.episode_id, item.verdict.kind, c.key or "", c.value, c.text)
     return NewMemory(
         memory_id=mid,
         kind=item.verdict.kind,

@@ -216,7 +216,8 @@ def list_memories(session: Session, *, scope: Scope, include_history: bool) -> l
             Memory.status.in_([MemoryStatus.ACTIVE, MemoryStatus.PENDING_CONFIRMATION]),  # type: ignore[attr-defined]
             Memory.retracted_at.is_(None),  # type: ignore[union-attr]
         )
-    rows = session.scalars(q.order_by(Memory.key, Memory.valid_from, Memory.recorded_at, Memory.memory_id)).all()
+    order = (Memory.key.asc().nulls_first(), Memory.valid_from, Memory.recorded_at, Memory.memory_id)  # type: ignore[union-attr]
+    rows = session.scalars(q.order_by(*order)).all()
     ev = evidence_of(session, tenant_id=scope.tenant_id, ids=[r.memory_id for r in rows])
     return [
         MemoryOut(**r.model_dump(), evidence=ev.get(r.memory_id, []))  # type: ignore[arg-type]

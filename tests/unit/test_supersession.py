@@ -144,3 +144,18 @@ def test_keyless_events_are_added_once() -> None:
     plan = decide_writes([Accepted(c, judge(c), "e1", day(0)), Accepted(c, judge(c), "e1", day(0))], [],
                          scope_key=SCOPE, now=NOW)  # fmt: skip
     assert [op for op, _ in plan.ops] == [Op.ADD, Op.NOOP] and len(plan.new) == 1
+
+
+def test_retraction_in_the_same_batch_drops_the_new_transcript_too() -> None:
+    from memworks.pipelines.ingest import transcript_candidate
+    from memworks.models.drafts import Turn
+    from memworks.models.enums import Role
+
+    turn = Turn(episode_id="e1", role=Role.USER, source=Source.USER, content="My dog is called Pixel.", occurred_at=day(0))
+    t = transcript_candidate(turn)
+    dog = Candidate(key="user.pet.dog", value="Pixel", text="User's dog is called Pixel.", evidence=("e1",))
+    forget = Candidate(op=CandidateOp.RETRACT, key="user.pet.dog", text="forget", evidence=("e2",))
+    items = [Accepted(t, judge(t), "e1", day(0)), Accepted(dog, judge(dog), "e1", day(0)), Accepted(forget, judge(forget), "e2", day(1))]
+    plan = decide_writes(items, [], scope_key=SCOPE, now=NOW)
+    assert plan.new == []
+    assert transcript_id(SCOPE, "e1") in plan.deleted

@@ -1,0 +1,105 @@
+"""The distributed deployment: real Redis broker, real PostgreSQL, real worker processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import dramatiq
+import pytest
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from memworks.models.enums import EpisodeState
+from memworks.models.schemas import Scope
+from memworks.models.tables import Episode, Memory
+from memworks.output import jsonable
+from tests.factories import episode
+
+pytestmark = pytest.mark.integration
+
+STORY = [
+    episode(1, "I live in Lisbon.", when="2025-01-06T09:00:00+00:00"),
+    episode(2, "I'm based in Lisbon, yes.", when="2025-01-20T09:00:00+00:00"),
+    episode(3, "I moved to Berlin two weeks ago.", when="2025-03-15T09:00:00+00:00"),
+    episode(4, "I work at Initech as a nurse.", when="2025-03-16T09:00:00+00:00"),
+]
+
+
+def wait_until(cond: Callable[[], bool], timeout_s: float = 90) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if cond():
+            return
+        time.sleep(0.2)
+    raise AssertionError("timed out waiting for the workers")
+
+
+def processed(engine: Any, n: int) -> Callable[[], bool]:
+    def check() -> bool:
+        with Session(engine) as s:
+            return (s.scalar(select(func.count()).select_from(Episode).where(Episode.state == EpisodeState.PROCESSED)) or 0) >= n
+
+    return check
+
+
+def test_same_episode_sent_twice_through_redis_creates_one_row(pg_url: str, redis_url: str, make_memworks: Any) -> None:
+    # Given a Redis broker and two worker threads, when the same episodes are enqueued twice and
+    # their extraction message is also delivered twice, then each memory exists once.
+    from memworks.workers import extract_memories
+
+    mw = make_memworks(pg_url, broker_url=redis_url)
+    worker = dramatiq.Worker(mw.broker, worker_threads=2, worker_timeout=100)
+    worker.start()
+    try:
+        mw.enqueue_episodes(STORY)
+        mw.enqueue_episodes(STORY)
+        with Session(mw.runtime.engine) as s:
+            ids = list(s.scalars(select(Episode.id)))
+        extract_memories.send(ids)
+        extract_memories.send(ids)
+        wait_until(processed(mw.runtime.engine, len(STORY)))
+        mw.broker.join("extraction", timeout=60_000)
+        worker.join()
+    finally:
+        worker.stop()
+    rows = mw.memories(Scope(tenant_id="t1", user_id="u1"), include_history=True)
+    keys = [(m.key, m.value) for m in rows if m.key]
+    assert sorted(keys) == sorted(set(keys)), "a memory was written twice"
+    assert ("user.home_city", "Berlin") in keys and ("user.employer", "Initech") in keys
+    with Session(mw.runtime.engine) as s:
+        assert s.scalar(select(func.count()).select_from(Episode)) == len(STORY)
+        assert s.scalar(select(func.count()).select_from(Memory).where(Memory.key == "user.home_city")) == 2
+
+
+def test_memworks_worker_processes_serve_the_queue(pg_url: str, redis_url: str, make_memworks: Any, tmp_path: Any) -> None:
+    # Given `memworks worker` running as separate processes, when an agent enqueues through Redis,
+    # then the episodes are processed and answer a retrieval, the same as embedded mode does.
+    env = dict(os.environ, MEMWORKS_DATABASE_URL=pg_url, MEMWORKS_BROKER_URL=redis_url)
+    log = (tmp_path / "worker.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memworks.cli", "worker", "--processes", "1", "--threads", "2"],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    try:
+        mw = make_memworks(pg_url, broker_url=redis_url)
+        mw.enqueue_episodes(STORY)
+        wait_until(processed(mw.runtime.engine, len(STORY)))
+        hits = mw.retrieve(Scope(tenant_id="t1", user_id="u1"), "Where do I live?").hits
+        assert hits and hits[0].value == "Berlin"
+        embedded = make_memworks(f"sqlite:///{tmp_path / 'x.db'}")
+        embedded.enqueue_episodes(STORY)
+        embedded.drain()
+        strip = lambda rows: [{k: v for k, v in r.items() if k not in ("memory_id", "superseded_by", "recorded_at",  # noqa: E731
+                              "superseded_at", "last_retrieved_at")} for r in jsonable(rows)]  # fmt: skip
+        scope = Scope(tenant_id="t1", user_id="u1")
+        assert strip(mw.memories(scope, include_history=True)) == strip(embedded.memories(scope, include_history=True))
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+        log.close()

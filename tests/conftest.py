@@ -110,3 +110,6 @@ def make_memworks() -> Iterator[Any]:
     yield make
     for mw in made:
         mw.close()
+
+
+from tests.llm_server import serve  # noqa: E402,F401  (the loopback LLM server fixture)

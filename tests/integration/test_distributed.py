@@ -103,3 +103,21 @@ def test_memworks_worker_processes_serve_the_queue(pg_url: str, redis_url: str, 
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
         log.close()
+
+
+def test_redis_read_cache_keeps_tenants_apart_and_sees_new_writes(sqlite_url: str, redis_url: str, make_memworks: Any) -> None:
+    # Given the shared Redis read cache, when two tenants ask the identical question,
+    # then each gets only its own answer, and a new write is visible at once.
+    import redis
+
+    mw = make_memworks(sqlite_url, cache_url=redis_url)
+    mw.enqueue_episodes([episode(1, "I live in Lisbon.", tenant="ta"), episode(1, "I live in Oslo.", tenant="tb")])
+    mw.drain()
+    for _ in range(2):
+        a = mw.retrieve(Scope(tenant_id="ta", user_id="u1"), "Where do I live?")
+        b = mw.retrieve(Scope(tenant_id="tb", user_id="u1"), "Where do I live?")
+        assert a.hits[0].value == "Lisbon" and b.hits[0].value == "Oslo"
+    assert len(redis.Redis.from_url(redis_url).keys("memworks:cache:*")) == 2
+    mw.enqueue_episodes([episode(2, "I moved to Rome.", tenant="ta", when="2025-02-01T09:00:00+00:00")])
+    mw.drain()
+    assert mw.retrieve(Scope(tenant_id="ta", user_id="u1"), "Where do I live?").hits[0].value == "Rome"

@@ -39,7 +39,7 @@ def process_episodes(
     extractor: Extractor,
     embedder: Embedder,
     now: Callable[[], datetime],
-) -> dict[str, int]:
+) -> tuple[dict[str, int], list[str]]:
     """Process received episodes ``ids``; already processed or tombstoned ones are skipped.
 
     Extraction and embedding run outside any transaction; each scope is then written in one
@@ -47,7 +47,8 @@ def process_episodes(
     workers handed the same episode write it once.
 
     Returns:
-        Counts: episodes processed and skipped, memories added, ops by type, rejections.
+        Counts (episodes processed and skipped, memories added, ops by type, rejections) and
+        the tenants whose episodes were written.
     """
     counts: dict[str, int] = defaultdict(int)
     context_turns = int(getattr(extractor, "context_turns", 0))
@@ -64,7 +65,7 @@ def process_episodes(
         groups[(e.tenant_id, e.user_id)].append((e, j))
     for (tenant, user), group in groups.items():
         _write_scope(engine, tenant, user, group, vectors, embedder, now(), counts)
-    return dict(counts)
+    return dict(counts), sorted({t for t, _ in groups})
 
 
 def _write_scope(

@@ -54,9 +54,10 @@ def extract_memories(episode_ids: list[int]) -> None:
     except ValidationError as exc:
         raise reject("extract_memories", {"episode_ids": episode_ids}, exc) from None
     rt, started, t0 = get_runtime(), utcnow(), time.perf_counter()
-    counts = process_episodes(rt.engine, ids=payload.episode_ids, extractor=rt.extractor, embedder=rt.embedder, now=utcnow)
+    counts, tenants = process_episodes(rt.engine, ids=payload.episode_ids, extractor=rt.extractor, embedder=rt.embedder, now=utcnow)
     ms = (time.perf_counter() - t0) * 1000
     with session_scope(rt.engine) as s:
         audit.record_job(s, actor="extract_memories", message_id=_message_id(), outcome="ok", started_at=started,
-                         duration_ms=ms, counts=counts, scope=f"episodes:{len(payload.episode_ids)}")  # fmt: skip
-    log.info("extraction.done", duration_ms=round(ms, 1), **counts)
+                         duration_ms=ms, counts=counts, tenant_id=",".join(tenants)[:200] or None,
+                         scope=f"episodes:{len(payload.episode_ids)}")  # fmt: skip
+    log.info("extraction.done", tenant=",".join(tenants), duration_ms=round(ms, 1), **counts)

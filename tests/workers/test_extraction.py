@@ -127,3 +127,18 @@ def test_processed_episodes_are_marked(db_url: str, make_memworks: Any) -> None:
     mw.drain()
     assert count(mw, Episode, Episode.state == EpisodeState.PROCESSED) == 3
     assert count(mw, Memory, Memory.tenant_id == "t1") >= 5
+
+
+def test_one_json_summary_line_per_run_bound_to_message_actor_and_tenant(
+    sqlite_url: str, make_memworks: Any, capfd: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    mw = make_memworks(sqlite_url)
+    mw.enqueue_episodes(STORY)
+    mw.drain()
+    lines = [json.loads(line) for line in capfd.readouterr().err.splitlines() if line.startswith("{")]
+    done = [entry for entry in lines if entry.get("event") == "extraction.done"]
+    assert len(done) == 1
+    assert done[0]["actor"] == "extract_memories" and done[0]["message_id"] and done[0]["tenant"] == "t1"
+    assert done[0]["processed"] == 3

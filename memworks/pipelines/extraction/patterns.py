@@ -266,12 +266,15 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
 
 
+_RECIPIENT = re.compile(r"\s+(?:to|into|onto|via|when|whenever|after|before|if|once)\s+", _I)
+
+
 def action_slug(verb: str, rest: str) -> str:
     """Stable slot name for an outward instruction: verb + up to 3 object words.
 
     The recipient ("to bob@example.com") is left out so that changing it updates the slot.
     """
-    obj = re.split(r"\s+(?:to|into|onto|via|when|whenever|after|before|if|once)\s+", rest, maxsplit=1)[0].lower()
+    obj = _RECIPIENT.split(rest, maxsplit=1)[0].lower()
     words = [_singular(w) for w in re.findall(r"[a-z0-9]+", obj) if w not in _ACTION_FILLER]
     return slug("_".join([verb.replace("-", ""), *words[:3]]))
 

@@ -2,15 +2,19 @@
 
 Pure: no I/O, no logging, no settings, no clock. Same turn in → same candidates out.
 
-Only turns with ``role == user`` and ``source == user`` yield anything. Each turn is split into
-sentences and clauses ("I'm Sam, I live in Lisbon and my dog is called Rex" → three clauses);
-every pattern is anchored at the start of a clause, after fillers ("btw", "oh and", "fyi"),
-"remember that", hedges ("I think") and standing markers ("from now on") are peeled off.
-Anchoring is what keeps "my friend lives in Oslo", "she said I live in Paris", negations
-("I don't live in Paris") and past habits ("I used to live in Madrid") out. Questions (a
-trailing "?" or a leading do/should/what/...) and conditional sentences (if/suppose/imagine)
-yield nothing. Unknown lowercase names are rejected ("I live in fear"), except employers and
-names from users who never capitalise anything (the whole turn is lowercase).
+Only turns with ``role == user`` and ``source == user`` yield anything; ``context`` is ignored
+(one turn at a time, no cross-turn references). Contractions are expanded first ("I'm" → "i am",
+"im" → "i am"), then each turn is split into sentences and clauses ("I'm Sam, I live in Lisbon
+and my dog is called Rex" → three clauses; "... and work in London" gets its "I" back). Every
+pattern is anchored at the start of a clause, after fillers ("btw", "oh and", "fyi"),
+"remember that", hedges ("I think"), politeness ("can you", "please") and standing markers
+("from now on") are peeled off. Anchoring is what keeps "my friend lives in Oslo", "she said I
+live in Paris", negations ("I don't live in Paris") and past habits ("I used to live in Madrid")
+out. Questions (a trailing "?" unless it is a polite request, or a leading do/should/what/...)
+and conditional sentences (if/suppose/imagine/what if) yield nothing. Unknown lowercase names
+are rejected ("I live in fear"); employers and pet/relative names given with "called"/"named"/
+"name is" are accepted in lowercase only from casual writers, i.e. turns without any capital
+letter besides sentence starts and "I" ("i work at google").
 
 Key vocabulary (``value`` normalisation in brackets):
 
@@ -156,6 +160,7 @@ _TOPICS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
 )  # fmt: skip
 _PET_TOPIC = _re(rf"my\s+(?P<w>{SPECIES_ALT})(?:'s|s)?(?:\s+names?)?")
 _REL_TOPIC = _re(rf"my\s+(?P<w>{P.alt(P.RELATIONS)})(?:'s)?(?:\s+name)?")
+_MEMBER_TOPICS = ((_PET_TOPIC, "user.pet.", P.SPECIES), (_REL_TOPIC, "user.family.", P.RELATIONS))
 _FAV_TOPIC = _re(r"my\s+fav(?:ou?rite|e)\s+(?P<w>[a-z][a-z\s-]{0,30})")
 
 # (rule, pattern, slot family, needs "no longer"/"anymore" somewhere in the clause)
@@ -169,14 +174,19 @@ _CHANGES: tuple[tuple[str, re.Pattern[str], str, bool], ...] = (
         rf"^i(?:'ve|\s+have)?\s+{ADV}(?:quit|left|resigned\s+from|(?:was|got|been)\s+(?:fired|laid\s+off"
         r"|let\s+go)\s+(?:from|by)|stopped\s+working\s+(?:at|for))\s+(?P<v>.+)$"
     ), "employer", False),
-    ("retract.home", _re(r"^(?:i|we)\s+(?:no\s+longer|don't|do\s+not)\s+live\s+in\s+(?P<v>.+)$"), "home", True),
+    ("retract.home", _re(r"^(?:i|we)\s+(?:no\s+longer|don't|do\s+not)\s+live\s+in\s+(?P<v>.+)$"),
+     "home", True),
     ("retract.home", _re(rf"^(?:i|we)(?:'ve|\s+have)?\s+{ADV}moved\s+(?:away\s+from|out\s+of)\s+(?P<v>.+)$"),
      "home", False),
-    ("retract.diet", _re(rf"^(?:{IM}|{WERE})\s+(?:no\s+longer|not)\s+(?:an?\s+)?(?P<v>{DIET_ALT})\b"), "diet", True),
+    ("retract.diet", _re(rf"^(?:{IM}|{WERE})\s+(?:no\s+longer|not)\s+(?:an?\s+)?(?P<v>{DIET_ALT})\b"),
+     "diet", True),
     ("retract.diet", _re(rf"^(?:i|we)\s+{ADV}(?:eat|started\s+eating|(?:'m|am)\s+eating)\s+meat\s+again$"),
      "diet", False),
-    ("retract.diet", _re(rf"^(?:i|we)\s+{ADV}(?:stopped|quit)\s+being\s+(?:an?\s+)?(?P<v>{DIET_ALT})\b"), "diet", False),
-    ("retract.pet", _re(rf"^(?:i|we)\s+(?:no\s+longer|don't|do\s+not)\s+have\s+(?:an?\s+)?(?P<v>{SPECIES_ALT})\b"),
+    ("retract.diet", _re(rf"^(?:i|we)\s+{ADV}(?:stopped|quit)\s+being\s+(?:an?\s+)?(?P<v>{DIET_ALT})\b"),
+     "diet", False),
+    ("retract.pet", _re(
+        rf"^(?:i|we)\s+(?:no\s+longer|don't|do\s+not)\s+have\s+(?:an?\s+)?(?P<v>{SPECIES_ALT})\b"
+    ),
      "pet", True),
 )  # fmt: skip
 _ANYMORE = _re(r"\b(?:no\s+longer|any\s?more)\b")
@@ -204,14 +214,15 @@ def _forget(c: Clause) -> list[Fact]:
     for rx, keys, label in _TOPICS:
         if rx.fullmatch(topic):
             return [_retract("forget.topic", key, f"User asked to forget {label}.") for key in keys]
-    for rx, prefix, mapping in ((_PET_TOPIC, "user.pet.", P.SPECIES), (_REL_TOPIC, "user.family.", P.RELATIONS)):
+    for rx, prefix, mapping in _MEMBER_TOPICS:
         if pm := rx.fullmatch(topic):
             what = mapping[" ".join(pm["w"].lower().replace("-", " ").split())]
             label = what.replace("_", " ")
             return [_retract("forget.topic", prefix + what, f"User asked to forget their {label}'s name.")]
     if fm := _FAV_TOPIC.fullmatch(topic):
         thing = " ".join(fm["w"].lower().split())
-        return [_retract("forget.topic", f"user.favorite.{P.slug(thing)}", f"User asked to forget their favorite {thing}.")]
+        key = f"user.favorite.{P.slug(thing)}"
+        return [_retract("forget.topic", key, f"User asked to forget their favorite {thing}.")]
     return []
 
 
@@ -237,7 +248,8 @@ def _changes(c: Clause) -> list[Fact]:
             return [_retract(rule, "user.diet", text, diet)]
         if slot == "pet":
             species = P.SPECIES[" ".join(v.lower().replace("-", " ").split())]
-            return [_retract(rule, f"user.pet.{species}", f"User no longer has a {species.replace('_', ' ')}.")]
+            text = f"User no longer has a {species.replace('_', ' ')}."
+            return [_retract(rule, f"user.pet.{species}", text)]
     return []
 
 
@@ -253,7 +265,8 @@ _PLANS: tuple[tuple[str, re.Pattern[str], str], ...] = (
                       r"\s+(?:back\s+|over\s+)?to\s+(?P<v>.+)$"), "move to"),
     ("plan.job", _re(_WILL + r"(?:start(?:ing)?|join(?:ing)?|begin(?:ning)?)\s+(?:(?:a\s+|my\s+)?(?:new\s+)?"
                      r"(?:job|position|role|work(?:ing)?)\s+)?(?:at\s+|with\s+)?(?P<v>.+)$"), "start at"),
-    ("plan.leave", _re(_WILL + r"(?:quit(?:ting)?|leav(?:e|ing)|resign(?:ing)?\s+from)\s+(?P<v>.+)$"), "leave"),
+    ("plan.leave", _re(_WILL + r"(?:quit(?:ting)?|leav(?:e|ing)|resign(?:ing)?\s+from)\s+(?P<v>.+)$"),
+     "leave"),
     ("plan.travel", _re(_WILL + r"(?:(?:fly(?:ing)?|travel(?:l?ing)?|go(?:ing)?|head(?:ing)?)\s+(?:back\s+)?"
                         r"(?:to\s+)?|visit(?:ing)?\s+|in\s+)(?P<v>.+)$"), "travel to"),
 )  # fmt: skip
@@ -272,7 +285,8 @@ def _plans(c: Clause) -> list[Fact]:
             what = place[0] if place and place[1] != "other" else P.take_org(m["v"], c.casual)
         if what:
             value = f"{verb} {what}"
-            return [Fact(rule, "user.plan", value, f"User plans to {value}.", kind=MemoryKind.EPISODIC, plan=True)]
+            text = f"User plans to {value}."
+            return [Fact(rule, "user.plan", value, text, kind=MemoryKind.EPISODIC, plan=True)]
     return []
 
 

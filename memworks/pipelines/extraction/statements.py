@@ -88,7 +88,9 @@ _PLACE_RULES: tuple[tuple[str, re.Pattern[str], str, bool, float], ...] = (
      "user.home_city", True, EXPLICIT),
     ("home.my_place", _re(r"^(?:my|our)\s+(?:place|apartment|flat|house|home)\s+in\s+(?P<place>.+)$"),
      "user.home_city", False, INDIRECT),
-    ("hometown.from", _re(rf"^(?:{IM}|{WERE}|(?:i|we)\s+{ADV}come)\s+{ADV}(?:originally\s+)?from\s+(?P<place>.+)$"),
+    ("hometown.from", _re(
+        rf"^(?:{IM}|{WERE}|(?:i|we)\s+{ADV}come)\s+{ADV}(?:originally\s+)?from\s+(?P<place>.+)$"
+    ),
      "user.hometown", True, EXPLICIT),
     ("hometown.grew_up", _re(
         r"^i\s+(?:grew\s+up|was\s+(?:born\s+and\s+raised|born|raised))\s+in\s+(?P<place>.+)$"
@@ -141,7 +143,9 @@ _EMPLOYER_RULES: tuple[tuple[str, re.Pattern[str], bool], ...] = (
     ("employer.started_at", _re(rf"^i\s+{ADV}started\s+(?:working\s+)?(?:at|with)\s+(?P<org>.+)$"), True),
     ("employer.employed", _re(rf"^{IM}\s+{ADV}employed\s+(?:at|by)\s+(?P<org>.+)$"), True),
     ("employer.my_employer", _re(r"^my\s+(?:current\s+)?employer\s+is\s+(?P<org>.+)$"), True),
-    ("employer.my_company", _re(r"^(?:my\s+company|the\s+company\s+i\s+work\s+(?:at|for))\s+is\s+(?P<org>.+)$"), False),
+    ("employer.my_company", _re(
+        r"^(?:my\s+company|the\s+company\s+i\s+work\s+(?:at|for))\s+is\s+(?P<org>.+)$"
+    ), False),
 )  # fmt: skip
 # (rule, pattern, the last word must be a known job noun)
 _TITLE_RULES: tuple[tuple[str, re.Pattern[str], bool], ...] = (
@@ -229,8 +233,14 @@ _NO_MEAT = _re(
     rf"^(?:i|we)\s+{ADV}(?:don't|do\s+not|never|no\s+longer)\s+eat\s+(?:any\s+)?"
     r"(?P<what>meat|animal\s+products)(?:\s+(?:or|and|nor)\s+fish)?(?:\s+any\s?more)?$"
 )
-_ALLERGIC = _re(rf"^(?:{IM}|{WERE})\s+{ADV}(?:(?:very|severely|deathly|highly|extremely|mildly|super)\s+)?allergic\s+to\s+(?P<what>.+)$")
-_ALLERGY = _re(rf"^i\s+{ADV}(?:have|'ve\s+got|have\s+got)\s+(?:an?\s+)?(?:(?:severe|mild|bad)\s+)?(?P<what>[a-z][a-z\s-]{{1,30}}?)\s+allerg(?:y|ies)$")
+_ALLERGIC = _re(
+    rf"^(?:{IM}|{WERE})\s+{ADV}(?:(?:very|severely|deathly|highly|extremely|mildly|super)\s+)?"
+    r"allergic\s+to\s+(?P<what>.+)$"
+)
+_ALLERGY = _re(
+    rf"^i\s+{ADV}(?:have|have\s+got)\s+(?:an?\s+)?(?:(?:severe|mild|bad)\s+)?"
+    r"(?P<what>[a-z][a-z\s-]{1,30}?)\s+allerg(?:y|ies)$"
+)
 _DIET_TEXT = {
     "kosher": "User keeps kosher.", "halal": "User eats halal.", "keto": "User follows a keto diet.",
     "gluten-free": "User eats gluten-free.", "dairy-free": "User eats dairy-free.",
@@ -299,21 +309,27 @@ _FORMAT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         rf"^(?:always\s+)?(?:answer|reply|respond|write|format\s+{_ANSWERS})(?:\s+(?:to\s+)?me)?\s+"
         rf"(?:in|with|using|as)\s+(?P<fmt>{FMT_ALT}){_FMT_END}"
     )),
-    ("format.use", _re(rf"^(?:always\s+)?(?:use|give\s+me)\s+(?:{_ANSWERS}\s+(?:in|as)\s+)?(?P<fmt>{FMT_ALT}){_FMT_END}")),
-    ("format.prefer", _re(rf"{PREFER}(?:{_ANSWERS}\s+(?:in|as|with)\s+|(?:it\s+)?(?:in|as)\s+)?(?P<fmt>{FMT_ALT}){_FMT_END}")),
+    ("format.use", _re(
+        rf"^(?:always\s+)?(?:use|give\s+me)\s+(?:{_ANSWERS}\s+(?:in|as)\s+)?(?P<fmt>{FMT_ALT}){_FMT_END}"
+    )),
+    ("format.prefer", _re(
+        rf"{PREFER}(?:{_ANSWERS}\s+(?:in|as|with)\s+|(?:it\s+)?(?:in|as)\s+)?(?P<fmt>{FMT_ALT}){_FMT_END}"
+    )),
     ("format.length", _re(
         rf"{PREFER}(?P<len>short|shorter|brief|briefer|concise|long|longer|detailed|in-depth|succinct)"
         r"\s+(?:answers|replies|responses|explanations)$"
     )),
     ("format.keep", _re(
         r"^(?:always\s+)?keep\s+(?:your\s+|the\s+)?(?:answers|replies|responses|it|them|things)\s+"
-        r"(?P<len>short|brief|concise|(?:under|below|to|within)\s+\d+\s+(?:sentences|words|lines|paragraphs))$"
+        r"(?P<len>short|brief|concise|(?:under|below|to|within)\s+\d+\s+"
+        r"(?:sentences|words|lines|paragraphs))$"
     )),
     ("format.be", _re(r"^(?:always\s+)?be\s+(?:more\s+)?(?P<len>brief|concise|succinct)$")),
 )  # fmt: skip
 _LANGUAGE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("language.reply_in", _re(
-        r"^(?:always\s+)?(?:answer|reply|respond|write|talk|speak|communicate|chat)(?:\s+(?:(?:to|with)\s+)?me)?"
+        r"^(?:always\s+)?(?:answer|reply|respond|write|talk|speak|communicate|chat)"
+        r"(?:\s+(?:(?:to|with)\s+)?me)?"
         rf"\s+(?:only\s+)?in\s+(?P<lang>{LANG_ALT})(?:\s+(?:only|please))*$"
     )),
     ("language.speak", _re(rf"^(?:always\s+)?(?:speak|use)\s+(?P<lang>{LANG_ALT})(?:\s+(?:to|with)\s+me)?$")),
@@ -335,7 +351,8 @@ _SEAT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("seat.sit", _re(rf"^i\s+{ADV}sit\s+(?:in|on|by|at)\s+the\s+(?P<seat>aisle|window)\b")),
 )  # fmt: skip
 _OVER = _re(
-    rf"^i(?:'d|\s+would)?\s+{ADV}(?:much\s+)?(?:prefer|like|rather(?:\s+have)?)\s+(?P<x>(?!to\s)[\w'\s-]+?)\s+"
+    rf"^i(?:\s+would)?\s+{ADV}(?:much\s+)?(?:prefer|like|rather(?:\s+have)?)\s+"
+    r"(?P<x>(?!to\s)[\w'\s-]+?)\s+"
     r"(?:over|to|more\s+than|better\s+than|rather\s+than|than)\s+(?P<y>[\w'\s-]+?)$"
 )
 _FAVORITE = _re(
@@ -347,7 +364,13 @@ _OUTWARD = _re(
     r"|copy|pay|post|publish|tweet|text|message|transfer|wire|notify|invite|order|buy|purchase|book"
     r"|reply\s+to|respond\s+to|sign\s+(?:me\s+)?up)\s+(?P<rest>.+)$"
 )
-_OUTWARD_TAIL = _re(r"\b(?:automatically|always|every\s+time|each\s+time|whenever|every\s+(?:day|week|month|morning|evening|friday))\b")
+_OUTWARD_TAIL = _re(
+    r"\b(?:automatically|always|every\s+time|each\s+time|whenever"
+    r"|every\s+(?:day|week|month|morning|evening|friday))\b"
+)
+
+
+_LENGTH_WORDS = {"shorter": "short", "briefer": "brief", "longer": "long", "in depth": "in-depth"}
 
 
 def _pref(rule: str, key: str, value: str, text: str, kind: MemoryKind) -> Fact:
@@ -362,7 +385,7 @@ def preferences_for(c: Clause) -> list[Fact]:
                 value = P.FORMATS[" ".join(m["fmt"].lower().split()).replace("-", " ")]
             else:
                 spec = re.sub(r"^(?:below|within)\b", "under", re.sub(r"^to\b", "at most", _norm(m["len"])))
-                spec = {"shorter": "short", "briefer": "brief", "longer": "long", "in depth": "in-depth"}.get(spec, spec)
+                spec = _LENGTH_WORDS.get(spec, spec)
                 value = spec if spec[0].isdigit() or " " in spec else f"{spec} answers"
             if value.endswith("answers"):
                 text = f"User prefers {value}."

@@ -281,6 +281,11 @@ def _y(m: re.Match[str], a: datetime, f: bool) -> datetime | None:
     return _date(a, int(m["y"]), 1, 1)
 
 
+_FIXED_DAYS = {
+    "today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0,
+    "earlier today": 0, "yesterday": -1, "last night": -1, "the day before yesterday": -2,
+    "tomorrow": 1, "the day after tomorrow": 2,
+}  # fmt: skip
 _PREP = r"(?P<prep>in|since|during|from|by|until|till|last|next|this|early|mid|late|around)"
 _RULES: tuple[_Rule, ...] = (
     _rule(r"\b(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})\b(?P<mon>)", _ymd),
@@ -294,11 +299,7 @@ _RULES: tuple[_Rule, ...] = (
         rf"\b(?:in|since|from|during|by|until|till|around|of|early|mid|late)[\s-]+{_YEAR}\b(?![-/]\d)",
         _y,
     ),
-    _fixed_days({
-        "today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0,
-        "earlier today": 0, "yesterday": -1, "last night": -1, "the day before yesterday": -2,
-        "tomorrow": 1, "the day after tomorrow": 2,
-    }),  # fmt: skip
+    _fixed_days(_FIXED_DAYS),
     _rule(rf"\b{_NUM}\s+{_UNIT}\s+(?:ago|back)\b", _ago),
     _rule(rf"\b(?:in|within)\s+(?:about\s+|around\s+|roughly\s+)?{_NUM}\s+{_UNIT}\b", _ahead),
     _rule(rf"\b{_NUM}\s+{_UNIT}\s+from\s+now\b", _ahead),

@@ -1,0 +1,228 @@
+"""Time expressions resolved against a fixed anchor: Saturday 2024-06-15 10:30 UTC."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from memworks.pipelines.extraction.timeparse import find_time, has_future_marker, resolve_time
+
+ANCHOR = datetime(2024, 6, 15, 10, 30, tzinfo=UTC)  # a Saturday
+
+
+def day(y: int, m: int, d: int, hh: int = 0, mm: int = 0) -> datetime:
+    return datetime(y, m, d, hh, mm, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # fixed days
+        ("yesterday", day(2024, 6, 14)),
+        ("I moved in yesterday.", day(2024, 6, 14)),
+        ("Yesterday I joined Acme", day(2024, 6, 14)),
+        ("today", day(2024, 6, 15)),
+        ("I started today lol", day(2024, 6, 15)),
+        ("tonight", day(2024, 6, 15)),
+        ("this morning", day(2024, 6, 15)),
+        ("earlier today", day(2024, 6, 15)),
+        ("last night", day(2024, 6, 14)),
+        ("we got back LAST NIGHT", day(2024, 6, 14)),
+        ("the day before yesterday", day(2024, 6, 13)),
+        ("tomorrow", day(2024, 6, 16)),
+        ("the day after tomorrow", day(2024, 6, 17)),
+        # N units ago
+        ("2 days ago", day(2024, 6, 13)),
+        ("two days ago", day(2024, 6, 13)),
+        ("a couple of days ago", day(2024, 6, 13)),
+        ("a couple days ago", day(2024, 6, 13)),
+        ("a few days ago", day(2024, 6, 12)),
+        ("several days ago", day(2024, 6, 12)),
+        ("a week ago", day(2024, 6, 8)),
+        ("two weeks ago", day(2024, 6, 1)),
+        ("I moved to Berlin two weeks ago", day(2024, 6, 1)),
+        ("three weeks ago", day(2024, 5, 25)),
+        ("a month ago", day(2024, 5, 15)),
+        ("an year ago", day(2023, 6, 15)),
+        ("six months ago", day(2023, 12, 15)),
+        ("18 months ago", day(2022, 12, 15)),
+        ("a year ago", day(2023, 6, 15)),
+        ("10 years ago", day(2014, 6, 15)),
+        ("twenty years ago", day(2004, 6, 15)),
+        ("a decade ago", day(2014, 6, 15)),
+        ("a few years back", day(2021, 6, 15)),
+        ("5 yrs ago", day(2019, 6, 15)),
+        # sub-day keeps the anchor's clock
+        ("5 hours ago", day(2024, 6, 15, 5, 30)),
+        ("an hour ago", day(2024, 6, 15, 9, 30)),
+        ("30 minutes ago", day(2024, 6, 15, 10, 0)),
+        ("20 mins ago", day(2024, 6, 15, 10, 10)),
+        # in N units (future)
+        ("in 3 days", day(2024, 6, 18)),
+        ("in two weeks", day(2024, 6, 29)),
+        ("in a week", day(2024, 6, 22)),
+        ("in a month", day(2024, 7, 15)),
+        ("in a couple of months", day(2024, 8, 15)),
+        ("in about two weeks", day(2024, 6, 29)),
+        ("2 weeks from now", day(2024, 6, 29)),
+        ("in a year", day(2025, 6, 15)),
+        ("in 2 hours", day(2024, 6, 15, 12, 30)),
+        # last / next periods
+        ("last week", day(2024, 6, 8)),
+        ("next week", day(2024, 6, 22)),
+        ("past week", day(2024, 6, 8)),
+        ("last month", day(2024, 5, 15)),
+        ("next month", day(2024, 7, 15)),
+        ("last year", day(2023, 6, 15)),
+        ("next year", day(2025, 6, 15)),
+        ("last weekend", day(2024, 6, 8)),
+        ("next weekend", day(2024, 6, 22)),
+        ("this weekend", day(2024, 6, 15)),
+        # weekdays (anchor is a Saturday)
+        ("last Tuesday", day(2024, 6, 11)),
+        ("on Tuesday", day(2024, 6, 11)),
+        ("I started Tuesday", day(2024, 6, 11)),
+        ("last saturday", day(2024, 6, 8)),
+        ("on Saturday", day(2024, 6, 8)),
+        ("last Friday", day(2024, 6, 14)),
+        ("next Friday", day(2024, 6, 21)),
+        ("next Saturday", day(2024, 6, 22)),
+        ("I'll call you on Monday", day(2024, 6, 17)),
+        ("I'm moving on Friday", day(2024, 6, 21)),
+        ("this Monday", day(2024, 6, 10)),
+        ("this coming Monday", day(2024, 6, 17)),
+        ("past Sunday", day(2024, 6, 9)),
+        # months
+        ("in March 2023", day(2023, 3, 1)),
+        ("March 2023", day(2023, 3, 1)),
+        ("in Sept 2021", day(2021, 9, 1)),
+        ("in march", day(2024, 3, 1)),
+        ("in June", day(2024, 6, 1)),
+        ("in July", day(2023, 7, 1)),
+        ("since January", day(2024, 1, 1)),
+        ("last March", day(2024, 3, 1)),
+        ("last July", day(2023, 7, 1)),
+        ("next March", day(2025, 3, 1)),
+        ("mid-March", day(2024, 3, 1)),
+        ("I'm going to move to Paris in March", day(2025, 3, 1)),
+        ("I'm moving in July", day(2024, 7, 1)),
+        ("I will start in June", day(2025, 6, 1)),
+        # day + month (+ year)
+        ("on 5 May 2022", day(2022, 5, 5)),
+        ("5th of May 2022", day(2022, 5, 5)),
+        ("May 5, 2022", day(2022, 5, 5)),
+        ("May 5th 2022", day(2022, 5, 5)),
+        ("May 5th", day(2024, 5, 5)),
+        ("on 5 May", day(2024, 5, 5)),
+        ("on July 4th", day(2023, 7, 4)),
+        ("I'm flying out on July 4th", day(2024, 7, 4)),
+        ("June 15", day(2024, 6, 15)),
+        ("feb 29", day(2024, 2, 29)),
+        ("on the 3rd of January", day(2024, 1, 3)),
+        # ISO dates and years
+        ("2023-05-07", day(2023, 5, 7)),
+        ("on 2023/05/07", day(2023, 5, 7)),
+        ("in 2023-05-07", day(2023, 5, 7)),
+        ("since 2019", day(2019, 1, 1)),
+        ("in 2020", day(2020, 1, 1)),
+        ("back in 2015", day(2015, 1, 1)),
+        ("since mid-2019", day(2019, 1, 1)),
+        # durations in present-perfect sentences
+        ("I've lived here for 3 years", day(2021, 6, 15)),
+        ("I have been vegan for two months", day(2024, 4, 15)),
+        ("we've been living in Oslo for the past 5 years", day(2019, 6, 15)),
+        # the earliest expression wins; the longest of overlapping ones
+        ("in March 2023, two weeks after the wedding", day(2023, 3, 1)),
+        ("yesterday, not last week", day(2024, 6, 14)),
+    ],
+)
+def test_resolves(text: str, expected: datetime) -> None:
+    assert resolve_time(text, ANCHOR) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hello there",
+        "I live in Lisbon",
+        "I have 3 cats",
+        "this may take a while",
+        "I may go, I may not",
+        "version 2.5 of the app",
+        "I work 3 days a week",
+        "I work there for 3 days a week",
+        "Feb 30",
+        "2023-13-01",
+        "the sun came out",
+        "I sat down",
+        "for a while",
+        "recently",
+        "",
+    ],
+)
+def test_no_time(text: str) -> None:
+    assert resolve_time(text, ANCHOR) is None
+
+
+def test_phrase_is_reported() -> None:
+    found = find_time("I moved to Berlin two weeks ago, loving it", ANCHOR)
+    assert found is not None
+    assert found.phrase == "two weeks ago"
+    assert found.when == day(2024, 6, 1)
+
+
+def test_keeps_anchor_timezone_and_handles_dst() -> None:
+    lisbon = ZoneInfo("Europe/Lisbon")
+    anchor = datetime(2024, 3, 31, 12, 0, tzinfo=lisbon)  # clocks went forward at 01:00 that day
+    got = resolve_time("yesterday", anchor)
+    assert got == datetime(2024, 3, 30, 0, 0, tzinfo=lisbon)
+    assert got is not None and got.tzinfo is lisbon
+    assert got.utcoffset() != anchor.utcoffset()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a month ago", datetime(2024, 2, 29, tzinfo=UTC)),
+        ("last month", datetime(2024, 2, 29, tzinfo=UTC)),
+        ("in a month", datetime(2024, 4, 30, tzinfo=UTC)),
+        ("a year ago", datetime(2023, 3, 31, tzinfo=UTC)),
+    ],
+)
+def test_month_arithmetic_clamps(text: str, expected: datetime) -> None:
+    assert resolve_time(text, datetime(2024, 3, 31, 9, 0, tzinfo=UTC)) == expected
+
+
+def test_sunday_last_weekend_is_the_previous_one() -> None:
+    sunday = datetime(2024, 6, 16, 9, 0, tzinfo=UTC)
+    assert resolve_time("last weekend", sunday) == day(2024, 6, 8)
+
+
+@pytest.mark.parametrize(
+    ("text", "future"),
+    [
+        ("I'm moving to Tokyo next week", True),
+        ("I'm transferring to Tokyo", True),
+        ("I will start at Google", True),
+        ("we're going to relocate", True),
+        ("I'll be there tomorrow", True),
+        ("we are planning to move", True),
+        ("I plan on leaving", True),
+        ("gonna quit soon", True),
+        ("in two weeks", True),
+        ("next Friday works", True),
+        ("two weeks from now", True),
+        ("I'm about to join Acme", True),
+        ("I moved to Berlin two weeks ago", False),
+        ("I live in Lisbon", False),
+        ("I planned to move but didn't", False),
+        ("from now on answer in bullet points", False),
+        ("last week was busy", False),
+        ("I used to live in Madrid", False),
+        ("I'm living in Porto", False),
+    ],
+)
+def test_future_marker(text: str, future: bool) -> None:
+    assert has_future_marker(text) is future

@@ -21,7 +21,8 @@ class Settings(BaseSettings):
     cache_url: str = ""
     #: Seconds a cached read may be served (index versions invalidate it sooner).
     cache_ttl_s: int = Field(300, ge=0)
-    embedder: Literal["minilm", "hashing"] = "minilm"
+    #: The sentence embedder (all-MiniLM-L6-v2, int8 ONNX); the only one shipped for real use.
+    embedder: Literal["minilm"] = "minilm"
     extractor: Literal["rules", "llm"] = "rules"
     llm_base_url: str = ""
     llm_model: str = ""

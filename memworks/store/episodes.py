@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import select, tuple_, update
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from memworks.errors import Conflict
 from memworks.models.enums import EpisodeState
@@ -40,8 +40,8 @@ def insert_episodes(session: Session, *, episodes: Sequence[EpisodeIn], now: dat
     stored = {
         (t, eid): h
         for t, eid, h in session.execute(
-            select(Episode.tenant_id, Episode.episode_id, Episode.content_hash).where(
-                tuple_(Episode.tenant_id, Episode.episode_id).in_(keys)
+            select(col(Episode.tenant_id), col(Episode.episode_id), col(Episode.content_hash)).where(
+                tuple_(col(Episode.tenant_id), col(Episode.episode_id)).in_(keys)
             )
         )
     }
@@ -68,7 +68,7 @@ def insert_episodes(session: Session, *, episodes: Sequence[EpisodeIn], now: dat
 
 def get_episodes(session: Session, *, ids: Sequence[int]) -> list[Episode]:
     """Episodes by row id, in event order."""
-    rows = session.scalars(select(Episode).where(Episode.id.in_(ids))).all()  # type: ignore[union-attr]
+    rows = session.scalars(select(Episode).where(col(Episode.id).in_(ids))).all()
     return sorted(rows, key=lambda r: (r.occurred_at, r.session_id, r.turn, r.id or 0))
 
 
@@ -79,12 +79,12 @@ def session_context(session: Session, *, episode: Episode, limit: int) -> list[E
     rows = session.scalars(
         select(Episode)
         .where(
-            Episode.tenant_id == episode.tenant_id,
-            Episode.session_id == episode.session_id,
-            Episode.turn < episode.turn,
-            Episode.tombstoned_at.is_(None),  # type: ignore[union-attr]
+            col(Episode.tenant_id) == episode.tenant_id,
+            col(Episode.session_id) == episode.session_id,
+            col(Episode.turn) < episode.turn,
+            col(Episode.tombstoned_at).is_(None),
         )
-        .order_by(Episode.turn.desc())  # type: ignore[attr-defined]
+        .order_by(col(Episode.turn).desc())
         .limit(limit)
     ).all()
     return list(reversed(rows))
@@ -95,7 +95,7 @@ def mark_processed(session: Session, *, ids: Sequence[int], now: datetime) -> No
     if ids:
         session.execute(
             update(Episode)
-            .where(Episode.id.in_(ids), Episode.state == EpisodeState.RECEIVED)  # type: ignore[union-attr]
+            .where(col(Episode.id).in_(ids), col(Episode.state) == EpisodeState.RECEIVED)
             .values(state=EpisodeState.PROCESSED, processed_at=now)
         )
 
@@ -104,9 +104,9 @@ def unprocessed_ids(session: Session, *, received_before: datetime, limit: int =
     """Episodes received but not processed: work a lost message left behind."""
     return list(
         session.scalars(
-            select(Episode.id)
-            .where(Episode.state == EpisodeState.RECEIVED, Episode.received_at < received_before)
-            .order_by(Episode.id)
+            select(col(Episode.id))
+            .where(col(Episode.state) == EpisodeState.RECEIVED, col(Episode.received_at) < received_before)
+            .order_by(col(Episode.id))
             .limit(limit)
         )
-    )  # type: ignore[arg-type]
+    )

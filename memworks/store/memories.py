@@ -7,8 +7,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import or_, select, update
-from sqlmodel import Session
+from sqlalchemy import ColumnElement, or_, select, update
+from sqlmodel import Session, col
 
 from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryStatus, Relation
@@ -24,12 +24,12 @@ def fingerprint(text: str) -> str:
     return hashlib.sha256(" ".join(text.casefold().split()).encode()).hexdigest()
 
 
-def scope_clause(scope: Scope) -> list[object]:
+def scope_clause(scope: Scope) -> list[ColumnElement[bool]]:
     """Rows a scope may see: the user's own and the tenant-wide ones."""
-    user = Memory.user_id.is_(None) if scope.user_id is None else or_(  # type: ignore[union-attr]
-        Memory.user_id == scope.user_id, Memory.user_id.is_(None)  # type: ignore[union-attr]
+    user = col(Memory.user_id).is_(None) if scope.user_id is None else or_(
+        col(Memory.user_id) == scope.user_id, col(Memory.user_id).is_(None)
     )
-    return [Memory.tenant_id == scope.tenant_id, user]
+    return [col(Memory.tenant_id) == scope.tenant_id, user]
 
 
 def evidence_of(session: Session, *, tenant_id: str, ids: Iterable[str]) -> dict[str, list[str]]:
@@ -38,14 +38,14 @@ def evidence_of(session: Session, *, tenant_id: str, ids: Iterable[str]) -> dict
     ids = list(ids)
     for chunk in _chunks(ids):
         rows = session.execute(
-            select(Lineage.child_id, Lineage.parent_id)
+            select(col(Lineage.child_id), col(Lineage.parent_id))
             .where(
-                Lineage.tenant_id == tenant_id,
-                Lineage.child_id.in_(chunk),  # type: ignore[attr-defined]
-                Lineage.parent_type == "episode",
-                Lineage.relation.in_(_EVIDENCE),  # type: ignore[attr-defined]
+                col(Lineage.tenant_id) == tenant_id,
+                col(Lineage.child_id).in_(chunk),
+                col(Lineage.parent_type) == "episode",
+                col(Lineage.relation).in_(_EVIDENCE),
             )
-            .order_by(Lineage.id)
+            .order_by(col(Lineage.id))
         )
         for child, parent in rows:
             if parent not in out[child]:
@@ -57,10 +57,10 @@ def _derived_of(session: Session, *, tenant_id: str, ids: Sequence[str]) -> dict
     out: dict[str, list[str]] = defaultdict(list)
     for chunk in _chunks(list(ids)):
         for child, parent in session.execute(
-            select(Lineage.child_id, Lineage.parent_id).where(
-                Lineage.tenant_id == tenant_id,
-                Lineage.child_id.in_(chunk),  # type: ignore[attr-defined]
-                Lineage.relation == Relation.DERIVED_FROM,
+            select(col(Lineage.child_id), col(Lineage.parent_id)).where(
+                col(Lineage.tenant_id) == tenant_id,
+                col(Lineage.child_id).in_(chunk),
+                col(Lineage.relation) == Relation.DERIVED_FROM,
             )
         ):
             out[child].append(parent)
@@ -93,10 +93,10 @@ def load_slots(session: Session, *, tenant_id: str, user_id: str, keys: Iterable
     rows = list(
         session.scalars(
             select(Memory).where(
-                Memory.tenant_id == tenant_id,
-                Memory.user_id == user_id,
-                Memory.key.in_(keys),  # type: ignore[union-attr]
-                Memory.status != MemoryStatus.DELETED,
+                col(Memory.tenant_id) == tenant_id,
+                col(Memory.user_id) == user_id,
+                col(Memory.key).in_(keys),
+                col(Memory.status) != MemoryStatus.DELETED,
             )
         )
     )
@@ -105,17 +105,17 @@ def load_slots(session: Session, *, tenant_id: str, user_id: str, keys: Iterable
         c
         for chunk in _chunks(ids)
         for c in session.scalars(
-            select(Lineage.child_id).where(
-                Lineage.tenant_id == tenant_id,
-                Lineage.parent_type == "memory",
-                Lineage.parent_id.in_(chunk),  # type: ignore[attr-defined]
-                Lineage.relation == Relation.DERIVED_FROM,
+            select(col(Lineage.child_id)).where(
+                col(Lineage.tenant_id) == tenant_id,
+                col(Lineage.parent_type) == "memory",
+                col(Lineage.parent_id).in_(chunk),
+                col(Lineage.relation) == Relation.DERIVED_FROM,
             )
         )
     } - set(ids)
     if child_ids:
         rows += session.scalars(
-            select(Memory).where(Memory.memory_id.in_(child_ids), Memory.status != MemoryStatus.DELETED)  # type: ignore[attr-defined]
+            select(Memory).where(col(Memory.memory_id).in_(child_ids), col(Memory.status) != MemoryStatus.DELETED)
         ).all()
     return views(session, tenant_id=tenant_id, rows=rows)
 
@@ -132,7 +132,7 @@ def apply_plan(
         )
 
     existing = set(
-        session.scalars(select(Memory.memory_id).where(Memory.memory_id.in_([n.memory_id for n in plan.new])))  # type: ignore[attr-defined]
+        session.scalars(select(col(Memory.memory_id)).where(col(Memory.memory_id).in_([n.memory_id for n in plan.new])))
     )
     new_rows: list[Memory] = []
     for n in plan.new:
@@ -163,23 +163,23 @@ def apply_plan(
     for c in plan.closes:
         session.execute(
             update(Memory)
-            .where(Memory.memory_id == c.memory_id, Memory.valid_to.is_(None))  # type: ignore[union-attr]
+            .where(col(Memory.memory_id) == c.memory_id, col(Memory.valid_to).is_(None))
             .values(valid_to=c.valid_to, superseded_by=c.superseded_by, superseded_at=now, status=MemoryStatus.SUPERSEDED)
         )
     for r in plan.reinforces:
-        session.execute(update(Memory).where(Memory.memory_id == r.memory_id).values(confidence=r.confidence))
+        session.execute(update(Memory).where(col(Memory.memory_id) == r.memory_id).values(confidence=r.confidence))
         for e in r.evidence:
             edge(r.memory_id, "episode", e, Relation.REINFORCED_BY)
     if plan.revised:
         session.execute(
             update(Memory)
-            .where(Memory.memory_id.in_(plan.revised), Memory.retracted_at.is_(None))  # type: ignore[attr-defined,union-attr]
+            .where(col(Memory.memory_id).in_(plan.revised), col(Memory.retracted_at).is_(None))
             .values(retracted_at=now)
         )
     if plan.deleted:
         session.execute(
             update(Memory)
-            .where(Memory.memory_id.in_(plan.deleted), Memory.status != MemoryStatus.DELETED)  # type: ignore[attr-defined]
+            .where(col(Memory.memory_id).in_(plan.deleted), col(Memory.status) != MemoryStatus.DELETED)
             .values(status=MemoryStatus.DELETED, retracted_at=now)
         )
     _add_edges(session, edges)
@@ -195,9 +195,9 @@ def _add_edges(session: Session, edges: Sequence[Lineage]) -> None:
         (c, t, p, r)
         for chunk in _chunks(list(children))
         for c, t, p, r in session.execute(
-            select(Lineage.child_id, Lineage.parent_type, Lineage.parent_id, Lineage.relation).where(
-                Lineage.child_id.in_(chunk)  # type: ignore[attr-defined]
-            )
+            select(
+                col(Lineage.child_id), col(Lineage.parent_type), col(Lineage.parent_id), col(Lineage.relation)
+            ).where(col(Lineage.child_id).in_(chunk))
         )
     }
     for e in edges:
@@ -210,29 +210,31 @@ def _add_edges(session: Session, edges: Sequence[Lineage]) -> None:
 
 def list_memories(session: Session, *, scope: Scope, include_history: bool) -> list[MemoryOut]:
     """A scope's memories with every clock and their evidence; deleted ones never."""
-    q = select(Memory).where(*scope_clause(scope), Memory.status != MemoryStatus.DELETED)
+    q = select(Memory).where(*scope_clause(scope), col(Memory.status) != MemoryStatus.DELETED)
     if not include_history:
         q = q.where(
-            Memory.status.in_([MemoryStatus.ACTIVE, MemoryStatus.PENDING_CONFIRMATION]),  # type: ignore[attr-defined]
-            Memory.retracted_at.is_(None),  # type: ignore[union-attr]
+            col(Memory.status).in_([MemoryStatus.ACTIVE, MemoryStatus.PENDING_CONFIRMATION]),
+            col(Memory.retracted_at).is_(None),
         )
-    order = (Memory.key.asc().nulls_first(), Memory.valid_from, Memory.recorded_at, Memory.memory_id)  # type: ignore[union-attr]
+    order = (
+        col(Memory.key).asc().nulls_first(), col(Memory.valid_from), col(Memory.recorded_at), col(Memory.memory_id)
+    )
     rows = session.scalars(q.order_by(*order)).all()
     ev = evidence_of(session, tenant_id=scope.tenant_id, ids=[r.memory_id for r in rows])
     return [
-        MemoryOut(**r.model_dump(), evidence=ev.get(r.memory_id, []))  # type: ignore[arg-type]
+        MemoryOut(**r.model_dump(), evidence=ev.get(r.memory_id, []))
         for r in rows
     ]
 
 
 def get_rows(session: Session, *, ids: Sequence[str]) -> list[Memory]:
-    return [r for chunk in _chunks(list(ids)) for r in session.scalars(select(Memory).where(Memory.memory_id.in_(chunk)))]  # type: ignore[attr-defined]
+    return [r for chunk in _chunks(list(ids)) for r in session.scalars(select(Memory).where(col(Memory.memory_id).in_(chunk)))]
 
 
 def touch_retrieved(session: Session, *, ids: Sequence[str], now: datetime) -> None:
     """Retrieval refreshes attention, never truth."""
     if ids:
-        session.execute(update(Memory).where(Memory.memory_id.in_(ids)).values(last_retrieved_at=now))  # type: ignore[attr-defined]
+        session.execute(update(Memory).where(col(Memory.memory_id).in_(ids)).values(last_retrieved_at=now))
 
 
 def _chunks(items: list[str], size: int = 500) -> Iterable[list[str]]:

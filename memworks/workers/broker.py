@@ -20,11 +20,11 @@ QUEUES = ("extraction", "maintenance", "deletion")
 class BindLogContext(dramatiq.Middleware):
     """Bind message id and actor to every log line of a message; clear them after."""
 
-    def before_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message[Any]) -> None:
+    def before_process_message(self, broker: dramatiq.Broker, message: dramatiq.MessageProxy) -> None:
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(message_id=message.message_id, actor=message.actor_name)
 
-    def after_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message[Any], *, result: Any = None,
+    def after_process_message(self, broker: dramatiq.Broker, message: dramatiq.MessageProxy, *, result: Any = None,
                               exception: BaseException | None = None) -> None:  # fmt: skip
         structlog.contextvars.clear_contextvars()
 
@@ -38,7 +38,7 @@ def build_broker(settings: Settings) -> dramatiq.Broker:
     if settings.is_embedded_broker:
         broker = StubBroker()
     else:
-        broker = RedisBroker(url=settings.broker_url)
+        broker = RedisBroker(url=settings.broker_url)  # type: ignore[no-untyped-call]  # dramatiq leaves it unannotated
     broker.add_middleware(CurrentMessage())
     broker.add_middleware(BindLogContext())
     return broker

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import create_engine
+from sqlalchemy import Connection, create_engine
 from sqlmodel import SQLModel
 
 import memworks.models.tables  # noqa: F401  (registers the tables on the metadata)
@@ -12,7 +12,7 @@ config = context.config
 target_metadata = SQLModel.metadata
 
 
-def _run(connection: object) -> None:
+def _run(connection: Connection) -> None:
     context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
     with context.begin_transaction():
         context.run_migrations()

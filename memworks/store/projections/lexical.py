@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Column, MetaData, String, Table, Text, delete, func, insert, literal_column, select
-from sqlmodel import Session
+from sqlalchemy import Column, ColumnClause, MetaData, String, Table, Text, delete, func, insert, literal_column, select
+from sqlmodel import Session, col
 
 from memworks.models.schemas import Scope
 from memworks.models.tables import Memory
@@ -60,7 +60,9 @@ def apply(session: Session, records: Sequence[IndexRecord]) -> None:
     ids = [r.memory_id for r in records]
     purge(session, ids)
     if _is_sqlite(session):
-        rows = [{"scope": scope_token(r.tenant_id, r.user_id), "body": r.text, "memory_id": r.memory_id} for r in records]
+        rows: list[dict[str, str | None]] = [
+            {"scope": scope_token(r.tenant_id, r.user_id), "body": r.text, "memory_id": r.memory_id} for r in records
+        ]
         session.execute(insert(FTS), rows)
     else:
         rows = [{"memory_id": r.memory_id, "tenant_id": r.tenant_id, "user_id": r.user_id, "body": r.text} for r in records]
@@ -111,17 +113,17 @@ def search(session: Session, *, scope: Scope, query: str, where: Sequence[Any], 
         score = func.bm25(literal_column("lexical_fts"), 0.0, 1.0)
         q = (
             select(FTS.c.memory_id)
-            .join(Memory, Memory.memory_id == FTS.c.memory_id)  # type: ignore[arg-type]
+            .join(Memory, col(Memory.memory_id) == FTS.c.memory_id)
             .where(literal_column("lexical_fts").op("MATCH")(match), *where)
             .order_by(score)
             .limit(limit)
         )
     else:
         tsq = func.to_tsquery("english", " | ".join(re.sub(r"\W", "", t) for t in terms if re.sub(r"\W", "", t)))
-        tsv = literal_column("lexical_entry.tsv")
+        tsv: ColumnClause[Any] = literal_column("lexical_entry.tsv")
         q = (
             select(PG.c.memory_id)
-            .join(Memory, Memory.memory_id == PG.c.memory_id)  # type: ignore[arg-type]
+            .join(Memory, col(Memory.memory_id) == PG.c.memory_id)
             .where(tsv.op("@@")(tsq), PG.c.tenant_id == scope.tenant_id, *where)
             .order_by(func.ts_rank_cd(tsv, tsq).desc())
             .limit(limit)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from sqlalchemy import delete, func, select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from memworks.models.schemas import Scope
 from memworks.models.tables import Memory, VectorEntry
@@ -22,7 +22,6 @@ from memworks.store.projections.base import Evidence, IndexRecord
 
 #: Candidates taken from the vector side before fusion.
 LIMIT = 50
-_V: Any = VectorEntry
 
 
 def apply(session: Session, records: Sequence[IndexRecord], vectors: npt.NDArray[np.float32], *, model: str) -> None:
@@ -43,7 +42,7 @@ def apply(session: Session, records: Sequence[IndexRecord], vectors: npt.NDArray
 def purge(session: Session, memory_ids: Sequence[str]) -> int:
     total = 0
     for i in range(0, len(memory_ids), 500):
-        result: Any = session.execute(delete(VectorEntry).where(_V.memory_id.in_(memory_ids[i : i + 500])))
+        result: Any = session.execute(delete(VectorEntry).where(col(VectorEntry.memory_id).in_(memory_ids[i : i + 500])))
         total += result.rowcount or 0
     return total
 
@@ -52,7 +51,7 @@ def confirm_absent(session: Session, memory_ids: Sequence[str]) -> Evidence:
     remaining = 0
     for i in range(0, len(memory_ids), 500):
         remaining += session.scalar(
-            select(func.count()).select_from(VectorEntry).where(_V.memory_id.in_(memory_ids[i : i + 500]))
+            select(func.count()).select_from(VectorEntry).where(col(VectorEntry.memory_id).in_(memory_ids[i : i + 500]))
         ) or 0
     return Evidence("vector_index", remaining, [f"vector_entry by memory_id ({len(memory_ids)})"], datetime.now(UTC))
 
@@ -63,9 +62,9 @@ def search(
 ) -> dict[str, float]:
     """Cosine similarity of the best ``limit`` visible records (and of ``also``) to ``query``."""
     rows = session.execute(
-        select(_V.memory_id, _V.vector)
-        .join(Memory, Memory.memory_id == _V.memory_id)  # type: ignore[arg-type]
-        .where(_V.tenant_id == scope.tenant_id, *where)
+        select(col(VectorEntry.memory_id), col(VectorEntry.vector))
+        .join(Memory, col(Memory.memory_id) == col(VectorEntry.memory_id))
+        .where(col(VectorEntry.tenant_id) == scope.tenant_id, *where)
     ).all()
     if not rows:
         return {}

@@ -1,0 +1,151 @@
+"""Deletion plans: from a request to every record, episode and projection entry it must erase.
+
+Pure: the store hands over the subject's records (with their lineage) and episodes; this module
+decides what goes. A plan is saved as the manifest before anything is deleted, so the work can
+be resumed after a crash and audited afterwards.
+
+Forms of request:
+
+* whole subject — every record and episode of (tenant, user);
+* topic — the named keys of a subject, plus the keys they reveal (a time zone reveals a
+  location), with their whole supersession history;
+* explicit memory ids — those records and the rest of their slot's history.
+
+Whatever the form, the plan also takes records derived from the targeted ones (lineage
+``derived_from``, followed transitively), the episodes they were extracted from (tombstoned:
+text purged, marker kept) and those episodes' transcript records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from memworks.models.drafts import MemoryView
+
+#: One manifest target per place the subject's data can live. A target closes only when its
+#: projection confirms that nothing of the subject remains there.
+TARGETS = (
+    "primary_store",
+    "transcripts",
+    "lexical_index",
+    "vector_index",
+    "cache",
+    "derived",
+    "audit_log",
+    "dead_letters",
+)
+
+#: Keys whose value gives away another key's: deleting a location also deletes the time zone.
+REVEALS: Mapping[str, tuple[str, ...]] = {
+    "user.home_city": ("user.timezone",),
+    "user.work_city": ("user.timezone",),
+    "user.hometown": ("user.timezone",),
+    "user.home_country": ("user.timezone",),
+}
+
+
+@dataclass(frozen=True)
+class DeletionSubject:
+    tenant_id: str
+    user_id: str
+    keys: tuple[str, ...] = ()
+    memory_ids: tuple[str, ...] = ()
+
+    @property
+    def whole_subject(self) -> bool:
+        return not self.keys and not self.memory_ids
+
+
+@dataclass(frozen=True)
+class EpisodeRef:
+    episode_id: str
+    row_id: int
+    fingerprint: str
+
+
+@dataclass
+class DeletionPlan:
+    """Everything a request erases. Fingerprints let verification find stray copies by content."""
+
+    memory_ids: list[str] = field(default_factory=list)
+    derived_ids: list[str] = field(default_factory=list)
+    episode_ids: list[str] = field(default_factory=list)
+    episode_row_ids: list[int] = field(default_factory=list)
+    fingerprints: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "memories": len(self.memory_ids),
+            "derived": len(self.derived_ids),
+            "episodes": len(self.episode_ids),
+            "fingerprints": len(self.fingerprints),
+        }
+
+
+def expand_keys(keys: Sequence[str]) -> list[str]:
+    """The keys a topic deletion covers: those named and those they reveal."""
+    out = list(dict.fromkeys(keys))
+    for k in keys:
+        out += [r for r in REVEALS.get(k, ()) if r not in out]
+    return out
+
+
+def plan_deletion(
+    subject: DeletionSubject,
+    *,
+    records: Sequence[MemoryView],
+    fingerprints: Mapping[str, str],
+    episodes: Sequence[EpisodeRef],
+    transcript_of: Mapping[str, str],
+) -> DeletionPlan:
+    """Decide what a deletion request erases.
+
+    Args:
+        subject: who and what to delete.
+        records: every record of the subject (any status), with evidence and ``derived_from``.
+        fingerprints: content fingerprint of each record id.
+        episodes: the subject's episodes.
+        transcript_of: transcript record id of each episode id.
+
+    Returns:
+        The plan: record ids (derived ones listed apart too), episodes to tombstone, fingerprints.
+    """
+    by_id = {m.memory_id: m for m in records}
+    if subject.whole_subject:
+        chosen = set(by_id)
+        episode_ids = {e.episode_id for e in episodes}
+        keys: list[str] = sorted({m.key for m in records if m.key is not None})
+    else:
+        keys = expand_keys(subject.keys)
+        picked = {mid for mid in subject.memory_ids if mid in by_id}
+        slot_keys = set(keys) | {k for mid in picked if (k := by_id[mid].key) is not None}
+        chosen = picked | {m.memory_id for m in records if m.key and m.key in slot_keys}
+        chosen |= _derived_closure(chosen, records)
+        episode_ids = {e for mid in chosen if by_id[mid].extractor != "transcript" for e in by_id[mid].evidence}
+        keys = sorted(slot_keys)
+    derived = _derived_closure(chosen, records) | {mid for mid in chosen if by_id[mid].derived_from}
+    chosen |= derived
+    chosen |= {transcript_of[e] for e in episode_ids if transcript_of.get(e) in by_id}
+    refs = [e for e in episodes if e.episode_id in episode_ids]
+    prints = {fingerprints[mid] for mid in chosen if mid in fingerprints} | {e.fingerprint for e in refs}
+    return DeletionPlan(
+        memory_ids=sorted(chosen),
+        derived_ids=sorted(derived),
+        episode_ids=sorted(episode_ids),
+        episode_row_ids=sorted(e.row_id for e in refs),
+        fingerprints=sorted(prints),
+        keys=keys,
+    )
+
+
+def _derived_closure(roots: set[str], records: Sequence[MemoryView]) -> set[str]:
+    """Records derived (directly or not) from ``roots``."""
+    found: set[str] = set()
+    frontier = set(roots)
+    while frontier:
+        nxt = {m.memory_id for m in records if frontier.intersection(m.derived_from) and m.memory_id not in found}
+        found |= nxt
+        frontier = nxt - roots
+    return found

@@ -49,6 +49,8 @@ class Episode(SQLModel, table=True):
     source: Source = _enum(Source)
     content: str = Field(sa_column=Column(Text, nullable=False))
     content_hash: str = Field(max_length=64)
+    #: Fingerprint of the text alone: finds a copy of it anywhere, even after the text is purged.
+    content_fingerprint: str = Field(default="", max_length=64)
     metadata_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     occurred_at: datetime = _time(nullable=False)
     received_at: datetime = _time(nullable=False)
@@ -177,6 +179,34 @@ class VectorEntry(SQLModel, table=True):
     user_id: str | None = Field(default=None, max_length=200)
     model: str = Field(max_length=80)
     vector: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    fingerprint: str = Field(default="", max_length=64, index=True)
+
+
+class LexicalDoc(SQLModel, table=True):
+    """The lexical projection's documents: one per indexed memory, with its length in terms."""
+
+    __tablename__ = "lexical_doc"
+    __table_args__ = (Index("ix_lexical_doc_scope", "tenant_id", "user_id"),)
+
+    memory_id: str = Field(primary_key=True, max_length=32)
+    tenant_id: str = Field(max_length=200)
+    #: "" stands for tenant-wide records, so the scope can lead the posting key.
+    user_id: str = Field(max_length=200)
+    length: int
+    fingerprint: str = Field(max_length=64, index=True)
+
+
+class LexicalPosting(SQLModel, table=True):
+    """One (scope, term, memory) posting: the scope leads the key, so a search reads its scope only."""
+
+    __tablename__ = "lexical_posting"
+    __table_args__ = (Index("ix_lexical_posting_memory", "memory_id"),)
+
+    tenant_id: str = Field(primary_key=True, max_length=200)
+    user_id: str = Field(primary_key=True, max_length=200)
+    term: str = Field(primary_key=True, max_length=64)
+    memory_id: str = Field(primary_key=True, max_length=32)
+    tf: int
 
 
 class ScopeVersion(SQLModel, table=True):
@@ -188,3 +218,40 @@ class ScopeVersion(SQLModel, table=True):
     #: "" stands for tenant-wide records.
     user_id: str = Field(primary_key=True, max_length=200)
     version: int = 0
+
+
+class DeletionRequest(SQLModel, table=True):
+    """A request to erase a subject (or a topic of it); its plan is saved before anything goes."""
+
+    __tablename__ = "deletion_request"
+    __table_args__ = (Index("ix_deletion_scope", "tenant_id", "user_id"),)
+
+    request_id: str = Field(primary_key=True, max_length=32)
+    tenant_id: str = Field(max_length=200)
+    user_id: str = Field(max_length=200)
+    keys_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    memory_ids_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    #: pending (no plan yet) → open (targets being erased) → complete | failed.
+    status: str = Field(default="pending", max_length=20, index=True)
+    #: The plan: ids and content fingerprints only, never the content itself.
+    plan_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    requested_by: str = Field(default="", max_length=200)
+    created_at: datetime = _time(nullable=False)
+    planned_at: datetime | None = _time()
+    completed_at: datetime | None = _time()
+
+
+class ManifestTarget(SQLModel, table=True):
+    """One projection of one deletion request: OPEN until that projection confirms absence."""
+
+    __tablename__ = "manifest_target"
+
+    request_id: str = Field(primary_key=True, max_length=32)
+    target: str = Field(primary_key=True, max_length=40)
+    state: str = Field(default="OPEN", max_length=10)
+    remaining: int = -1
+    attempts: int = 0
+    purged: int = 0
+    checked_at: datetime | None = _time()
+    #: What was checked, how, and the outcome (or the error that kept it open).
+    detail: str = Field(default="", sa_column=Column(Text, nullable=False))

@@ -16,6 +16,11 @@ from memworks.models.schemas import EpisodeIn
 from memworks.models.tables import Episode
 
 
+def fingerprint(text: str) -> str:
+    """Content fingerprint: finds a copy of the same text under another id."""
+    return hashlib.sha256(" ".join(text.casefold().split()).encode()).hexdigest()
+
+
 def content_hash(e: EpisodeIn) -> str:
     """What makes two submissions of one episode id the same episode."""
     body = json.dumps(
@@ -58,6 +63,7 @@ def insert_episodes(session: Session, *, episodes: Sequence[EpisodeIn], now: dat
         fresh[key] = Episode(
             episode_id=e.episode_id, tenant_id=e.tenant_id, user_id=e.user_id, session_id=e.session_id,
             turn=e.turn, role=e.role, source=e.source, content=e.content, content_hash=h,
+            content_fingerprint=fingerprint(e.content),
             metadata_json=json.dumps(e.metadata, ensure_ascii=False, default=str), occurred_at=e.occurred_at,
             received_at=now, state=EpisodeState.RECEIVED,
         )  # fmt: skip

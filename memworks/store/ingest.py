@@ -127,5 +127,6 @@ def _index(s: Session, rows: Sequence[Memory], vectors: dict[str, npt.NDArray[np
     if missing:
         vectors.update(zip(missing, embedder.embed(missing), strict=True))
     records = [IndexRecord(r.memory_id, r.tenant_id, r.user_id, r.text) for r in rows]
-    lexical.apply(s, records)
-    vector.apply(s, records, np.stack([vectors[r.text] for r in rows]), model=embedder.name)
+    prints = [r.fingerprint for r in rows]
+    lexical.apply(s, records, prints)
+    vector.apply(s, records, np.stack([vectors[r.text] for r in rows]), prints, model=embedder.name)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -15,13 +14,9 @@ from memworks.models.enums import MemoryStatus, Relation
 from memworks.models.schemas import MemoryOut, Scope
 from memworks.models.tables import Lineage, Memory
 from memworks.pipelines.supersession import WritePlan
+from memworks.store.episodes import fingerprint
 
 _EVIDENCE = (Relation.EXTRACTED_FROM, Relation.REINFORCED_BY)
-
-
-def fingerprint(text: str) -> str:
-    """Content fingerprint: finds a copy of the same text under another id."""
-    return hashlib.sha256(" ".join(text.casefold().split()).encode()).hexdigest()
 
 
 def scope_clause(scope: Scope) -> list[ColumnElement[bool]]:

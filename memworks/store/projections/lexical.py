@@ -1,131 +1,120 @@
-"""The lexical projection: SQLite FTS5 (BM25) or PostgreSQL full-text search.
+"""The lexical projection: a scope-keyed postings table scored with BM25 in SQL.
 
-On SQLite each entry carries a scope token, so MATCH narrows to the caller's scope inside
-the index; on PostgreSQL the scope columns are indexed beside the GIN index.
+Why not SQLite FTS5 or PostgreSQL full-text search: FTS5 (3.40 here) keeps a deleted
+document's terms in its index segments until a full ``optimize``, whose cost follows the whole
+store, so erased text would survive on disk; and one table works the same on both databases.
+A posting's key starts with the scope, so a search reads only the caller's scope, and deleting
+a document deletes its rows (SQLite's ``secure_delete`` zeroes them).
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
+import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Column, ColumnClause, MetaData, String, Table, Text, delete, func, insert, literal_column, select
+from sqlalchemy import Float, case, delete, func, literal, select
 from sqlmodel import Session, col
 
 from memworks.models.schemas import Scope
-from memworks.models.tables import Memory
+from memworks.models.tables import LexicalDoc, LexicalPosting, Memory
+from memworks.pipelines.terms import query_terms, term_counts
 from memworks.store.projections.base import Evidence, IndexRecord
 
-_meta = MetaData()
-FTS = Table("lexical_fts", _meta, Column("scope", Text), Column("body", Text), Column("memory_id", String))
-PG = Table(
-    "lexical_entry",
-    _meta,
-    Column("memory_id", String, primary_key=True),
-    Column("tenant_id", String),
-    Column("user_id", String),
-    Column("body", Text),
-)
 #: Candidates taken from the lexical side before fusion.
 LIMIT = 50
-#: Query words too common to say anything about relevance.
-STOPWORDS = frozenset(
-    "a an and are as at be but by do does did for from had has have how i i'm in is it its me my of on or "
-    "our so that the their them there they this to was we were what when where which who why will with "
-    "you your am been being can could should would about any all also just than then these those us".split()
-)
+#: BM25 term-frequency saturation and length normalisation (the usual defaults).
+K1, B = 1.2, 0.75
 
 
-def scope_token(tenant_id: str, user_id: str | None) -> str:
-    return "s" + hashlib.sha1(f"{tenant_id}\x1f{user_id or ''}".encode()).hexdigest()[:20]
+def _users(scope: Scope) -> list[str]:
+    return [scope.user_id, ""] if scope.user_id is not None else [""]
 
 
-def query_terms(query: str) -> list[str]:
-    """Content words of a query, de-duplicated, in order."""
-    words = [w for w in re.findall(r"[\w']+", query.casefold()) if w not in STOPWORDS and len(w) > 1]
-    return list(dict.fromkeys(w.replace("'", "") for w in words))[:32]
-
-
-def _is_sqlite(session: Session) -> bool:
-    return session.get_bind().dialect.name == "sqlite"
-
-
-def apply(session: Session, records: Sequence[IndexRecord]) -> None:
+def apply(session: Session, records: Sequence[IndexRecord], fingerprints: Sequence[str]) -> None:
     """Index ``records`` (re-indexing an id replaces its entry)."""
     if not records:
         return
-    ids = [r.memory_id for r in records]
-    purge(session, ids)
-    if _is_sqlite(session):
-        rows: list[dict[str, str | None]] = [
-            {"scope": scope_token(r.tenant_id, r.user_id), "body": r.text, "memory_id": r.memory_id} for r in records
+    purge(session, [r.memory_id for r in records])
+    docs, postings = [], []
+    for r, fp in zip(records, fingerprints, strict=True):
+        counts = term_counts(r.text)
+        docs.append(LexicalDoc(memory_id=r.memory_id, tenant_id=r.tenant_id, user_id=r.user_id or "",
+                               length=sum(counts.values()), fingerprint=fp))  # fmt: skip
+        postings += [
+            LexicalPosting(tenant_id=r.tenant_id, user_id=r.user_id or "", term=t, memory_id=r.memory_id, tf=n)
+            for t, n in counts.items()
         ]
-        session.execute(insert(FTS), rows)
-    else:
-        rows = [{"memory_id": r.memory_id, "tenant_id": r.tenant_id, "user_id": r.user_id, "body": r.text} for r in records]
-        session.execute(insert(PG), rows)
+    session.add_all(docs)
+    session.add_all(postings)
+    session.flush()
 
 
 def purge(session: Session, memory_ids: Sequence[str]) -> int:
-    """Remove entries by memory id; returns how many went."""
-    table = FTS if _is_sqlite(session) else PG
+    """Remove entries by memory id; returns how many documents went."""
     total = 0
     for i in range(0, len(memory_ids), 500):
-        result: Any = session.execute(delete(table).where(table.c.memory_id.in_(memory_ids[i : i + 500])))
+        chunk = memory_ids[i : i + 500]
+        session.execute(delete(LexicalPosting).where(col(LexicalPosting.memory_id).in_(chunk)))
+        result: Any = session.execute(delete(LexicalDoc).where(col(LexicalDoc.memory_id).in_(chunk)))
         total += result.rowcount or 0
     return total
 
 
-def confirm_absent(session: Session, memory_ids: Sequence[str], texts: Sequence[str]) -> Evidence:
-    """Residue check by id and by exact content (a copy under another id counts)."""
-    table = FTS if _is_sqlite(session) else PG
+def confirm_absent(session: Session, *, tenant_id: str, memory_ids: Sequence[str], fingerprints: Sequence[str]) -> Evidence:
+    """Residue by id (documents and postings) and by content fingerprint (a copy under another id)."""
     remaining = 0
     for i in range(0, len(memory_ids), 500):
+        chunk = memory_ids[i : i + 500]
+        remaining += session.scalar(select(func.count()).select_from(LexicalDoc).where(col(LexicalDoc.memory_id).in_(chunk))) or 0
         remaining += session.scalar(
-            select(func.count()).select_from(table).where(table.c.memory_id.in_(memory_ids[i : i + 500]))
+            select(func.count()).select_from(LexicalPosting).where(col(LexicalPosting.memory_id).in_(chunk))
         ) or 0
-    for i in range(0, len(texts), 500):
+    for i in range(0, len(fingerprints), 500):
         remaining += session.scalar(
-            select(func.count()).select_from(table).where(table.c.body.in_(texts[i : i + 500]))
+            select(func.count()).select_from(LexicalDoc).where(
+                col(LexicalDoc.tenant_id) == tenant_id, col(LexicalDoc.fingerprint).in_(fingerprints[i : i + 500])
+            )
         ) or 0
-    return Evidence(
-        "lexical_index", remaining, [f"{table.name} by memory_id ({len(memory_ids)})", f"{table.name} by body ({len(texts)})"],
-        datetime.now(UTC),
-    )
+    checked = [f"lexical_doc + lexical_posting by memory_id ({len(memory_ids)})",
+               f"lexical_doc by fingerprint in tenant {tenant_id} ({len(fingerprints)})"]  # fmt: skip
+    return Evidence("lexical_index", remaining, checked, datetime.now(UTC))
 
 
 def search(session: Session, *, scope: Scope, query: str, where: Sequence[Any], limit: int = LIMIT) -> list[str]:
-    """Memory ids matching ``query`` in ``scope`` under the ``where`` filters, best first."""
-    terms = query_terms(query)
-    if not terms:
+    """Memory ids matching ``query`` in ``scope`` under the ``where`` filters, best BM25 first."""
+    words = query_terms(query)
+    if not words:
         return []
-    if _is_sqlite(session):
-        tokens = [scope_token(scope.tenant_id, scope.user_id)]
-        if scope.user_id is not None:
-            tokens.append(scope_token(scope.tenant_id, None))
-        match = "{scope} : (%s) AND {body} : (%s)" % (
-            " OR ".join(tokens),
-            " OR ".join('"' + t.replace('"', "") + '"' for t in terms),
-        )
-        score = func.bm25(literal_column("lexical_fts"), 0.0, 1.0)
-        q = (
-            select(FTS.c.memory_id)
-            .join(Memory, col(Memory.memory_id) == FTS.c.memory_id)
-            .where(literal_column("lexical_fts").op("MATCH")(match), *where)
-            .order_by(score)
-            .limit(limit)
-        )
-    else:
-        tsq = func.to_tsquery("english", " | ".join(re.sub(r"\W", "", t) for t in terms if re.sub(r"\W", "", t)))
-        tsv: ColumnClause[Any] = literal_column("lexical_entry.tsv")
-        q = (
-            select(PG.c.memory_id)
-            .join(Memory, col(Memory.memory_id) == PG.c.memory_id)
-            .where(tsv.op("@@")(tsq), PG.c.tenant_id == scope.tenant_id, *where)
-            .order_by(func.ts_rank_cd(tsv, tsq).desc())
-            .limit(limit)
-        )
-    return list(session.scalars(q))
+    users = _users(scope)
+    in_scope = (col(LexicalDoc.tenant_id) == scope.tenant_id, col(LexicalDoc.user_id).in_(users))
+    n_docs, avg_len = session.execute(select(func.count(), func.avg(LexicalDoc.length)).where(*in_scope)).one()
+    if not n_docs:
+        return []
+    df: dict[str, int] = dict(
+        session.execute(
+            select(col(LexicalPosting.term), func.count())
+            .where(col(LexicalPosting.tenant_id) == scope.tenant_id, col(LexicalPosting.user_id).in_(users),
+                   col(LexicalPosting.term).in_(words))  # fmt: skip
+            .group_by(col(LexicalPosting.term))
+        ).all()
+    )
+    if not df:
+        return []
+    idf = {t: math.log(1 + (n_docs - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    weight = case(*((col(LexicalPosting.term) == t, literal(w, Float)) for t, w in idf.items()), else_=literal(0.0, Float))
+    tf = col(LexicalPosting.tf)
+    norm = K1 * (1 - B + B * col(LexicalDoc.length) / float(avg_len or 1.0))
+    score = func.sum(weight * tf * (K1 + 1) / (tf + norm))
+    q = (
+        select(col(LexicalPosting.memory_id), score.label("score"))
+        .join(LexicalDoc, col(LexicalDoc.memory_id) == col(LexicalPosting.memory_id))
+        .join(Memory, col(Memory.memory_id) == col(LexicalPosting.memory_id))
+        .where(col(LexicalPosting.tenant_id) == scope.tenant_id, col(LexicalPosting.user_id).in_(users),
+               col(LexicalPosting.term).in_(list(df)), *where)  # fmt: skip
+        .group_by(LexicalPosting.memory_id)
+        .order_by(score.desc(), LexicalPosting.memory_id)
+        .limit(limit)
+    )
+    return [mid for mid, _ in session.execute(q)]

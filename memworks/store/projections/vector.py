@@ -24,7 +24,10 @@ from memworks.store.projections.base import Evidence, IndexRecord
 LIMIT = 50
 
 
-def apply(session: Session, records: Sequence[IndexRecord], vectors: npt.NDArray[np.float32], *, model: str) -> None:
+def apply(
+    session: Session, records: Sequence[IndexRecord], vectors: npt.NDArray[np.float32], fingerprints: Sequence[str],
+    *, model: str,
+) -> None:
     """Store one vector per record (replacing an existing one)."""
     if not records:
         return
@@ -32,9 +35,9 @@ def apply(session: Session, records: Sequence[IndexRecord], vectors: npt.NDArray
     session.add_all(
         VectorEntry(
             memory_id=r.memory_id, tenant_id=r.tenant_id, user_id=r.user_id, model=model,
-            vector=np.ascontiguousarray(v, dtype=np.float32).tobytes(),
+            vector=np.ascontiguousarray(v, dtype=np.float32).tobytes(), fingerprint=fp,
         )  # fmt: skip
-        for r, v in zip(records, vectors, strict=True)
+        for r, v, fp in zip(records, vectors, fingerprints, strict=True)
     )
     session.flush()
 

@@ -1,4 +1,4 @@
-"""initial schema
+"""initial schema: episodes, memories, lineage, audit, projections, deletion manifests
 
 Revision ID: 0001
 Revises: 
@@ -15,6 +15,24 @@ depends_on = None
 
 
 def upgrade() -> None:
+    op.create_table('deletion_request',
+    sa.Column('request_id', sa.String(length=32), nullable=False),
+    sa.Column('tenant_id', sa.String(length=200), nullable=False),
+    sa.Column('user_id', sa.String(length=200), nullable=False),
+    sa.Column('keys_json', sa.Text(), nullable=False),
+    sa.Column('memory_ids_json', sa.Text(), nullable=False),
+    sa.Column('status', sa.String(length=20), nullable=False),
+    sa.Column('plan_json', sa.Text(), nullable=True),
+    sa.Column('requested_by', sa.String(length=200), nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('planned_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('completed_at', sa.DateTime(timezone=True), nullable=True),
+    sa.PrimaryKeyConstraint('request_id')
+    )
+    with op.batch_alter_table('deletion_request', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_deletion_request_status'), ['status'], unique=False)
+        batch_op.create_index('ix_deletion_scope', ['tenant_id', 'user_id'], unique=False)
+
     op.create_table('episode',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('episode_id', sa.String(length=200), nullable=False),
@@ -26,6 +44,7 @@ def upgrade() -> None:
     sa.Column('source', sa.String(length=40), nullable=False),
     sa.Column('content', sa.Text(), nullable=False),
     sa.Column('content_hash', sa.String(length=64), nullable=False),
+    sa.Column('content_fingerprint', sa.String(length=64), nullable=False),
     sa.Column('metadata_json', sa.Text(), nullable=False),
     sa.Column('occurred_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('received_at', sa.DateTime(timezone=True), nullable=False),
@@ -76,6 +95,29 @@ def upgrade() -> None:
     with op.batch_alter_table('job_run', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_job_run_actor'), ['actor'], unique=False)
 
+    op.create_table('lexical_doc',
+    sa.Column('memory_id', sa.String(length=32), nullable=False),
+    sa.Column('tenant_id', sa.String(length=200), nullable=False),
+    sa.Column('user_id', sa.String(length=200), nullable=False),
+    sa.Column('length', sa.Integer(), nullable=False),
+    sa.Column('fingerprint', sa.String(length=64), nullable=False),
+    sa.PrimaryKeyConstraint('memory_id')
+    )
+    with op.batch_alter_table('lexical_doc', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_lexical_doc_fingerprint'), ['fingerprint'], unique=False)
+        batch_op.create_index('ix_lexical_doc_scope', ['tenant_id', 'user_id'], unique=False)
+
+    op.create_table('lexical_posting',
+    sa.Column('tenant_id', sa.String(length=200), nullable=False),
+    sa.Column('user_id', sa.String(length=200), nullable=False),
+    sa.Column('term', sa.String(length=64), nullable=False),
+    sa.Column('memory_id', sa.String(length=32), nullable=False),
+    sa.Column('tf', sa.Integer(), nullable=False),
+    sa.PrimaryKeyConstraint('tenant_id', 'user_id', 'term', 'memory_id')
+    )
+    with op.batch_alter_table('lexical_posting', schema=None) as batch_op:
+        batch_op.create_index('ix_lexical_posting_memory', ['memory_id'], unique=False)
+
     op.create_table('lineage',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('tenant_id', sa.String(length=200), nullable=False),
@@ -91,6 +133,17 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f('ix_lineage_child_id'), ['child_id'], unique=False)
         batch_op.create_index('ix_lineage_parent', ['tenant_id', 'parent_type', 'parent_id'], unique=False)
 
+    op.create_table('manifest_target',
+    sa.Column('request_id', sa.String(length=32), nullable=False),
+    sa.Column('target', sa.String(length=40), nullable=False),
+    sa.Column('state', sa.String(length=10), nullable=False),
+    sa.Column('remaining', sa.Integer(), nullable=False),
+    sa.Column('attempts', sa.Integer(), nullable=False),
+    sa.Column('purged', sa.Integer(), nullable=False),
+    sa.Column('checked_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('detail', sa.Text(), nullable=False),
+    sa.PrimaryKeyConstraint('request_id', 'target')
+    )
     op.create_table('memory',
     sa.Column('memory_id', sa.String(length=32), nullable=False),
     sa.Column('tenant_id', sa.String(length=200), nullable=False),
@@ -144,38 +197,19 @@ def upgrade() -> None:
     sa.Column('user_id', sa.String(length=200), nullable=True),
     sa.Column('model', sa.String(length=80), nullable=False),
     sa.Column('vector', sa.LargeBinary(), nullable=False),
+    sa.Column('fingerprint', sa.String(length=64), nullable=False),
     sa.PrimaryKeyConstraint('memory_id')
     )
     with op.batch_alter_table('vector_entry', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_vector_entry_fingerprint'), ['fingerprint'], unique=False)
         batch_op.create_index('ix_vector_scope', ['tenant_id', 'user_id'], unique=False)
 
 
-    _create_lexical()
-
-
-def _create_lexical() -> None:
-    """The lexical projection: FTS5 on SQLite, a tsvector column with a GIN index on PostgreSQL."""
-    if op.get_bind().dialect.name == "sqlite":
-        # scope holds one token per scope, so MATCH narrows to the caller's scope inside the index.
-        op.execute(
-            "CREATE VIRTUAL TABLE lexical_fts USING fts5("
-            "scope, body, memory_id UNINDEXED, tokenize='porter unicode61 remove_diacritics 2')"
-        )
-    else:
-        op.execute(
-            "CREATE TABLE lexical_entry ("
-            "memory_id VARCHAR(32) PRIMARY KEY, tenant_id VARCHAR(200) NOT NULL, user_id VARCHAR(200), "
-            "body TEXT NOT NULL, tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', body)) STORED)"
-        )
-        op.execute("CREATE INDEX ix_lexical_tsv ON lexical_entry USING GIN (tsv)")
-        op.execute("CREATE INDEX ix_lexical_scope ON lexical_entry (tenant_id, user_id)")
-
 
 def downgrade() -> None:
-    op.execute("DROP TABLE IF EXISTS lexical_fts")
-    op.execute("DROP TABLE IF EXISTS lexical_entry")
     with op.batch_alter_table('vector_entry', schema=None) as batch_op:
         batch_op.drop_index('ix_vector_scope')
+        batch_op.drop_index(batch_op.f('ix_vector_entry_fingerprint'))
 
     op.drop_table('vector_entry')
     op.drop_table('scope_version')
@@ -186,11 +220,21 @@ def downgrade() -> None:
         batch_op.drop_index('ix_memory_expires')
 
     op.drop_table('memory')
+    op.drop_table('manifest_target')
     with op.batch_alter_table('lineage', schema=None) as batch_op:
         batch_op.drop_index('ix_lineage_parent')
         batch_op.drop_index(batch_op.f('ix_lineage_child_id'))
 
     op.drop_table('lineage')
+    with op.batch_alter_table('lexical_posting', schema=None) as batch_op:
+        batch_op.drop_index('ix_lexical_posting_memory')
+
+    op.drop_table('lexical_posting')
+    with op.batch_alter_table('lexical_doc', schema=None) as batch_op:
+        batch_op.drop_index('ix_lexical_doc_scope')
+        batch_op.drop_index(batch_op.f('ix_lexical_doc_fingerprint'))
+
+    op.drop_table('lexical_doc')
     with op.batch_alter_table('job_run', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_job_run_actor'))
 
@@ -205,3 +249,8 @@ def downgrade() -> None:
         batch_op.drop_index('ix_episode_scope')
 
     op.drop_table('episode')
+    with op.batch_alter_table('deletion_request', schema=None) as batch_op:
+        batch_op.drop_index('ix_deletion_scope')
+        batch_op.drop_index(batch_op.f('ix_deletion_request_status'))
+
+    op.drop_table('deletion_request')

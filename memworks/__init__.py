@@ -1,8 +1,27 @@
 """memworks: governed, bitemporal memory for production AI agents."""
 
-from memworks.models.schemas import EpisodeIn, HitOut, IngestReceipt, MemoryOut, RetrieveResult, Scope
+from memworks.models.schemas import (
+    DeletionRequestIn,
+    EpisodeIn,
+    HitOut,
+    IngestReceipt,
+    ManifestOut,
+    MemoryOut,
+    RetrieveResult,
+    Scope,
+)
 
-__all__ = ["EpisodeIn", "HitOut", "IngestReceipt", "Memworks", "MemoryOut", "RetrieveResult", "Scope"]
+__all__ = [
+    "DeletionRequestIn",
+    "EpisodeIn",
+    "HitOut",
+    "IngestReceipt",
+    "ManifestOut",
+    "Memworks",
+    "MemoryOut",
+    "RetrieveResult",
+    "Scope",
+]
 
 
 def __getattr__(name: str) -> object:

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memworks.errors import Conflict, InvalidInput, MemworksError
+from memworks.errors import Conflict, InvalidInput, MemworksError, NotFound
 from memworks.output import dumps, table
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
@@ -66,6 +66,22 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--user")
     m.add_argument("--include-history", action="store_true")
     m.add_argument("--json", action="store_true")
+    d = sub.add_parser("delete", help="erase a subject (or some keys / records of it) from every projection")
+    d.add_argument("--tenant", required=True)
+    d.add_argument("--user", required=True)
+    d.add_argument("--key", action="append", default=[], help="only this memory key (repeatable)")
+    d.add_argument("--memory-id", action="append", default=[], help="only this record and its history (repeatable)")
+    d.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
+    d.add_argument("--wait", action="store_true", help="wait until the manifest is complete (or failed)")
+    d.add_argument("--timeout", type=float, default=300, help="seconds --wait waits at most")
+    d.add_argument("--json", action="store_true")
+
+    mf = sub.add_parser("manifest", help="show a deletion manifest")
+    mf.add_argument("request_id")
+    mf.add_argument("--json", action="store_true")
+
+    dl = sub.add_parser("deletions", help="deletion maintenance")
+    dl.add_argument("action", choices=["resume"], help="re-drive every unfinished deletion")
     return p
 
 
@@ -143,7 +159,53 @@ def run(args: argparse.Namespace) -> int:
             rows = mw.memories(_scope(args), include_history=args.include_history)
         print(dumps(rows) if args.json else memory_table(rows))
         return EXIT_OK
+    if args.command == "delete":
+        return _delete(args)
+    if args.command == "manifest":
+        with Memworks.from_settings() as mw:
+            m = mw.manifest(args.request_id)
+        print(dumps(m) if args.json else manifest_text(m))
+        return EXIT_OK
+    if args.command == "deletions":
+        with Memworks.from_settings() as mw:
+            mw.resume_deletions()
+            mw.drain()
+        print("unfinished deletions re-driven")
+        return EXIT_OK
     raise AssertionError(args.command)
+
+
+def _delete(args: argparse.Namespace) -> int:
+    import time
+
+    from memworks.client import Memworks
+
+    req = {"tenant_id": args.tenant, "user_id": args.user, "keys": args.key, "memory_ids": args.memory_id}
+    with Memworks.from_settings() as mw:
+        if args.dry_run:
+            preview = mw.preview_deletion(req)
+            print(dumps(preview) if args.json else table(
+                [(r["key"] or "-", r["value"], r["kind"], r["status"], "derived" if r["derived"] else
+                  "transcript" if r["transcript"] else "") for r in preview["records"]],
+                ["key", "value", "kind", "status", "role"]) + f"\nepisodes to tombstone: {len(preview['episodes'])}"
+                f"\ntargets: {', '.join(preview['targets'])}")  # fmt: skip
+            return EXIT_OK
+        rid = mw.submit_deletion(req)
+        mw.drain()
+        deadline = time.monotonic() + args.timeout
+        status = mw.manifest(rid).status
+        while args.wait and status not in ("complete", "failed") and time.monotonic() < deadline:
+            time.sleep(0.5)
+            status = mw.manifest(rid).status
+    print(dumps({"request_id": rid, "status": status}) if args.json else f"deletion {rid}: {status}")
+    return EXIT_OK if not args.wait or status == "complete" else EXIT_FAIL
+
+
+def manifest_text(m: Any) -> str:
+    rows = [(name, t.state, t.remaining, t.attempts, t.checked_at) for name, t in m.targets.items()]
+    return f"deletion {m.request_id} ({m.tenant_id}/{m.user_id}): {m.status}\n" + table(
+        rows, ["target", "state", "remaining", "attempts", "checked_at"]
+    )
 
 
 def memory_table(rows: Sequence[Any]) -> str:
@@ -160,6 +222,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(args)
     except (InvalidInput, Conflict) as exc:
         print(f"memworks: bad input: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except NotFound as exc:
+        print(f"memworks: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except MemworksError as exc:
         print(f"memworks: {exc}", file=sys.stderr)

@@ -5,33 +5,60 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import dramatiq
 from dramatiq.brokers.stub import StubBroker
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from memworks.config import Settings, get_settings
-from memworks.errors import InvalidInput
-from memworks.models.schemas import EpisodeIn, IngestReceipt, MemoryOut, RetrieveResult, Scope
+from memworks.errors import InvalidInput, MemworksError
+from memworks.models.schemas import (
+    DeletionRequestIn,
+    EpisodeIn,
+    IngestReceipt,
+    ManifestOut,
+    MemoryOut,
+    RetrieveResult,
+    Scope,
+)
+from memworks.pipelines.deletion import TARGETS, DeletionSubject
+from memworks.store import deletion as deletion_store
 from memworks.store import episodes as episode_store
 from memworks.store import memories as memory_store
 from memworks.store.db import session_scope
 from memworks.store.retrieval import retrieve as retrieve_memories
-from memworks.workers import QUEUES, Runtime, build_broker, extract_memories, set_runtime, use_broker
+from memworks.workers import (
+    QUEUES,
+    Runtime,
+    build_broker,
+    extract_memories,
+    plan_deletion_request,
+    resume_deletions,
+    set_runtime,
+    use_broker,
+)
 from memworks.workers.runtime import utcnow
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _parse(model: type[M], data: M | dict[str, Any], where: str) -> M:
+    """Validate input; the error names the field that is wrong."""
+    if isinstance(data, model):
+        return data
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or where
+        raise InvalidInput(f"{where}: field {field!r}: {err['msg']}", field=field) from None
 
 
 def parse_episode(data: EpisodeIn | dict[str, Any], *, where: str = "episode") -> EpisodeIn:
     """Validate one episode; the error names the field that is wrong."""
-    if isinstance(data, EpisodeIn):
-        return data
-    try:
-        return EpisodeIn.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "episode"
-        raise InvalidInput(f"{where}: field {field!r}: {err['msg']}", field=field) from None
+    return _parse(EpisodeIn, data, where)
 
 
 class Memworks:
@@ -109,6 +136,42 @@ class Memworks:
         with session_scope(self.runtime.engine) as s:
             return memory_store.list_memories(s, scope=scope, include_history=include_history)
 
+    # -- deletion -------------------------------------------------------------------------
+
+    def submit_deletion(self, request: DeletionRequestIn | dict[str, Any]) -> str:
+        """Store a deletion request and queue its cascade; returns the request id to poll."""
+        req = _parse(DeletionRequestIn, request, "deletion request")
+        with session_scope(self.runtime.engine) as s:
+            rid = deletion_store.save_request(s, request=req, now=utcnow())
+        self._ensure_worker()
+        plan_deletion_request.send_with_options(args=(rid,), max_retries=self.settings.max_retries)
+        return rid
+
+    def preview_deletion(self, request: DeletionRequestIn | dict[str, Any]) -> dict[str, Any]:
+        """What a deletion would erase (records with key and value, episodes, targets); changes nothing."""
+        req = _parse(DeletionRequestIn, request, "deletion request")
+        subject = DeletionSubject(req.tenant_id, req.user_id, tuple(req.keys), tuple(req.memory_ids))
+        with session_scope(self.runtime.engine) as s:
+            plan = deletion_store.compute_plan(s, subject=subject)
+            rows = memory_store.get_rows(s, ids=plan.memory_ids)
+        derived = set(plan.derived_ids)
+        return {
+            "tenant_id": req.tenant_id, "user_id": req.user_id, "keys": plan.keys,
+            "records": [{"memory_id": r.memory_id, "kind": r.kind, "key": r.key, "value": r.value, "status": r.status,
+                         "derived": r.memory_id in derived, "transcript": r.extractor == "transcript"} for r in rows],
+            "episodes": plan.episode_ids, "targets": list(TARGETS), "counts": plan.summary(),
+        }  # fmt: skip
+
+    def manifest(self, request_id: str) -> ManifestOut:
+        """The deletion manifest: status and, per projection, state, residue, attempts, evidence."""
+        with session_scope(self.runtime.engine) as s:
+            return deletion_store.manifest(s, request_id=request_id)
+
+    def resume_deletions(self) -> None:
+        """Re-drive every unfinished deletion (the sweeper, on demand)."""
+        self._ensure_worker()
+        resume_deletions.send_with_options(max_retries=self.settings.max_retries)
+
     # -- embedded queue -------------------------------------------------------------------
 
     @property
@@ -130,14 +193,21 @@ class Memworks:
     def drain(self, timeout_s: float = 600) -> None:
         """Embedded mode: wait until every queued message has been processed.
 
-        Raises the first failure of a message (after its retries) instead of hiding it.
+        Raises the first message that failed during this drain (after its retries) instead of
+        hiding it.
         """
         if not self.embedded or self._worker is None:
             return
         assert isinstance(self.broker, StubBroker)
+        seen = {m.message_id for m in self.broker.dead_letters}
         for q in QUEUES:
-            self.broker.join(q, timeout=int(timeout_s * 1000))
+            self.broker.join(q, timeout=int(timeout_s * 1000), fail_fast=False)
         self._worker.join()
+        # Earlier dead letters stay where they are (they are listed and purgeable); only the
+        # failures of this drain are raised.
+        fresh = [m for m in self.broker.dead_letters if m.message_id not in seen]
+        if fresh:
+            raise fresh[0]._exception or MemworksError(f"message {fresh[0].message_id} failed")
 
     def close(self) -> None:
         """Stop in-process workers and release connections."""

@@ -95,3 +95,48 @@ class IngestReceipt(BaseModel):
 
     accepted: list[str]
     duplicates: list[str]
+
+
+class DeletionRequestIn(BaseModel):
+    """Erase a subject (tenant + user), or only some keys or records of it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tenant_id: str = Field(pattern=_ID)
+    user_id: str = Field(pattern=_ID)
+    keys: list[str] = Field(default_factory=list, max_length=100)
+    memory_ids: list[str] = Field(default_factory=list, max_length=10_000)
+    requested_by: str = Field(default="", max_length=200)
+
+    @field_validator("keys")
+    @classmethod
+    def _keys_are_slots(cls, v: list[str]) -> list[str]:
+        import re
+
+        for k in v:
+            if not re.fullmatch(r"[a-z_]+(\.[a-z0-9_]+)*", k):
+                raise ValueError(f"{k!r} is not a memory key (e.g. user.home_city)")
+        return v
+
+
+class TargetOut(BaseModel):
+    state: str
+    remaining: int
+    attempts: int
+    checked_at: datetime | None
+    detail: str
+
+
+class ManifestOut(BaseModel):
+    """A deletion request and, per projection, whether its absence is confirmed."""
+
+    request_id: str
+    status: str
+    tenant_id: str
+    user_id: str
+    keys: list[str]
+    memory_ids: list[str]
+    created_at: datetime
+    completed_at: datetime | None
+    plan: dict[str, int]
+    targets: dict[str, TargetOut]

@@ -8,9 +8,18 @@ from memworks.workers.broker import QUEUES, build_broker, use_broker
 # Actors bind to the global broker when declared: set it before importing them.
 dramatiq.set_broker(build_broker(get_settings()))
 
+from memworks.workers.broker import add_middleware  # noqa: E402
+from memworks.workers.deletion import (  # noqa: E402
+    RecordTargetErrors,
+    plan_deletion_request,
+    purge_target,
+    resume_deletions,
+    verify_target,
+)
 from memworks.workers.ingest import extract_memories  # noqa: E402
 from memworks.workers.runtime import Runtime, get_runtime, set_runtime  # noqa: E402
 
+add_middleware(RecordTargetErrors())
 use_broker(dramatiq.get_broker())
 
 __all__ = [
@@ -20,6 +29,10 @@ __all__ = [
     "use_broker",
     # actors
     "extract_memories",
+    "plan_deletion_request",
+    "purge_target",
+    "resume_deletions",
+    "verify_target",
     # runtime
     "Runtime",
     "get_runtime",

@@ -53,9 +53,20 @@ def register(actor: dramatiq.Actor[Any, Any]) -> dramatiq.Actor[Any, Any]:
     return actor
 
 
+_middleware: list[dramatiq.Middleware] = []
+
+
+def add_middleware(middleware: dramatiq.Middleware) -> None:
+    """Middleware of memworks' own actors, added to every broker :func:`use_broker` sets up."""
+    _middleware.append(middleware)
+
+
 def use_broker(broker: dramatiq.Broker) -> dramatiq.Broker:
-    """Make ``broker`` the global one and declare every memworks actor on it."""
+    """Make ``broker`` the global one and declare every memworks actor (and middleware) on it."""
     dramatiq.set_broker(broker)
+    for m in _middleware:
+        if not any(type(x) is type(m) for x in broker.middleware):
+            broker.add_middleware(m)
     for actor in _actors:
         actor.broker = broker
         broker.declare_actor(actor)

@@ -109,3 +109,31 @@ def test_demo_passes(tmp_path: Path) -> None:
     res = run(["demo"], tmp_path / "unused.db")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "all 11 checks passed" in res.stdout
+
+
+def test_delete_wait_and_manifest_json(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    assert run(["ingest", str(write_jsonl(tmp_path / "e.jsonl", STORY))], db).returncode == 0
+    dry = run(["delete", "--tenant", "t1", "--user", "u1", "--key", "user.home_city", "--dry-run", "--json"], db)
+    assert dry.returncode == 0, dry.stderr
+    assert {r["value"] for r in json.loads(dry.stdout)["records"] if r["key"] == "user.home_city"} == {"Lisbon", "Berlin"}
+    res = run(["delete", "--tenant", "t1", "--user", "u1", "--wait", "--json"], db)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["status"] == "complete" and set(out) >= {"request_id", "status"}
+    man = json.loads(run(["manifest", out["request_id"], "--json"], db).stdout)
+    assert man["request_id"] == out["request_id"] and man["status"] == "complete"
+    for name in ("primary_store", "transcripts", "lexical_index", "vector_index", "cache", "derived", "audit_log",
+                 "dead_letters"):  # fmt: skip
+        t = man["targets"][name]
+        assert t["state"] == "CLOSED" and t["remaining"] == 0 and t["attempts"] >= 1 and t["checked_at"].endswith("+00:00")
+        assert "checked" in t["detail"]
+    assert json.loads(run(["retrieve", "--tenant", "t1", "--user", "u1", "--json", "Where do I live?"], db).stdout)["abstained"]
+
+
+def test_delete_bad_input_and_unknown_manifest(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    bad = run(["delete", "--tenant", "t1", "--user", "u1", "--key", "Home City!"], db)
+    assert bad.returncode == 2 and "keys" in bad.stderr
+    missing = run(["manifest", "0" * 32], db)
+    assert missing.returncode == 2 and "no deletion request" in missing.stderr

@@ -12,10 +12,8 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from datetime import UTC, datetime
 from typing import Protocol
 
-from memworks.store.projections.base import Evidence
 
 #: Prefix of every cache key in Redis.
 PREFIX = "memworks:cache:"
@@ -24,8 +22,8 @@ PREFIX = "memworks:cache:"
 class ReadCache(Protocol):
     def get(self, key: str) -> str | None: ...
     def put(self, key: str, value: str, *, ttl_s: float, tenant_id: str) -> None: ...
-    def purge_tenant_values(self, tenant_id: str, needles: list[str]) -> int: ...
-    def confirm_absent(self, tenant_id: str, needles: list[str]) -> Evidence: ...
+    def entries(self, tenant_id: str) -> list[tuple[str, str]]: ...
+    def delete(self, keys: list[str]) -> int: ...
 
 
 def cache_key(
@@ -33,7 +31,12 @@ def cache_key(
     versions: tuple[int, ...],
 ) -> str:
     raw = json.dumps([tenant_id, user_id, query, as_of, known_at, k, list(versions)], ensure_ascii=False)
-    return f"{PREFIX}{tenant_id}:{hashlib.sha256(raw.encode()).hexdigest()}"
+    return f"{cache_prefix(tenant_id, user_id)}{hashlib.sha256(raw.encode()).hexdigest()}"
+
+
+def cache_prefix(tenant_id: str, user_id: str | None) -> str:
+    """Keys of one scope share a prefix (ids are hashed: they may hold any character)."""
+    return f"{PREFIX}{tenant_id}:{hashlib.sha256((user_id or '').encode()).hexdigest()[:16]}:"
 
 
 class MemoryCache:
@@ -60,21 +63,15 @@ class MemoryCache:
             while len(self._data) > self._max:
                 self._data.popitem(last=False)
 
-    def _matching(self, tenant_id: str, needles: list[str]) -> list[str]:
+    def entries(self, tenant_id: str) -> list[tuple[str, str]]:
+        """Every stored entry of a tenant, expired ones included (they still hold text)."""
         prefix = f"{PREFIX}{tenant_id}:"
-        return [k for k, (_, v) in self._data.items() if k.startswith(prefix) and any(n in v for n in needles)]
-
-    def purge_tenant_values(self, tenant_id: str, needles: list[str]) -> int:
         with self._lock:
-            doomed = self._matching(tenant_id, needles)
-            for k in doomed:
-                del self._data[k]
-            return len(doomed)
+            return [(k, v) for k, (_, v) in self._data.items() if k.startswith(prefix)]
 
-    def confirm_absent(self, tenant_id: str, needles: list[str]) -> Evidence:
+    def delete(self, keys: list[str]) -> int:
         with self._lock:
-            left = len(self._matching(tenant_id, needles))
-        return Evidence("cache", left, [f"in-process cache entries of {tenant_id}"], datetime.now(UTC))
+            return sum(1 for k in keys if self._data.pop(k, None) is not None)
 
 
 class RedisCache:
@@ -92,18 +89,13 @@ class RedisCache:
     def put(self, key: str, value: str, *, ttl_s: float, tenant_id: str) -> None:
         self._r.set(key, value, px=max(1, int(ttl_s * 1000)))
 
-    def _matching(self, tenant_id: str, needles: list[str]) -> list[bytes]:
-        found = []
+    def entries(self, tenant_id: str) -> list[tuple[str, str]]:
+        out = []
         for k in self._r.scan_iter(match=f"{PREFIX}{tenant_id}:*", count=500):
             v = self._r.get(k)
-            if v is not None and any(n.encode() in v for n in needles):
-                found.append(k)
-        return found
+            if isinstance(v, bytes):
+                out.append((k.decode() if isinstance(k, bytes) else str(k), v.decode()))
+        return out
 
-    def purge_tenant_values(self, tenant_id: str, needles: list[str]) -> int:
-        doomed = self._matching(tenant_id, needles)
-        return int(self._r.delete(*doomed)) if doomed else 0
-
-    def confirm_absent(self, tenant_id: str, needles: list[str]) -> Evidence:
-        left = len(self._matching(tenant_id, needles))
-        return Evidence("cache", left, [f"redis keys {PREFIX}{tenant_id}:*"], datetime.now(UTC))
+    def delete(self, keys: list[str]) -> int:
+        return int(self._r.delete(*keys)) if keys else 0

@@ -62,8 +62,10 @@ def purge(session: Session, memory_ids: Sequence[str]) -> int:
     return total
 
 
-def confirm_absent(session: Session, *, tenant_id: str, memory_ids: Sequence[str], fingerprints: Sequence[str]) -> Evidence:
-    """Residue by id (documents and postings) and by content fingerprint (a copy under another id)."""
+def confirm_absent(
+    session: Session, *, tenant_id: str, user_id: str, memory_ids: Sequence[str], fingerprints: Sequence[str]
+) -> Evidence:
+    """Residue by id (documents and postings) and by content fingerprint in the subject's scope."""
     remaining = 0
     for i in range(0, len(memory_ids), 500):
         chunk = memory_ids[i : i + 500]
@@ -74,11 +76,12 @@ def confirm_absent(session: Session, *, tenant_id: str, memory_ids: Sequence[str
     for i in range(0, len(fingerprints), 500):
         remaining += session.scalar(
             select(func.count()).select_from(LexicalDoc).where(
-                col(LexicalDoc.tenant_id) == tenant_id, col(LexicalDoc.fingerprint).in_(fingerprints[i : i + 500])
+                col(LexicalDoc.tenant_id) == tenant_id, col(LexicalDoc.user_id) == user_id,
+                col(LexicalDoc.fingerprint).in_(fingerprints[i : i + 500]),
             )
         ) or 0
     checked = [f"lexical_doc + lexical_posting by memory_id ({len(memory_ids)})",
-               f"lexical_doc by fingerprint in tenant {tenant_id} ({len(fingerprints)})"]  # fmt: skip
+               f"lexical_doc of {tenant_id}/{user_id} by fingerprint ({len(fingerprints)})"]  # fmt: skip
     return Evidence("lexical_index", remaining, checked, datetime.now(UTC))
 
 

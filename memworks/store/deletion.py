@@ -1,0 +1,158 @@
+"""Deletion requests and manifests: save the request, load the subject, save the plan, report."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import asdict
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlmodel import Session, col
+
+from memworks.errors import NotFound
+from memworks.models.schemas import DeletionRequestIn, ManifestOut, TargetOut
+from memworks.models.tables import DeletionRequest, Episode, ManifestTarget, Memory
+from memworks.pipelines.deletion import TARGETS, DeletionPlan, DeletionSubject, EpisodeRef, plan_deletion
+from memworks.pipelines.supersession import transcript_id
+from memworks.store import memories
+from memworks.store.ingest import scope_key
+
+
+def save_request(session: Session, *, request: DeletionRequestIn, now: datetime) -> str:
+    """Store a request (status pending); the plan follows in the deletion worker."""
+    rid = uuid.uuid4().hex
+    session.add(
+        DeletionRequest(
+            request_id=rid, tenant_id=request.tenant_id, user_id=request.user_id, keys_json=json.dumps(request.keys),
+            memory_ids_json=json.dumps(request.memory_ids), requested_by=request.requested_by, created_at=now,
+        )  # fmt: skip
+    )
+    return rid
+
+
+def get_request(session: Session, *, request_id: str, tenant_id: str | None = None) -> DeletionRequest:
+    row = session.get(DeletionRequest, request_id)
+    if row is None or (tenant_id is not None and row.tenant_id != tenant_id):
+        raise NotFound(f"no deletion request {request_id!r}")
+    return row
+
+
+def subject_of(row: DeletionRequest) -> DeletionSubject:
+    return DeletionSubject(row.tenant_id, row.user_id, tuple(json.loads(row.keys_json)), tuple(json.loads(row.memory_ids_json)))
+
+
+def compute_plan(session: Session, *, subject: DeletionSubject) -> DeletionPlan:
+    """Load the subject's records (every status) and episodes, and plan what goes."""
+    rows = list(session.scalars(select(Memory).where(col(Memory.tenant_id) == subject.tenant_id, col(Memory.user_id) == subject.user_id)))
+    views = memories.views(session, tenant_id=subject.tenant_id, rows=rows)
+    eps = session.execute(
+        select(col(Episode.episode_id), col(Episode.id), col(Episode.content_fingerprint)).where(
+            col(Episode.tenant_id) == subject.tenant_id, col(Episode.user_id) == subject.user_id
+        )
+    ).all()
+    key = scope_key(subject.tenant_id, subject.user_id)
+    return plan_deletion(
+        subject,
+        records=views,
+        fingerprints={r.memory_id: r.fingerprint for r in rows},
+        episodes=[EpisodeRef(e, int(i), fp) for e, i, fp in eps],
+        transcript_of={e: transcript_id(key, e) for e, _, _ in eps},
+    )
+
+
+def save_plan(session: Session, *, row: DeletionRequest, plan: DeletionPlan, now: datetime) -> bool:
+    """Record the plan and open one target per projection. False when a plan was already saved."""
+    if row.plan_json is not None:
+        return False
+    row.plan_json = json.dumps(asdict(plan))
+    row.status, row.planned_at = "open", now
+    session.add(row)
+    session.add_all(ManifestTarget(request_id=row.request_id, target=t) for t in TARGETS)
+    session.flush()
+    return True
+
+
+def plan_of(row: DeletionRequest) -> DeletionPlan:
+    if row.plan_json is None:
+        raise NotFound(f"deletion request {row.request_id} has no plan yet")
+    return DeletionPlan(**json.loads(row.plan_json))
+
+
+def targets_of(session: Session, *, request_id: str) -> list[ManifestTarget]:
+    return list(session.scalars(select(ManifestTarget).where(col(ManifestTarget.request_id) == request_id)))
+
+
+def get_target(session: Session, *, request_id: str, target: str) -> ManifestTarget:
+    row = session.get(ManifestTarget, (request_id, target))
+    if row is None:
+        raise NotFound(f"deletion request {request_id!r} has no target {target!r}")
+    return row
+
+
+def finish_if_closed(session: Session, *, request_id: str, now: datetime) -> str:
+    """Mark the request complete once every target is CLOSED (failed if one FAILED)."""
+    states = {t.state for t in targets_of(session, request_id=request_id)}
+    status = "complete" if states == {"CLOSED"} else "failed" if "FAILED" in states else "open"
+    if status != "open":
+        session.execute(
+            update(DeletionRequest)
+            .where(col(DeletionRequest.request_id) == request_id, col(DeletionRequest.status) == "open")
+            .values(status=status, completed_at=now)
+        )
+    return status
+
+
+def unfinished(session: Session, *, created_before: datetime) -> list[tuple[str, str]]:
+    """(request id, status) of requests not complete: the sweeper's work list."""
+    return [
+        (rid, status)
+        for rid, status in session.execute(
+            select(col(DeletionRequest.request_id), col(DeletionRequest.status)).where(
+                col(DeletionRequest.status).in_(["pending", "open", "failed"]), col(DeletionRequest.created_at) < created_before
+            )
+        )
+    ]
+
+
+def manifest(session: Session, *, request_id: str, tenant_id: str | None = None) -> ManifestOut:
+    row = get_request(session, request_id=request_id, tenant_id=tenant_id)
+    plan = plan_of(row).summary() if row.plan_json else {}
+    return ManifestOut(
+        request_id=row.request_id, status=row.status, tenant_id=row.tenant_id, user_id=row.user_id,
+        keys=json.loads(row.keys_json), memory_ids=json.loads(row.memory_ids_json), created_at=row.created_at,
+        completed_at=row.completed_at, plan=plan,
+        targets={
+            t.target: TargetOut(state=t.state, remaining=t.remaining, attempts=t.attempts, checked_at=t.checked_at,
+                                detail=t.detail)  # fmt: skip
+            for t in sorted(targets_of(session, request_id=request_id), key=lambda t: TARGETS.index(t.target)
+                            if t.target in TARGETS else 99)  # fmt: skip
+        },
+    )  # fmt: skip
+
+
+def reopen_failed(session: Session, *, request_ids: list[str]) -> list[tuple[str, str]]:
+    """Targets of unfinished requests that are not CLOSED; FAILED ones (and their requests) reopen."""
+    session.execute(
+        update(DeletionRequest)
+        .where(col(DeletionRequest.request_id).in_(request_ids), col(DeletionRequest.status) == "failed")
+        .values(status="open", completed_at=None)
+    )
+    out = []
+    for t in session.scalars(select(ManifestTarget).where(col(ManifestTarget.request_id).in_(request_ids))):
+        if t.state == "CLOSED":
+            continue
+        if t.state == "FAILED":
+            t.state, t.attempts = "OPEN", 0
+            session.add(t)
+        out.append((t.request_id, t.target))
+    return out
+
+
+def note_error(session: Session, *, request_id: str, target: str, error: str, now: datetime) -> None:
+    """Keep the last error of a target's job in its detail (the target stays OPEN)."""
+    row = session.get(ManifestTarget, (request_id, target))
+    if row is not None and row.state != "CLOSED":
+        row.detail = json.dumps({"error": error[:500]})
+        row.checked_at = now
+        session.add(row)

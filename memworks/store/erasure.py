@@ -1,0 +1,280 @@
+"""Per-projection erasure: purge a plan's entries, then prove they are gone.
+
+Each target owes two operations. ``purge`` removes what the plan names (idempotent: a second run
+finds nothing left). ``check`` counts residue by id **and** by content fingerprint, so a copy
+under another id still keeps the target open; it returns the evidence stored in the manifest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, or_, select, update
+from sqlmodel import Session, col
+
+from memworks.models.enums import MemoryStatus
+from memworks.models.tables import Episode, GateDecision, Memory, RejectedInput, VectorEntry
+from memworks.pipelines.deletion import DeletionPlan
+from memworks.store import versions
+from memworks.store.episodes import fingerprint
+from memworks.store.projections import lexical, vector
+from memworks.store.projections.base import Evidence
+from memworks.store.projections.cache import ReadCache, cache_prefix
+from memworks.store.projections.dead_letters import DeadLetters
+
+#: Rows per IN (...) list.
+CHUNK = 500
+
+
+@dataclass
+class Subject:
+    """What erasure needs besides the session: who, the plan, and the non-SQL projections."""
+
+    tenant_id: str
+    user_id: str
+    plan: DeletionPlan
+    cache: ReadCache
+    dead_letters: DeadLetters
+    now: datetime
+
+
+def _chunks(items: Sequence[Any]) -> list[Sequence[Any]]:
+    return [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+
+
+def _count(session: Session, stmt: Any) -> int:
+    return int(session.scalar(stmt) or 0)
+
+
+def _evidence(name: str, remaining: int, checked: list[str]) -> Evidence:
+    return Evidence(name, remaining, checked, datetime.now(UTC))
+
+
+# -- memory rows (primary store, transcripts' records, derived records) ---------------------
+
+
+def _erase_memories(session: Session, ids: Sequence[str], now: datetime) -> int:
+    n = 0
+    for chunk in _chunks(ids):
+        result: Any = session.execute(
+            update(Memory)
+            .where(col(Memory.memory_id).in_(chunk), or_(col(Memory.text) != "", col(Memory.value) != "",
+                                                         col(Memory.status) != MemoryStatus.DELETED))  # fmt: skip
+            .values(value="", text="", key=None, status=MemoryStatus.DELETED,
+                    retracted_at=func.coalesce(Memory.retracted_at, now))
+        )
+        n += result.rowcount or 0
+    return n
+
+
+def _memory_residue(session: Session, s: Subject, ids: Sequence[str], name: str) -> Evidence:
+    left = sum(
+        _count(session, select(func.count()).select_from(Memory).where(
+            col(Memory.memory_id).in_(chunk), or_(col(Memory.text) != "", col(Memory.value) != "",
+                                                  col(Memory.status) != MemoryStatus.DELETED)))  # fmt: skip
+        for chunk in _chunks(ids)
+    )
+    copies = sum(
+        _count(session, select(func.count()).select_from(Memory).where(
+            col(Memory.tenant_id) == s.tenant_id, col(Memory.user_id) == s.user_id,
+            col(Memory.fingerprint).in_(chunk), col(Memory.text) != ""))  # fmt: skip
+        for chunk in _chunks(s.plan.fingerprints)
+    )
+    return _evidence(name, left + copies, [f"memory rows by id ({len(ids)}) still holding text or not deleted",
+                                           f"memory rows of the subject by fingerprint ({len(s.plan.fingerprints)})"])  # fmt: skip
+
+
+def _own_ids(s: Subject, session: Session, *, transcripts: bool) -> list[str]:
+    """Plan ids that are (or are not) transcript records, derived ones excluded."""
+    derived = set(s.plan.derived_ids)
+    out = []
+    for chunk in _chunks(s.plan.memory_ids):
+        rows = session.execute(select(col(Memory.memory_id), col(Memory.extractor)).where(col(Memory.memory_id).in_(chunk)))
+        out += [mid for mid, ext in rows if (ext == "transcript") == transcripts and mid not in derived]
+    return out
+
+
+def purge_primary(session: Session, s: Subject) -> int:
+    return _erase_memories(session, _own_ids(s, session, transcripts=False), s.now)
+
+
+def check_primary(session: Session, s: Subject) -> Evidence:
+    return _memory_residue(session, s, _own_ids(s, session, transcripts=False), "primary_store")
+
+
+def purge_derived(session: Session, s: Subject) -> int:
+    return _erase_memories(session, s.plan.derived_ids, s.now)
+
+
+def check_derived(session: Session, s: Subject) -> Evidence:
+    return _memory_residue(session, s, s.plan.derived_ids, "derived")
+
+
+# -- transcripts: episodes tombstoned, their transcript records erased ---------------------
+
+
+def purge_transcripts(session: Session, s: Subject) -> int:
+    n = _erase_memories(session, _own_ids(s, session, transcripts=True), s.now)
+    for chunk in _chunks(s.plan.episode_ids):
+        result: Any = session.execute(
+            update(Episode)
+            .where(col(Episode.tenant_id) == s.tenant_id, col(Episode.episode_id).in_(chunk),
+                   or_(col(Episode.content) != "", col(Episode.tombstoned_at).is_(None)))  # fmt: skip
+            .values(content="", metadata_json="{}", tombstoned_at=s.now)
+        )
+        n += result.rowcount or 0
+    return n
+
+
+def check_transcripts(session: Session, s: Subject) -> Evidence:
+    left = sum(
+        _count(session, select(func.count()).select_from(Episode).where(
+            col(Episode.tenant_id) == s.tenant_id, col(Episode.episode_id).in_(chunk),
+            or_(col(Episode.content) != "", col(Episode.tombstoned_at).is_(None))))  # fmt: skip
+        for chunk in _chunks(s.plan.episode_ids)
+    )
+    copies = sum(
+        _count(session, select(func.count()).select_from(Episode).where(
+            col(Episode.tenant_id) == s.tenant_id, col(Episode.user_id) == s.user_id,
+            col(Episode.content_fingerprint).in_(chunk), col(Episode.content) != ""))  # fmt: skip
+        for chunk in _chunks(s.plan.fingerprints)
+    )
+    records = _memory_residue(session, s, _own_ids(s, session, transcripts=True), "transcripts")
+    return _evidence("transcripts", left + copies + records.remaining,
+                     [f"episodes by id ({len(s.plan.episode_ids)}) not tombstoned or holding text",
+                      "episodes of the subject by content fingerprint", *records.checked])  # fmt: skip
+
+
+# -- search indexes -------------------------------------------------------------------------
+
+
+def purge_lexical(session: Session, s: Subject) -> int:
+    return lexical.purge(session, s.plan.memory_ids)
+
+
+def check_lexical(session: Session, s: Subject) -> Evidence:
+    return lexical.confirm_absent(session, tenant_id=s.tenant_id, user_id=s.user_id, memory_ids=s.plan.memory_ids,
+                                  fingerprints=s.plan.fingerprints)  # fmt: skip
+
+
+def purge_vector(session: Session, s: Subject) -> int:
+    return vector.purge(session, s.plan.memory_ids)
+
+
+def check_vector(session: Session, s: Subject) -> Evidence:
+    by_id = vector.confirm_absent(session, s.plan.memory_ids)
+    copies = sum(
+        _count(session, select(func.count()).select_from(VectorEntry).where(
+            col(VectorEntry.tenant_id) == s.tenant_id, col(VectorEntry.user_id) == s.user_id,
+            col(VectorEntry.fingerprint).in_(chunk)))  # fmt: skip
+        for chunk in _chunks(s.plan.fingerprints)
+    )
+    return _evidence("vector_index", by_id.remaining + copies, [*by_id.checked, "vector_entry of the subject by fingerprint"])
+
+
+# -- read cache -----------------------------------------------------------------------------
+
+
+def _cached_residue(s: Subject) -> list[str]:
+    """Cached answers that hold a planned record: any of the tenant's by id, the subject's by text."""
+    ids, prints = set(s.plan.memory_ids), set(s.plan.fingerprints)
+    own = cache_prefix(s.tenant_id, s.user_id)
+    doomed = []
+    for key, value in s.cache.entries(s.tenant_id):
+        try:
+            hits = json.loads(value).get("hits", [])
+        except ValueError:
+            doomed.append(key)  # unreadable: cannot prove it clean
+            continue
+        by_text = key.startswith(own) and any(
+            fingerprint(h.get("text", "")) in prints or fingerprint(h.get("value", "")) in prints for h in hits
+        )
+        if by_text or any(h.get("memory_id") in ids for h in hits):
+            doomed.append(key)
+    return doomed
+
+
+def purge_cache(session: Session, s: Subject) -> int:
+    # New versions make every older answer of the scope unreachable at once; the sweep then
+    # removes the stored copies themselves.
+    versions.bump(session, tenant_id=s.tenant_id, user_id=s.user_id)
+    return s.cache.delete(_cached_residue(s))
+
+
+def check_cache(session: Session, s: Subject) -> Evidence:
+    return _evidence("cache", len(_cached_residue(s)), [f"cached answers of tenant {s.tenant_id} by memory id and fingerprint"])
+
+
+# -- audit text -----------------------------------------------------------------------------
+
+
+def _decisions(s: Subject, chunk: Sequence[str]) -> Any:
+    return or_(col(GateDecision.episode_id).in_(chunk), col(GateDecision.memory_id).in_(chunk))
+
+
+def purge_audit(session: Session, s: Subject) -> int:
+    n = 0
+    for chunk in _chunks(s.plan.episode_ids + s.plan.memory_ids):
+        result: Any = session.execute(
+            update(GateDecision)
+            .where(col(GateDecision.tenant_id) == s.tenant_id, _decisions(s, chunk), col(GateDecision.candidate_text) != "")
+            .values(candidate_text="", key=None)
+        )
+        n += result.rowcount or 0
+    for chunk in _chunks(s.plan.episode_ids):
+        result = session.execute(
+            update(RejectedInput)
+            .where(col(RejectedInput.tenant_id) == s.tenant_id, col(RejectedInput.reference).in_(chunk),
+                   col(RejectedInput.payload) != "")  # fmt: skip
+            .values(payload="")
+        )
+        n += result.rowcount or 0
+    return n
+
+
+def check_audit(session: Session, s: Subject) -> Evidence:
+    left = 0
+    for chunk in _chunks(s.plan.episode_ids + s.plan.memory_ids):
+        left += _count(session, select(func.count()).select_from(GateDecision).where(
+            col(GateDecision.tenant_id) == s.tenant_id, _decisions(s, chunk), col(GateDecision.candidate_text) != ""))  # fmt: skip
+    for chunk in _chunks(s.plan.episode_ids):
+        left += _count(session, select(func.count()).select_from(RejectedInput).where(
+            col(RejectedInput.tenant_id) == s.tenant_id, col(RejectedInput.reference).in_(chunk),
+            col(RejectedInput.payload) != ""))  # fmt: skip
+    return _evidence("audit_log", left, ["gate_decision text of the planned episodes and records",
+                                         "rejected_input payloads referring to the planned episodes"])  # fmt: skip
+
+
+# -- dead letters ---------------------------------------------------------------------------
+
+
+def _needles(s: Subject) -> set[Any]:
+    return set(s.plan.episode_row_ids) | set(s.plan.episode_ids) | set(s.plan.memory_ids)
+
+
+def purge_dead_letters(session: Session, s: Subject) -> int:
+    return s.dead_letters.purge(_needles(s))
+
+
+def check_dead_letters(session: Session, s: Subject) -> Evidence:
+    return s.dead_letters.confirm_absent(_needles(s))
+
+
+Purge = Callable[[Session, Subject], int]
+Check = Callable[[Session, Subject], Evidence]
+
+#: Every manifest target and its two operations.
+PROJECTIONS: dict[str, tuple[Purge, Check]] = {
+    "primary_store": (purge_primary, check_primary),
+    "transcripts": (purge_transcripts, check_transcripts),
+    "lexical_index": (purge_lexical, check_lexical),
+    "vector_index": (purge_vector, check_vector),
+    "cache": (purge_cache, check_cache),
+    "derived": (purge_derived, check_derived),
+    "audit_log": (purge_audit, check_audit),
+    "dead_letters": (purge_dead_letters, check_dead_letters),
+}

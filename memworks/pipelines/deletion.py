@@ -13,11 +13,13 @@ Forms of request:
 
 Whatever the form, the plan also takes records derived from the targeted ones (lineage
 ``derived_from``, followed transitively), the episodes they were extracted from (tombstoned:
-text purged, marker kept) and those episodes' transcript records.
+text purged, marker kept), any other episode of the subject whose text names an erased value
+("Zorblax loves the beach" goes with the dog's name), and those episodes' transcript records.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -35,6 +37,9 @@ TARGETS = (
     "audit_log",
     "dead_letters",
 )
+
+#: Shortest value searched for in transcripts (shorter ones match too much to mean anything).
+MIN_VALUE_CHARS = 3
 
 #: Keys whose value gives away another key's: deleting a location also deletes the time zone.
 REVEALS: Mapping[str, tuple[str, ...]] = {
@@ -124,6 +129,7 @@ def plan_deletion(
         chosen = picked | {m.memory_id for m in records if m.key and m.key in slot_keys}
         chosen |= _derived_closure(chosen, records)
         episode_ids = {e for mid in chosen if by_id[mid].extractor != "transcript" for e in by_id[mid].evidence}
+        episode_ids |= _mentioning(records, {by_id[mid].value for mid in chosen if by_id[mid].extractor != "transcript"})
         keys = sorted(slot_keys)
     derived = _derived_closure(chosen, records) | {mid for mid in chosen if by_id[mid].derived_from}
     chosen |= derived
@@ -138,6 +144,15 @@ def plan_deletion(
         fingerprints=sorted(prints),
         keys=keys,
     )
+
+
+def _mentioning(records: Sequence[MemoryView], values: set[str]) -> set[str]:
+    """Episodes whose transcript names one of the erased values: they are evidence of it too."""
+    words = sorted((v for v in values if len(v.strip()) >= MIN_VALUE_CHARS), key=len, reverse=True)
+    if not words:
+        return set()
+    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE)
+    return {e for m in records if m.extractor == "transcript" and pattern.search(m.text) for e in m.evidence}
 
 
 def _derived_closure(roots: set[str], records: Sequence[MemoryView]) -> set[str]:

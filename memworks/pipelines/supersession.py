@@ -40,6 +40,11 @@ def memory_id_for(*parts: str) -> str:
     return uuid.uuid5(_NS, "\x1f".join(parts)).hex
 
 
+def scope_key(tenant_id: str, user_id: str | None) -> str:
+    """One string naming a scope: part of record ids and of lock names."""
+    return f"{tenant_id}\x1f{user_id or ''}"
+
+
 def transcript_id(scope_key: str, episode_id: str) -> str:
     """The id of an episode's transcript record."""
     return memory_id_for(scope_key, "transcript", episode_id)

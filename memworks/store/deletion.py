@@ -14,9 +14,8 @@ from memworks.errors import NotFound
 from memworks.models.schemas import DeletionRequestIn, ManifestOut, TargetOut
 from memworks.models.tables import DeletionRequest, Episode, ManifestTarget, Memory
 from memworks.pipelines.deletion import TARGETS, DeletionPlan, DeletionSubject, EpisodeRef, plan_deletion
-from memworks.pipelines.supersession import transcript_id
+from memworks.pipelines.supersession import scope_key, transcript_id
 from memworks.store import memories
-from memworks.store.ingest import scope_key
 
 
 def save_request(session: Session, *, request: DeletionRequestIn, now: datetime) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -12,13 +13,14 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from memworks.models.drafts import Turn
-from memworks.models.enums import EpisodeState, Op
+from memworks.models.enums import CandidateOp, EpisodeState, Op
+from memworks.models.schemas import DeletionRequestIn
 from memworks.models.tables import Episode, Memory
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.ingest import EpisodeJudgement, judge_episode
 from memworks.pipelines.protocols import Embedder
-from memworks.pipelines.supersession import Accepted, decide_writes
-from memworks.store import audit, episodes, memories, versions
+from memworks.pipelines.supersession import Accepted, decide_writes, scope_key
+from memworks.store import audit, deletion, episodes, memories, versions
 from memworks.store.db import lock_scope, session_scope
 from memworks.store.projections import lexical, vector
 from memworks.store.projections.base import IndexRecord
@@ -28,8 +30,14 @@ def to_turn(e: Episode) -> Turn:
     return Turn(episode_id=e.episode_id, role=e.role, source=e.source, content=e.content, occurred_at=e.occurred_at)
 
 
-def scope_key(tenant_id: str, user_id: str | None) -> str:
-    return f"{tenant_id}\x1f{user_id or ''}"
+@dataclass
+class IngestOutcome:
+    """What one extraction run did."""
+
+    counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    tenants: list[str] = field(default_factory=list)
+    #: Deletion requests opened by users' retractions ("forget where I live"), to be driven.
+    deletions: list[str] = field(default_factory=list)
 
 
 def process_episodes(
@@ -39,18 +47,22 @@ def process_episodes(
     extractor: Extractor,
     embedder: Embedder,
     now: Callable[[], datetime],
-) -> tuple[dict[str, int], list[str]]:
+) -> IngestOutcome:
     """Process received episodes ``ids``; already processed or tombstoned ones are skipped.
 
     Extraction and embedding run outside any transaction; each scope is then written in one
     transaction under its lock, re-checking that its episodes are still unprocessed, so two
     workers handed the same episode write it once.
 
+    A user's retraction also opens a topic deletion request for the retracted keys, so their
+    history, evidence and every projection entry are erased with a manifest, as for an officer's.
+
     Returns:
-        Counts (episodes processed and skipped, memories added, ops by type, rejections) and
-        the tenants whose episodes were written.
+        Counts (episodes processed and skipped, memories added, ops by type, rejections), the
+        tenants written and the deletion requests opened.
     """
-    counts: dict[str, int] = defaultdict(int)
+    out = IngestOutcome()
+    counts = out.counts
     context_turns = int(getattr(extractor, "context_turns", 0))
     with session_scope(engine) as s:
         rows = [e for e in episodes.get_episodes(s, ids=ids) if e.state is EpisodeState.RECEIVED and e.tombstoned_at is None]
@@ -64,8 +76,9 @@ def process_episodes(
     for e, j in judgements:
         groups[(e.tenant_id, e.user_id)].append((e, j))
     for (tenant, user), group in groups.items():
-        _write_scope(engine, tenant, user, group, vectors, embedder, now(), counts)
-    return dict(counts), sorted({t for t, _ in groups})
+        out.deletions += _write_scope(engine, tenant, user, group, vectors, embedder, now(), counts)
+    out.counts, out.tenants = dict(counts), sorted({t for t, _ in groups})
+    return out
 
 
 def _write_scope(
@@ -77,7 +90,7 @@ def _write_scope(
     embedder: Embedder,
     now: datetime,
     counts: dict[str, int],
-) -> None:
+) -> list[str]:
     with session_scope(engine, write=True) as s:
         lock_scope(s, scope_key(tenant, user))
         still = {e.id for e in episodes.get_episodes(s, ids=[e.id for e, _ in group if e.id is not None])
@@ -85,7 +98,7 @@ def _write_scope(
         counts["skipped"] += sum(1 for e, _ in group if e.id not in still)
         group = [(e, j) for e, j in group if e.id in still]
         if not group:
-            return
+            return []
         items: list[Accepted] = []
         where: list[tuple[int, int]] = []  # (group index, judged index) of each item
         for gi, (_, j) in enumerate(group):
@@ -118,6 +131,20 @@ def _write_scope(
         versions.bump(s, tenant_id=tenant, user_id=user)
         counts["processed"] += len(group)
         counts["memories_added"] += len(new_rows)
+        return _erase_retracted(s, tenant, user, items, now)
+
+
+def _erase_retracted(s: Session, tenant: str, user: str, items: Sequence[Accepted], now: datetime) -> list[str]:
+    """Open one topic deletion per retracting episode (saved with the writes: an outbox row)."""
+    by_episode: dict[str, list[str]] = defaultdict(list)
+    for a in items:
+        if a.candidate.op is CandidateOp.RETRACT and a.candidate.key:
+            by_episode[a.episode_id].append(a.candidate.key)
+    return [
+        deletion.save_request(s, request=DeletionRequestIn(tenant_id=tenant, user_id=user, keys=sorted(set(keys)),
+                                                           requested_by=f"retraction in episode {eid}"), now=now)
+        for eid, keys in by_episode.items()
+    ]  # fmt: skip
 
 
 def _index(s: Session, rows: Sequence[Memory], vectors: dict[str, npt.NDArray[np.float32]], embedder: Embedder) -> None:

@@ -12,13 +12,13 @@ from sqlmodel import Session
 from memworks.errors import InvalidInput, NotFound
 from memworks.logging import get_logger
 from memworks.pipelines.deletion import TARGETS
+from memworks.pipelines.supersession import scope_key
 from memworks.store import deletion as store
 from memworks.store.db import checkpoint, lock_scope, session_scope
 from memworks.store.erasure import PROJECTIONS, Subject
-from memworks.store.ingest import scope_key
 from memworks.store.projections.dead_letters import dead_letters_of
 from memworks.workers.broker import QUEUES, register
-from memworks.workers.ingest import reject
+from memworks.workers.common import reject
 from memworks.workers.runtime import get_runtime, utcnow
 
 log = get_logger(__name__)

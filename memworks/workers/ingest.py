@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import dramatiq
-from dramatiq.middleware import CurrentMessage
 from pydantic import BaseModel, Field, ValidationError
 
 from memworks.errors import InvalidInput
@@ -15,6 +13,8 @@ from memworks.store import audit
 from memworks.store.db import session_scope
 from memworks.store.ingest import process_episodes
 from memworks.workers.broker import register
+from memworks.workers.common import message_id, reject
+from memworks.workers.deletion import plan_deletion_request
 from memworks.workers.runtime import get_runtime, utcnow
 
 log = get_logger(__name__)
@@ -22,26 +22,6 @@ log = get_logger(__name__)
 
 class ExtractPayload(BaseModel):
     episode_ids: list[int] = Field(min_length=1, max_length=1000)
-
-
-def _message_id() -> str:
-    msg = CurrentMessage.get_current_message()
-    return msg.message_id if msg else ""
-
-
-def reject(actor: str, payload: dict[str, Any], exc: ValidationError) -> InvalidInput:
-    """Record a bad payload (SQL keeps it; dead letters expire) and build the error to raise."""
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"]) or "payload"
-    reason = f"{where}: {err['msg']}"
-    rt = get_runtime()
-    with session_scope(rt.engine) as s:
-        audit.record_rejected(s, kind=f"message:{actor}", payload=payload, reason=reason, field=where, now=utcnow(),
-                              reference=_message_id())  # fmt: skip
-        audit.record_job(s, actor=actor, message_id=_message_id(), outcome="rejected", started_at=utcnow(),
-                         duration_ms=0.0, error=reason)  # fmt: skip
-    log.warning("message.rejected", reason=reason)
-    return InvalidInput(reason, field=where)
 
 
 @register
@@ -54,10 +34,13 @@ def extract_memories(episode_ids: list[int]) -> None:
     except ValidationError as exc:
         raise reject("extract_memories", {"episode_ids": episode_ids}, exc) from None
     rt, started, t0 = get_runtime(), utcnow(), time.perf_counter()
-    counts, tenants = process_episodes(rt.engine, ids=payload.episode_ids, extractor=rt.extractor, embedder=rt.embedder, now=utcnow)
+    outcome = process_episodes(rt.engine, ids=payload.episode_ids, extractor=rt.extractor, embedder=rt.embedder, now=utcnow)
+    counts, tenants = outcome.counts, outcome.tenants
     ms = (time.perf_counter() - t0) * 1000
     with session_scope(rt.engine) as s:
-        audit.record_job(s, actor="extract_memories", message_id=_message_id(), outcome="ok", started_at=started,
+        audit.record_job(s, actor="extract_memories", message_id=message_id(), outcome="ok", started_at=started,
                          duration_ms=ms, counts=counts, tenant_id=",".join(tenants)[:200] or None,
                          scope=f"episodes:{len(payload.episode_ids)}")  # fmt: skip
-    log.info("extraction.done", tenant=",".join(tenants), duration_ms=round(ms, 1), **counts)
+    for rid in outcome.deletions:  # users' retractions are erased like any deletion request
+        plan_deletion_request.send_with_options(args=(rid,), max_retries=rt.settings.max_retries)
+    log.info("extraction.done", deletions=len(outcome.deletions), tenant=",".join(tenants), duration_ms=round(ms, 1), **counts)

@@ -30,9 +30,10 @@ RECORDS = [
     view("tr1", None, ev=("e1",), transcript=True),
     view("tr3", None, ev=("e3",), transcript=True),
     view("tr4", None, ev=("e4",), transcript=True),
+    view("tr5", None, ev=("e5",), transcript=True).model_copy(update={"text": "dog loves the beach"}),
 ]
-EPISODES = [EpisodeRef(f"e{i}", i, f"fp-e{i}") for i in (1, 3, 4)]
-TRANSCRIPTS = {"e1": "tr1", "e3": "tr3", "e4": "tr4"}
+EPISODES = [EpisodeRef(f"e{i}", i, f"fp-e{i}") for i in (1, 3, 4, 5)]
+TRANSCRIPTS = {"e1": "tr1", "e3": "tr3", "e4": "tr4", "e5": "tr5"}
 FPS = {m.memory_id: f"fp-{m.memory_id}" for m in RECORDS}
 
 
@@ -44,7 +45,7 @@ def plan(keys: tuple[str, ...] = (), memory_ids: tuple[str, ...] = ()) -> Deleti
 def test_whole_subject_takes_everything() -> None:
     p = plan()
     assert set(p.memory_ids) == {m.memory_id for m in RECORDS}
-    assert p.episode_ids == ["e1", "e3", "e4"] and p.episode_row_ids == [1, 3, 4]
+    assert p.episode_ids == ["e1", "e3", "e4", "e5"] and p.episode_row_ids == [1, 3, 4, 5]
     assert "fp-e1" in p.fingerprints and "fp-dog" in p.fingerprints
 
 
@@ -74,3 +75,8 @@ def test_unknown_ids_plan_nothing() -> None:
 def test_location_topics_reveal_the_time_zone() -> None:
     assert expand_keys(["user.work_city"]) == ["user.work_city", "user.timezone"]
     assert expand_keys(["user.diet"]) == ["user.diet"]
+
+
+def test_topic_takes_other_episodes_that_name_the_erased_value() -> None:
+    p = plan(keys=("user.pet.dog",))
+    assert set(p.memory_ids) == {"dog", "tr1", "tr5"} and p.episode_ids == ["e1", "e5"]

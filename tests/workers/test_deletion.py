@@ -124,7 +124,8 @@ def test_dry_run_lists_the_plan_and_changes_nothing(sqlite_url: str, make_memwor
     before = mw.memories(SUBJECT, include_history=True)
     preview = mw.preview_deletion({"tenant_id": "t1", "user_id": "u1", "keys": ["user.pet.dog"]})
     assert {r["key"] for r in preview["records"] if not r["transcript"]} == {"user.pet.dog"}
-    assert preview["episodes"] == ["t1-u1-1"] and "lexical_index" in preview["targets"]
+    assert preview["episodes"] == ["t1-u1-1", "t1-u1-4"]  # the second one names the dog
+    assert "lexical_index" in preview["targets"]
     assert mw.memories(SUBJECT, include_history=True) == before
 
 
@@ -193,3 +194,22 @@ def test_dead_letters_naming_the_subject_are_purged(sqlite_url: str, make_memwor
     m = mw.manifest(rid)
     assert m.status == "complete" and m.targets["dead_letters"].state == "CLOSED"
     assert mw.broker.dead_letters == []
+
+
+def test_a_users_retraction_is_erased_with_a_manifest(sqlite_url: str, make_memworks: Any) -> None:
+    # "Forget my dog's name": the slot, its evidence and every projection entry go, as for an
+    # officer's topic deletion, and the rest of what the user said still answers.
+    from sqlalchemy import select
+
+    from memworks.models.tables import DeletionRequest
+
+    mw = loaded(make_memworks, sqlite_url)
+    mw.enqueue_episodes([episode(9, "Please forget my dog's name.", user="u1", when="2025-04-01T09:00:00+00:00")])
+    mw.drain()
+    with Session(mw.runtime.engine) as s:
+        req = s.scalars(select(DeletionRequest)).one()
+    assert req.requested_by == "retraction in episode t1-u1-9" and mw.manifest(req.request_id).status == "complete"
+    assert not any(h.key == "user.pet.dog" for h in mw.retrieve(SUBJECT, "What is my dog called?").hits)
+    assert [h.value for h in mw.retrieve(SUBJECT, "Where do I work?").hits if h.key == "user.employer"] == ["Quixotica"]
+    # Episodes 1 and 4 named the dog: both are tombstoned, so the name is nowhere.
+    assert sql_residue(mw, ("Zorblax",)) == []

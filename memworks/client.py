@@ -12,17 +12,24 @@ from dramatiq.brokers.stub import StubBroker
 from pydantic import BaseModel, ValidationError
 
 from memworks.config import Settings, get_settings
-from memworks.errors import InvalidInput, MemworksError
+from memworks.errors import InvalidInput, MemworksError, NotFound
 from memworks.models.schemas import (
     DeletionRequestIn,
     EpisodeIn,
     IngestReceipt,
+    LessonOut,
     ManifestOut,
     MemoryOut,
+    OutcomeIn,
+    Recommendation,
     RetrieveResult,
     Scope,
 )
+from memworks.models.tables import Lesson
 from memworks.pipelines.deletion import TARGETS, DeletionSubject
+from memworks.pipelines.features import normalize_features
+from memworks.pipelines.lessons import guidance_for, select_lesson
+from memworks.store import lessons as lesson_store
 from memworks.store import deletion as deletion_store
 from memworks.store import episodes as episode_store
 from memworks.store import memories as memory_store
@@ -33,6 +40,7 @@ from memworks.workers import (
     Runtime,
     build_broker,
     extract_memories,
+    mine_lessons,
     plan_deletion_request,
     resume_deletions,
     set_runtime,
@@ -59,6 +67,11 @@ def _parse(model: type[M], data: M | dict[str, Any], where: str) -> M:
 def parse_episode(data: EpisodeIn | dict[str, Any], *, where: str = "episode") -> EpisodeIn:
     """Validate one episode; the error names the field that is wrong."""
     return _parse(EpisodeIn, data, where)
+
+
+def parse_outcome(data: OutcomeIn | dict[str, Any], *, where: str = "outcome") -> OutcomeIn:
+    """Validate one outcome; the error names the field that is wrong."""
+    return _parse(OutcomeIn, data, where)
 
 
 class Memworks:
@@ -136,6 +149,76 @@ class Memworks:
         with session_scope(self.runtime.engine) as s:
             return memory_store.list_memories(s, scope=scope, include_history=include_history)
 
+    # -- lessons --------------------------------------------------------------------------
+
+    def report_outcome(self, outcome: OutcomeIn | dict[str, Any]) -> IngestReceipt:
+        """Store one task outcome and queue a learning round for its task type."""
+        return self.report_outcomes([outcome])
+
+    def report_outcomes(self, batch: Iterable[OutcomeIn | dict[str, Any]]) -> IngestReceipt:
+        """Validate every outcome, store them in one transaction, then queue one learning round
+        per (tenant, task type) of the batch.
+
+        Raises:
+            InvalidInput: an outcome is malformed; nothing is stored.
+            Conflict: an outcome id is already stored with other content; nothing is stored.
+        """
+        items = [_parse(OutcomeIn, o, f"outcome {i}") for i, o in enumerate(batch)]
+        with session_scope(self.runtime.engine) as s:
+            new, dups = lesson_store.insert_outcomes(s, outcomes=items, now=utcnow())
+        self._ensure_worker()
+        for tenant, task_type in sorted({(o.tenant_id, o.task_type) for o in items}):
+            mine_lessons.send_with_options(args=(tenant, task_type), max_retries=self.settings.max_retries)
+        return IngestReceipt(accepted=new, duplicates=dups)
+
+    def mine_lessons(self, tenant: str, task_type: str | None = None) -> None:
+        """Queue a learning round now (for one task type, or every task type of the tenant)."""
+        with session_scope(self.runtime.engine) as s:
+            types = [task_type] if task_type else lesson_store.task_types(s, tenant_id=tenant)
+        self._ensure_worker()
+        for t in types:
+            mine_lessons.send_with_options(args=(tenant, t), max_retries=self.settings.max_retries)
+
+    def propose_lesson(self, tenant: str, task_type: str, pattern: Sequence[str], action: str) -> LessonOut:
+        """An operator's lesson: stored as a candidate and judged by the same gate as mined ones."""
+        feats = normalize_features(list(pattern))
+        if not feats or not action.strip():
+            raise InvalidInput("a lesson needs a non-empty pattern and an action", field="pattern")
+        with session_scope(self.runtime.engine) as s:
+            view = lesson_store.add_lesson(s, tenant_id=tenant, task_type=task_type, pattern=feats, action=action.strip(),
+                                           guidance=guidance_for(task_type, feats, action.strip()), mined_from=(),
+                                           origin="proposed", now=utcnow())  # fmt: skip
+        self.mine_lessons(tenant, task_type)
+        self.drain()
+        return self._lesson(view.lesson_id)
+
+    def rollback_lesson(self, tenant: str, lesson_id: str, reason: str = "rolled back by an operator") -> LessonOut:
+        with session_scope(self.runtime.engine) as s:
+            row = lesson_store.retire(s, tenant_id=tenant, lesson_id=lesson_id, status="rolled_back", report=reason,
+                                      now=utcnow())  # fmt: skip
+            return lesson_store.to_out(row)
+
+    def lessons(self, tenant: str, task_type: str | None = None) -> list[LessonOut]:
+        """Every lesson of a tenant (every status) with its gate report."""
+        with session_scope(self.runtime.engine) as s:
+            return [lesson_store.to_out(r) for r in lesson_store.lesson_rows(s, tenant_id=tenant, task_type=task_type)]
+
+    def recommend(self, tenant: str, task_type: str, features: Sequence[str] | str) -> Recommendation:
+        """The action of the most specific active lesson that fires, or no lesson."""
+        feats = normalize_features(features)
+        with session_scope(self.runtime.engine) as s:
+            lesson = select_lesson(lesson_store.lesson_views(s, tenant_id=tenant, task_type=task_type), feats)
+        if lesson is None:
+            return Recommendation(action=None, lesson_id=None, guidance=None)
+        return Recommendation(action=lesson.action, lesson_id=lesson.lesson_id, guidance=lesson.guidance)
+
+    def _lesson(self, lesson_id: str) -> LessonOut:
+        with session_scope(self.runtime.engine) as s:
+            row = s.get(Lesson, lesson_id)
+            if row is None:
+                raise NotFound(f"no lesson {lesson_id!r}")
+            return lesson_store.to_out(row)
+
     # -- deletion -------------------------------------------------------------------------
 
     def submit_deletion(self, request: DeletionRequestIn | dict[str, Any]) -> str:
@@ -196,9 +279,10 @@ class Memworks:
         Raises the first message that failed during this drain (after its retries) instead of
         hiding it.
         """
-        if not self.embedded or self._worker is None:
+        if not self.embedded:
             return
-        assert isinstance(self.broker, StubBroker)
+        self._ensure_worker()  # messages may have been sent before any worker started
+        assert isinstance(self.broker, StubBroker) and self._worker is not None
         seen = {m.message_id for m in self.broker.dead_letters}
         for q in QUEUES:
             self.broker.join(q, timeout=int(timeout_s * 1000), fail_fast=False)

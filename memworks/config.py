@@ -38,6 +38,13 @@ class Settings(BaseSettings):
     #: Cosine floor for a hit that also matched lexically.
     retrieve_min_similarity_lexical: float = Field(0.15, ge=-1, le=1)
 
+    #: Distinct held-out cases a lesson must fix before it is promoted.
+    lesson_min_support: int = Field(2, ge=1, le=1000)
+    #: Most features in a mined lesson pattern.
+    lesson_max_pattern_size: int = Field(3, ge=1, le=8)
+    #: Promotions per learning round (the governance batch).
+    lesson_promotions_per_run: int = Field(1, ge=1, le=100)
+
     @field_validator("broker_url")
     @classmethod
     def _known_broker(cls, v: str) -> str:

@@ -78,3 +78,49 @@ class MemoryView(BaseModel):
     evidence: tuple[str, ...] = ()
     #: Memory ids this record was derived from (lineage ``derived_from``).
     derived_from: tuple[str, ...] = ()
+
+
+class OutcomeView(BaseModel):
+    """A recorded task outcome as pipelines see it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    outcome_id: str
+    user_id: str | None = None
+    task_id: str | None = None
+    task_type: str
+    #: Normalised features (see ``pipelines.features``), sorted.
+    features: tuple[str, ...]
+    action_taken: str
+    verified_action: str | None = None
+    success: bool
+    occurred_at: datetime
+
+    @property
+    def case(self) -> str:
+        """The case this outcome is an attempt at: repeated attempts share it."""
+        return self.task_id or self.outcome_id
+
+    @property
+    def correct_action(self) -> str | None:
+        """The action known to be right for this case, if any."""
+        if self.verified_action:
+            return self.verified_action
+        return self.action_taken if self.success else None
+
+
+class LessonView(BaseModel):
+    """A stored lesson (immutable; a change is a new version)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    lesson_id: str
+    task_type: str
+    pattern: tuple[str, ...]
+    action: str
+    guidance: str
+    version: int = 1
+    status: str = "candidate"
+    #: Outcome ids the lesson was mined from (its own evidence, never held-out evidence).
+    mined_from: tuple[str, ...] = ()
+    activated_at: datetime | None = None

@@ -77,3 +77,4 @@ class Relation(StrEnum):
     SUPERSEDES = "supersedes"
     REINFORCED_BY = "reinforced_by"
     REVISES = "revises"
+    VALIDATED_ON = "validated_on"

@@ -140,3 +140,49 @@ class ManifestOut(BaseModel):
     completed_at: datetime | None
     plan: dict[str, int]
     targets: dict[str, TargetOut]
+
+
+class OutcomeIn(BaseModel):
+    """One task outcome. ``features`` is a keyword list or free text (normalised either way)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    outcome_id: str = Field(pattern=_ID)
+    tenant_id: str = Field(pattern=_ID)
+    user_id: str | None = Field(default=None, pattern=_ID)
+    task_id: str | None = Field(default=None, pattern=_ID)
+    task_type: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$")
+    features: list[str] | str
+    action_taken: str = Field(min_length=1, max_length=200)
+    verified_action: str | None = Field(default=None, min_length=1, max_length=200)
+    success: bool
+    occurred_at: AwareDatetime
+
+    @field_validator("features")
+    @classmethod
+    def _some_features(cls, v: list[str] | str) -> list[str] | str:
+        if isinstance(v, str) and not v.strip():
+            raise ValueError("features must be a keyword list or non-empty text")
+        if isinstance(v, list) and (len(v) > 64 or any(len(f) > 100 for f in v)):
+            raise ValueError("at most 64 features of at most 100 characters each")
+        return v
+
+
+class LessonOut(BaseModel):
+    lesson_id: str
+    task_type: str
+    pattern: list[str]
+    action: str
+    guidance: str
+    status: str
+    version: int
+    origin: str
+    report: str
+    created_at: datetime
+    activated_at: datetime | None
+
+
+class Recommendation(BaseModel):
+    action: str | None
+    lesson_id: str | None
+    guidance: str | None

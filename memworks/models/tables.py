@@ -255,3 +255,56 @@ class ManifestTarget(SQLModel, table=True):
     checked_at: datetime | None = _time()
     #: What was checked, how, and the outcome (or the error that kept it open).
     detail: str = Field(default="", sa_column=Column(Text, nullable=False))
+
+
+class Outcome(SQLModel, table=True):
+    """A task outcome an agent reported: what it did, whether it worked, what was right."""
+
+    __tablename__ = "outcome"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "outcome_id", name="uq_outcome_tenant_outcome"),
+        Index("ix_outcome_task_type", "tenant_id", "task_type", "occurred_at"),
+        Index("ix_outcome_user", "tenant_id", "user_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    outcome_id: str = Field(max_length=200)
+    tenant_id: str = Field(max_length=200)
+    user_id: str | None = Field(default=None, max_length=200)
+    task_id: str | None = Field(default=None, max_length=200)
+    task_type: str = Field(max_length=200)
+    #: Normalised features, a JSON list.
+    features_json: str = Field(sa_column=Column(Text, nullable=False))
+    #: The features as given (keywords or free text), kept for audit; erased with the subject.
+    features_raw: str = Field(sa_column=Column(Text, nullable=False))
+    action_taken: str = Field(max_length=200)
+    verified_action: str | None = Field(default=None, max_length=200)
+    success: bool
+    content_hash: str = Field(max_length=64)
+    occurred_at: datetime = _time(nullable=False)
+    received_at: datetime = _time(nullable=False)
+    tombstoned_at: datetime | None = _time()
+
+
+class Lesson(SQLModel, table=True):
+    """A procedure learned from outcomes. Immutable: a change is a new version or a new status."""
+
+    __tablename__ = "lesson"
+    __table_args__ = (Index("ix_lesson_task", "tenant_id", "task_type", "status"),)
+
+    lesson_id: str = Field(primary_key=True, max_length=32)
+    tenant_id: str = Field(max_length=200)
+    task_type: str = Field(max_length=200)
+    pattern_json: str = Field(sa_column=Column(Text, nullable=False))
+    action: str = Field(max_length=200)
+    guidance: str = Field(sa_column=Column(Text, nullable=False))
+    version: int = 1
+    #: candidate → active | blocked; active → rolled_back | deleted.
+    status: str = Field(default="candidate", max_length=20)
+    #: mined | proposed (by an operator).
+    origin: str = Field(default="mined", max_length=20)
+    report: str = Field(default="", sa_column=Column(Text, nullable=False))
+    created_at: datetime = _time(nullable=False)
+    decided_at: datetime | None = _time()
+    activated_at: datetime | None = _time()
+    retired_at: datetime | None = _time()

@@ -17,6 +17,7 @@ from memworks.workers.deletion import (  # noqa: E402
     verify_target,
 )
 from memworks.workers.ingest import extract_memories  # noqa: E402
+from memworks.workers.lessons import mine_lessons  # noqa: E402
 from memworks.workers.runtime import Runtime, get_runtime, set_runtime  # noqa: E402
 
 add_middleware(RecordTargetErrors())
@@ -29,6 +30,7 @@ __all__ = [
     "use_broker",
     # actors
     "extract_memories",
+    "mine_lessons",
     "plan_deletion_request",
     "purge_target",
     "resume_deletions",

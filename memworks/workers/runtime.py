@@ -14,6 +14,7 @@ from memworks.config import Settings, get_settings
 from memworks.errors import InvalidInput
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.protocols import Embedder
+from memworks.pipelines.lessons import LessonPolicy
 from memworks.pipelines.ranking import RankPolicy
 from memworks.store.db import get_engine, upgrade
 from memworks.store.projections.cache import MemoryCache, ReadCache, RedisCache
@@ -61,6 +62,14 @@ class Runtime:
         return RankPolicy(
             min_similarity=self.settings.retrieve_min_similarity,
             min_similarity_lexical=self.settings.retrieve_min_similarity_lexical,
+        )
+
+    @property
+    def lesson_policy(self) -> LessonPolicy:
+        return LessonPolicy(
+            min_support=self.settings.lesson_min_support,
+            max_pattern_size=self.settings.lesson_max_pattern_size,
+            max_promotions_per_run=self.settings.lesson_promotions_per_run,
         )
 
     def upgrade_schema(self) -> None:

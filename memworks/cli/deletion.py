@@ -1,0 +1,79 @@
+"""Commands for deletion: delete, manifest, deletions resume."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from memworks.cli.common import EXIT_FAIL, EXIT_OK
+from memworks.output import dumps, table
+
+
+def register(sub: Any) -> None:
+    d = sub.add_parser("delete", help="erase a subject (or some keys / records of it) from every projection")
+    d.add_argument("--tenant", required=True)
+    d.add_argument("--user", required=True)
+    d.add_argument("--key", action="append", default=[], help="only this memory key (repeatable)")
+    d.add_argument("--memory-id", action="append", default=[], help="only this record and its history (repeatable)")
+    d.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
+    d.add_argument("--wait", action="store_true", help="wait until the manifest is complete (or failed)")
+    d.add_argument("--timeout", type=float, default=300, help="seconds --wait waits at most")
+    d.add_argument("--json", action="store_true")
+    d.set_defaults(handler=_delete)
+
+    mf = sub.add_parser("manifest", help="show a deletion manifest")
+    mf.add_argument("request_id")
+    mf.add_argument("--json", action="store_true")
+    mf.set_defaults(handler=_manifest)
+
+    dl = sub.add_parser("deletions", help="deletion maintenance")
+    dl.add_argument("action", choices=["resume"], help="re-drive every unfinished deletion")
+    dl.set_defaults(handler=_resume)
+
+
+def _delete(args: argparse.Namespace) -> int:
+    from memworks.client import Memworks
+
+    req = {"tenant_id": args.tenant, "user_id": args.user, "keys": args.key, "memory_ids": args.memory_id}
+    with Memworks.from_settings() as mw:
+        if args.dry_run:
+            preview = mw.preview_deletion(req)
+            rows = [(r["key"] or "-", r["value"], r["kind"], r["status"],
+                     "derived" if r["derived"] else "transcript" if r["transcript"] else "") for r in preview["records"]]  # fmt: skip
+            print(dumps(preview) if args.json else table(rows, ["key", "value", "kind", "status", "role"])
+                  + f"\nepisodes to tombstone: {len(preview['episodes'])}\ntargets: {', '.join(preview['targets'])}")  # fmt: skip
+            return EXIT_OK
+        rid = mw.submit_deletion(req)
+        mw.drain()
+        deadline = time.monotonic() + args.timeout
+        status = mw.manifest(rid).status
+        while args.wait and status not in ("complete", "failed") and time.monotonic() < deadline:
+            time.sleep(0.5)
+            status = mw.manifest(rid).status
+    print(dumps({"request_id": rid, "status": status}) if args.json else f"deletion {rid}: {status}")
+    return EXIT_OK if not args.wait or status == "complete" else EXIT_FAIL
+
+
+def _manifest(args: argparse.Namespace) -> int:
+    from memworks.client import Memworks
+
+    with Memworks.from_settings() as mw:
+        m = mw.manifest(args.request_id)
+    if args.json:
+        print(dumps(m))
+    else:
+        rows = [(name, t.state, t.remaining, t.attempts, t.checked_at) for name, t in m.targets.items()]
+        print(f"deletion {m.request_id} ({m.tenant_id}/{m.user_id}): {m.status}")
+        print(table(rows, ["target", "state", "remaining", "attempts", "checked_at"]))
+    return EXIT_OK
+
+
+def _resume(args: argparse.Namespace) -> int:
+    from memworks.client import Memworks
+
+    with Memworks.from_settings() as mw:
+        mw.resume_deletions()
+        mw.drain()
+    print("unfinished deletions re-driven")
+    return EXIT_OK

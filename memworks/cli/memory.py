@@ -1,0 +1,130 @@
+"""Commands for memory: demo, worker, db, ingest, retrieve, memories."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memworks.cli.common import EXIT_OK, iso_time, read_jsonl
+from memworks.errors import InvalidInput
+from memworks.output import dumps, table
+
+
+def register(sub: Any) -> None:
+    sub.add_parser("demo", help="run the whole pipeline on a short story and check every answer").set_defaults(
+        handler=_demo
+    )
+
+    w = sub.add_parser("worker", help="run dramatiq worker processes (distributed mode)")
+    w.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+    w.add_argument("--threads", type=int, default=4)
+    w.add_argument("--queues", nargs="*", default=None, help="only these queues")
+    w.set_defaults(handler=_worker)
+
+    db = sub.add_parser("db", help="database schema")
+    db.add_argument("action", choices=["upgrade"])
+    db.set_defaults(handler=_db)
+
+    ing = sub.add_parser("ingest", help="enqueue episodes from a .jsonl file (validated whole first)")
+    ing.add_argument("file", type=Path)
+    ing.add_argument("--json", action="store_true")
+    ing.set_defaults(handler=_ingest)
+
+    r = sub.add_parser("retrieve", help="retrieve memories for a query in one scope")
+    r.add_argument("query")
+    r.add_argument("--tenant", required=True)
+    r.add_argument("--user")
+    r.add_argument("--as-of", type=iso_time)
+    r.add_argument("--known-at", type=iso_time)
+    r.add_argument("-k", type=int, default=5)
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(handler=_retrieve)
+
+    m = sub.add_parser("memories", help="list what is remembered in one scope")
+    m.add_argument("--tenant", required=True)
+    m.add_argument("--user")
+    m.add_argument("--include-history", action="store_true")
+    m.add_argument("--json", action="store_true")
+    m.set_defaults(handler=_memories)
+
+
+def scope_of(args: argparse.Namespace) -> Any:
+    from pydantic import ValidationError
+
+    from memworks.models.schemas import Scope
+
+    try:
+        return Scope(tenant_id=args.tenant, user_id=args.user)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise InvalidInput(f"scope: field {err['loc'][0]!r}: {err['msg']}", field=str(err["loc"][0])) from None
+
+
+def memory_table(rows: Sequence[Any]) -> str:
+    return table(
+        [(r.key or "-", r.value, r.kind, r.status, r.source, r.valid_from, r.valid_to, r.recorded_at, r.retracted_at,
+          ",".join(r.evidence)) for r in rows],  # fmt: skip
+        ["key", "value", "kind", "status", "source", "valid_from", "valid_to", "recorded_at", "retracted_at", "evidence"],
+    )
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from memworks.demo import run_demo
+
+    return run_demo()
+
+
+def _worker(args: argparse.Namespace) -> int:
+    queues = ["-Q", *args.queues] if args.queues else []
+    cmd = [sys.executable, "-m", "dramatiq", "memworks.workers", "--processes", str(args.processes),
+           "--threads", str(args.threads), "--skip-logging", *queues]  # fmt: skip
+    os.execv(sys.executable, cmd)
+
+
+def _db(args: argparse.Namespace) -> int:
+    from memworks.config import get_settings
+    from memworks.store.db import upgrade
+
+    upgrade(get_settings().database_url)
+    print("database schema is current")
+    return EXIT_OK
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from memworks.client import Memworks, parse_episode
+
+    batch = read_jsonl(args.file, lambda data, where: parse_episode(data, where=where))
+    with Memworks.from_settings() as mw:
+        receipt = mw.enqueue_episodes(batch)
+        mw.drain()
+    summary = {"file": str(args.file), "accepted": len(receipt.accepted), "duplicates": len(receipt.duplicates)}
+    print(dumps(summary) if args.json else f"{summary['accepted']} episodes queued, {summary['duplicates']} already known")
+    return EXIT_OK
+
+
+def _retrieve(args: argparse.Namespace) -> int:
+    from memworks.client import Memworks
+
+    with Memworks.from_settings() as mw:
+        res = mw.retrieve(scope_of(args), args.query, as_of=args.as_of, known_at=args.known_at, k=args.k)
+    if args.json:
+        print(dumps(res))
+    elif res.abstained:
+        print("no memory answers this (abstained)")
+    else:
+        print(table([(h.score, h.kind, h.key, h.value, h.valid_from, h.valid_to, ",".join(h.evidence)) for h in res.hits],
+                    ["score", "kind", "key", "value", "valid_from", "valid_to", "evidence"]))  # fmt: skip
+    return EXIT_OK
+
+
+def _memories(args: argparse.Namespace) -> int:
+    from memworks.client import Memworks
+
+    with Memworks.from_settings() as mw:
+        rows = mw.memories(scope_of(args), include_history=args.include_history)
+    print(dumps(rows) if args.json else memory_table(rows))
+    return EXIT_OK

@@ -1,0 +1,171 @@
+"""Outcome and lesson rows: store outcomes, load views, save proposals and gate decisions."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from sqlalchemy import select, tuple_
+from sqlmodel import Session, col
+
+from memworks.errors import Conflict, NotFound
+from memworks.models.drafts import LessonView, OutcomeView
+from memworks.models.enums import Relation
+from memworks.models.schemas import LessonOut, OutcomeIn
+from memworks.models.tables import Lesson, Lineage, Outcome
+from memworks.pipelines.features import normalize_features
+from memworks.pipelines.supersession import memory_id_for
+
+
+def _hash(o: OutcomeIn) -> str:
+    body = [o.user_id, o.task_id, o.task_type, o.features, o.action_taken, o.verified_action, o.success,
+            o.occurred_at.isoformat()]  # fmt: skip
+    return hashlib.sha256(json.dumps(body, ensure_ascii=False).encode()).hexdigest()
+
+
+def insert_outcomes(session: Session, *, outcomes: Sequence[OutcomeIn], now: datetime) -> tuple[list[str], list[str]]:
+    """Store new outcomes (idempotent on tenant + outcome id). Returns (new ids, duplicate ids).
+
+    Raises:
+        Conflict: an outcome id already stored with different content (nothing is written).
+    """
+    keys = [(o.tenant_id, o.outcome_id) for o in outcomes]
+    stored = {
+        (t, oid): h
+        for t, oid, h in session.execute(
+            select(col(Outcome.tenant_id), col(Outcome.outcome_id), col(Outcome.content_hash)).where(
+                tuple_(col(Outcome.tenant_id), col(Outcome.outcome_id)).in_(keys)
+            )
+        )
+    }
+    new: dict[tuple[str, str], Outcome] = {}
+    dups: list[str] = []
+    for o in outcomes:
+        key, h = (o.tenant_id, o.outcome_id), _hash(o)
+        seen = stored.get(key) or (new[key].content_hash if key in new else None)
+        if seen is not None:
+            if seen != h:
+                raise Conflict(f"outcome_id {o.outcome_id!r} was already stored with different content")
+            dups.append(o.outcome_id)
+            continue
+        new[key] = Outcome(
+            outcome_id=o.outcome_id, tenant_id=o.tenant_id, user_id=o.user_id, task_id=o.task_id,
+            task_type=o.task_type, features_json=json.dumps(list(normalize_features(o.features))),
+            features_raw=json.dumps(o.features, ensure_ascii=False), action_taken=o.action_taken,
+            verified_action=o.verified_action, success=o.success, content_hash=h, occurred_at=o.occurred_at,
+            received_at=now,
+        )  # fmt: skip
+    session.add_all(new.values())
+    session.flush()
+    return [o.outcome_id for o in new.values()], dups
+
+
+def outcome_views(session: Session, *, tenant_id: str, task_type: str) -> list[OutcomeView]:
+    rows = session.scalars(
+        select(Outcome)
+        .where(col(Outcome.tenant_id) == tenant_id, col(Outcome.task_type) == task_type, col(Outcome.tombstoned_at).is_(None))
+        .order_by(col(Outcome.occurred_at), col(Outcome.id))
+    )
+    return [
+        OutcomeView(outcome_id=r.outcome_id, user_id=r.user_id, task_id=r.task_id, task_type=r.task_type,
+                    features=tuple(json.loads(r.features_json)), action_taken=r.action_taken,
+                    verified_action=r.verified_action, success=r.success, occurred_at=r.occurred_at)  # fmt: skip
+        for r in rows
+    ]
+
+
+def task_types(session: Session, *, tenant_id: str) -> list[str]:
+    return sorted(set(session.scalars(select(col(Outcome.task_type)).where(col(Outcome.tenant_id) == tenant_id))))
+
+
+def _mined_from(session: Session, *, tenant_id: str, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {i: [] for i in ids}
+    for child, parent in session.execute(
+        select(col(Lineage.child_id), col(Lineage.parent_id))
+        .where(col(Lineage.tenant_id) == tenant_id, col(Lineage.child_id).in_(ids),
+               col(Lineage.relation) == Relation.MINED_FROM)  # fmt: skip
+        .order_by(col(Lineage.id))
+    ):
+        out[child].append(parent)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _view(row: Lesson, mined: tuple[str, ...]) -> LessonView:
+    return LessonView(lesson_id=row.lesson_id, task_type=row.task_type, pattern=tuple(json.loads(row.pattern_json)),
+                      action=row.action, guidance=row.guidance, version=row.version, status=row.status,
+                      mined_from=mined, activated_at=row.activated_at)  # fmt: skip
+
+
+def lesson_rows(session: Session, *, tenant_id: str, task_type: str | None = None) -> list[Lesson]:
+    q = select(Lesson).where(col(Lesson.tenant_id) == tenant_id)
+    if task_type is not None:
+        q = q.where(col(Lesson.task_type) == task_type)
+    return list(session.scalars(q.order_by(col(Lesson.task_type), col(Lesson.created_at), col(Lesson.lesson_id))))
+
+
+def lesson_views(session: Session, *, tenant_id: str, task_type: str) -> list[LessonView]:
+    rows = lesson_rows(session, tenant_id=tenant_id, task_type=task_type)
+    mined = _mined_from(session, tenant_id=tenant_id, ids=[r.lesson_id for r in rows])
+    return [_view(r, mined[r.lesson_id]) for r in rows]
+
+
+def add_lesson(
+    session: Session, *, tenant_id: str, task_type: str, pattern: Sequence[str], action: str, guidance: str,
+    mined_from: Iterable[str], origin: str, now: datetime,
+) -> LessonView:  # fmt: skip
+    """A new candidate (next version of the same pattern and action), with lineage to its outcomes."""
+    pat = sorted(set(pattern))
+    same = [r for r in lesson_rows(session, tenant_id=tenant_id, task_type=task_type)
+            if json.loads(r.pattern_json) == pat and r.action == action]  # fmt: skip
+    version = max((r.version for r in same), default=0) + 1
+    lid = memory_id_for(tenant_id, "lesson", task_type, json.dumps(pat), action, str(version))
+    row = Lesson(lesson_id=lid, tenant_id=tenant_id, task_type=task_type, pattern_json=json.dumps(pat), action=action,
+                 guidance=guidance, version=version, origin=origin, created_at=now)  # fmt: skip
+    session.add(row)
+    parents = list(dict.fromkeys(mined_from))
+    session.add_all(
+        Lineage(tenant_id=tenant_id, child_id=lid, parent_type="outcome", parent_id=p, relation=Relation.MINED_FROM,
+                created_at=now)  # fmt: skip
+        for p in parents
+    )
+    session.flush()
+    return _view(row, tuple(parents))
+
+
+def decide(session: Session, *, tenant_id: str, lesson_id: str, status: str, report: str, evidence: Sequence[str],
+           now: datetime) -> None:  # fmt: skip
+    """Record a gate decision (forward-only: only a candidate changes here)."""
+    row = session.get(Lesson, lesson_id)
+    if row is None or row.status != "candidate":
+        return
+    row.report, row.decided_at = report, now
+    if status != "candidate":
+        row.status = status
+        row.activated_at = now if status == "active" else None
+        have = set(session.scalars(select(col(Lineage.parent_id)).where(
+            col(Lineage.child_id) == lesson_id, col(Lineage.relation) == Relation.VALIDATED_ON)))  # fmt: skip
+        session.add_all(
+            Lineage(tenant_id=tenant_id, child_id=lesson_id, parent_type="outcome", parent_id=e,
+                    relation=Relation.VALIDATED_ON, created_at=now)  # fmt: skip
+            for e in dict.fromkeys(evidence) if e not in have
+        )
+    session.add(row)
+
+
+def retire(session: Session, *, tenant_id: str, lesson_id: str, status: str, report: str, now: datetime) -> Lesson:
+    """active → rolled_back (or deleted), with the evidence in the report."""
+    row = session.get(Lesson, lesson_id)
+    if row is None or row.tenant_id != tenant_id:
+        raise NotFound(f"no lesson {lesson_id!r}")
+    if row.status in ("active", "candidate"):
+        row.status, row.report, row.retired_at = status, report, now
+        session.add(row)
+    return row
+
+
+def to_out(row: Lesson) -> LessonOut:
+    return LessonOut(lesson_id=row.lesson_id, task_type=row.task_type, pattern=json.loads(row.pattern_json),
+                     action=row.action, guidance=row.guidance, status=row.status, version=row.version,
+                     origin=row.origin, report=row.report, created_at=row.created_at, activated_at=row.activated_at)  # fmt: skip

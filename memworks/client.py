@@ -146,7 +146,7 @@ class Memworks:
         """Everything remembered in ``scope`` with all clocks and evidence (deleted never)."""
         if not isinstance(scope, Scope):
             raise InvalidInput("scope is required: memories(Scope(tenant_id=..., user_id=...))", field="scope")
-        with session_scope(self.runtime.engine) as s:
+        with session_scope(self.runtime.engine, write=False) as s:
             return memory_store.list_memories(s, scope=scope, include_history=include_history)
 
     # -- lessons --------------------------------------------------------------------------
@@ -173,7 +173,7 @@ class Memworks:
 
     def mine_lessons(self, tenant: str, task_type: str | None = None) -> None:
         """Queue a learning round now (for one task type, or every task type of the tenant)."""
-        with session_scope(self.runtime.engine) as s:
+        with session_scope(self.runtime.engine, write=False) as s:
             types = [task_type] if task_type else lesson_store.task_types(s, tenant_id=tenant)
         self._ensure_worker()
         for t in types:
@@ -200,20 +200,20 @@ class Memworks:
 
     def lessons(self, tenant: str, task_type: str | None = None) -> list[LessonOut]:
         """Every lesson of a tenant (every status) with its gate report."""
-        with session_scope(self.runtime.engine) as s:
+        with session_scope(self.runtime.engine, write=False) as s:
             return [lesson_store.to_out(r) for r in lesson_store.lesson_rows(s, tenant_id=tenant, task_type=task_type)]
 
     def recommend(self, tenant: str, task_type: str, features: Sequence[str] | str) -> Recommendation:
         """The action of the most specific active lesson that fires, or no lesson."""
         feats = normalize_features(features)
-        with session_scope(self.runtime.engine) as s:
+        with session_scope(self.runtime.engine, write=False) as s:
             lesson = select_lesson(lesson_store.lesson_views(s, tenant_id=tenant, task_type=task_type), feats)
         if lesson is None:
             return Recommendation(action=None, lesson_id=None, guidance=None)
         return Recommendation(action=lesson.action, lesson_id=lesson.lesson_id, guidance=lesson.guidance)
 
     def _lesson(self, lesson_id: str) -> LessonOut:
-        with session_scope(self.runtime.engine) as s:
+        with session_scope(self.runtime.engine, write=False) as s:
             row = s.get(Lesson, lesson_id)
             if row is None:
                 raise NotFound(f"no lesson {lesson_id!r}")
@@ -234,20 +234,21 @@ class Memworks:
         """What a deletion would erase (records with key and value, episodes, targets); changes nothing."""
         req = _parse(DeletionRequestIn, request, "deletion request")
         subject = DeletionSubject(req.tenant_id, req.user_id, tuple(req.keys), tuple(req.memory_ids))
-        with session_scope(self.runtime.engine) as s:
-            plan = deletion_store.compute_plan(s, subject=subject)
+        with session_scope(self.runtime.engine, write=False) as s:
+            plan = deletion_store.compute_plan(s, subject=subject, policy=self.runtime.lesson_policy)
             rows = memory_store.get_rows(s, ids=plan.memory_ids)
         derived = set(plan.derived_ids)
         return {
             "tenant_id": req.tenant_id, "user_id": req.user_id, "keys": plan.keys,
             "records": [{"memory_id": r.memory_id, "kind": r.kind, "key": r.key, "value": r.value, "status": r.status,
                          "derived": r.memory_id in derived, "transcript": r.extractor == "transcript"} for r in rows],
-            "episodes": plan.episode_ids, "targets": list(TARGETS), "counts": plan.summary(),
+            "episodes": plan.episode_ids, "outcomes": plan.outcome_ids, "decisions": plan.decisions,
+            "targets": list(TARGETS), "counts": plan.summary(),
         }  # fmt: skip
 
     def manifest(self, request_id: str) -> ManifestOut:
         """The deletion manifest: status and, per projection, state, residue, attempts, evidence."""
-        with session_scope(self.runtime.engine) as s:
+        with session_scope(self.runtime.engine, write=False) as s:
             return deletion_store.manifest(s, request_id=request_id)
 
     def resume_deletions(self) -> None:

@@ -139,6 +139,8 @@ class ManifestOut(BaseModel):
     created_at: datetime
     completed_at: datetime | None
     plan: dict[str, int]
+    #: Derived artifacts built from several users' data: what happened to each, and why.
+    decisions: list[dict[str, str]] = Field(default_factory=list)
     targets: dict[str, TargetOut]
 
 

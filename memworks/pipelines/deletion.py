@@ -23,7 +23,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from memworks.models.drafts import MemoryView
+from memworks.models.drafts import LessonView, MemoryView, OutcomeView
+from memworks.pipelines.lessons import LessonPolicy, judge_candidate
 
 #: One manifest target per place the subject's data can live. A target closes only when its
 #: projection confirms that nothing of the subject remains there.
@@ -34,6 +35,7 @@ TARGETS = (
     "vector_index",
     "cache",
     "derived",
+    "lessons",
     "audit_log",
     "dead_letters",
 )
@@ -79,6 +81,10 @@ class DeletionPlan:
     episode_row_ids: list[int] = field(default_factory=list)
     fingerprints: list[str] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
+    #: The subject's task outcomes (a whole-subject deletion only), and what happens to each
+    #: lesson resting on them: ``{"artifact", "decision", "basis"}``.
+    outcome_ids: list[str] = field(default_factory=list)
+    decisions: list[dict[str, str]] = field(default_factory=list)
 
     def summary(self) -> dict[str, int]:
         return {
@@ -86,6 +92,8 @@ class DeletionPlan:
             "derived": len(self.derived_ids),
             "episodes": len(self.episode_ids),
             "fingerprints": len(self.fingerprints),
+            "outcomes": len(self.outcome_ids),
+            "lessons": len(self.decisions),
         }
 
 
@@ -164,3 +172,51 @@ def _derived_closure(roots: set[str], records: Sequence[MemoryView]) -> set[str]
         found |= nxt
         frontier = nxt - roots
     return found
+
+
+def decide_lessons(
+    lessons: Sequence[LessonView],
+    outcomes: Sequence[OutcomeView],
+    *,
+    subject_outcomes: set[str],
+    rests_on: Mapping[str, set[str]],
+    policy: LessonPolicy,
+) -> list[dict[str, str]]:
+    """What happens to each lesson built partly or wholly from the subject's outcomes.
+
+    Policy, in order:
+
+    * built only from the subject's outcomes → **removed**;
+    * a pattern feature that occurs only in the subject's outcomes (it may be personal) → **removed**;
+    * otherwise the pattern and action are a generic procedure. An active lesson is judged again
+      by the promotion gate on the surviving outcomes alone: it passes → **rebuilt** (kept, its
+      lineage to the subject's outcomes cut), it fails → **removed**. A lesson not in use
+      (candidate, blocked, rolled back) is **retained** for audit, its lineage cut.
+
+    Args:
+        lessons: lessons whose lineage reaches one of ``subject_outcomes``.
+        outcomes: every outcome of those lessons' task types.
+        subject_outcomes: ids of the subject's outcomes.
+        rests_on: outcome ids each lesson was mined from or validated on.
+        policy: the promotion gate's policy.
+    """
+    survivors = [o for o in outcomes if o.outcome_id not in subject_outcomes]
+    seen = {f for o in survivors for f in o.features}
+    out = []
+    for lesson in sorted(lessons, key=lambda l: l.lesson_id):
+        own = rests_on.get(lesson.lesson_id, set())
+        n = len(own & subject_outcomes)
+        if not own - subject_outcomes:
+            decision, basis = "removed", f"built only from the subject's outcomes ({n})"
+        elif private := sorted(set(lesson.pattern) - seen):
+            decision, basis = "removed", f"pattern feature(s) {', '.join(private)} occur only in the subject's outcomes"
+        elif lesson.status == "active":
+            again = judge_candidate(lesson.model_copy(update={"mined_from": ()}), survivors, [], policy=policy)
+            passed = again.status == "active"
+            decision = "rebuilt" if passed else "removed"
+            basis = ("generic procedure, still passes the gate without the subject's outcomes: " if passed else
+                     "no longer passes the gate without the subject's outcomes: ") + again.report  # fmt: skip
+        else:
+            decision, basis = "retained", f"generic procedure, not in use ({lesson.status}); lineage to {n} outcome(s) cut"
+        out.append({"artifact": f"lesson:{lesson.lesson_id}", "decision": decision, "basis": basis})
+    return out

@@ -80,11 +80,12 @@ def upgrade(url: str, revision: str = "head") -> None:
 
 
 @contextmanager
-def session_scope(engine: Engine, *, write: bool = False) -> Iterator[Session]:
+def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
     """One transaction: commit on success, roll back on error.
 
-    ``write=True`` takes SQLite's write lock at BEGIN, so a read-decide-write sequence cannot
-    interleave with another writer; PostgreSQL callers take row or advisory locks instead.
+    A writing transaction (the default) takes SQLite's write lock at BEGIN, so a read-then-write
+    sequence never meets a newer snapshot half way (SQLite would fail it at once as "locked");
+    PostgreSQL callers take row or advisory locks instead. Pass ``write=False`` for reads.
     """
     bind = engine.execution_options(memworks_write=True) if write else engine
     session = Session(bind=bind, expire_on_commit=False)

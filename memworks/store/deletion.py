@@ -12,9 +12,12 @@ from sqlmodel import Session, col
 
 from memworks.errors import NotFound
 from memworks.models.schemas import DeletionRequestIn, ManifestOut, TargetOut
-from memworks.models.tables import DeletionRequest, Episode, ManifestTarget, Memory
-from memworks.pipelines.deletion import TARGETS, DeletionPlan, DeletionSubject, EpisodeRef, plan_deletion
+from memworks.models.enums import Relation
+from memworks.models.tables import DeletionRequest, Episode, Lineage, ManifestTarget, Memory, Outcome
+from memworks.pipelines.deletion import TARGETS, DeletionPlan, DeletionSubject, EpisodeRef, decide_lessons, plan_deletion
+from memworks.pipelines.lessons import LessonPolicy
 from memworks.pipelines.supersession import scope_key, transcript_id
+from memworks.store import lessons as lesson_store
 from memworks.store import memories
 
 
@@ -41,8 +44,8 @@ def subject_of(row: DeletionRequest) -> DeletionSubject:
     return DeletionSubject(row.tenant_id, row.user_id, tuple(json.loads(row.keys_json)), tuple(json.loads(row.memory_ids_json)))
 
 
-def compute_plan(session: Session, *, subject: DeletionSubject) -> DeletionPlan:
-    """Load the subject's records (every status) and episodes, and plan what goes."""
+def compute_plan(session: Session, *, subject: DeletionSubject, policy: LessonPolicy) -> DeletionPlan:
+    """Load the subject's records (every status), episodes and outcomes, and plan what goes."""
     rows = list(session.scalars(select(Memory).where(col(Memory.tenant_id) == subject.tenant_id, col(Memory.user_id) == subject.user_id)))
     views = memories.views(session, tenant_id=subject.tenant_id, rows=rows)
     eps = session.execute(
@@ -51,13 +54,46 @@ def compute_plan(session: Session, *, subject: DeletionSubject) -> DeletionPlan:
         )
     ).all()
     key = scope_key(subject.tenant_id, subject.user_id)
-    return plan_deletion(
+    plan = plan_deletion(
         subject,
         records=views,
         fingerprints={r.memory_id: r.fingerprint for r in rows},
         episodes=[EpisodeRef(e, int(i), fp) for e, i, fp in eps],
         transcript_of={e: transcript_id(key, e) for e, _, _ in eps},
     )
+    if subject.whole_subject:
+        _plan_outcomes(session, subject, plan, policy)
+    return plan
+
+
+def _plan_outcomes(session: Session, subject: DeletionSubject, plan: DeletionPlan, policy: LessonPolicy) -> None:
+    """The subject's outcomes, and a decision for every lesson that rests on them."""
+    mine = {
+        oid: task_type
+        for oid, task_type in session.execute(
+            select(col(Outcome.outcome_id), col(Outcome.task_type)).where(
+                col(Outcome.tenant_id) == subject.tenant_id, col(Outcome.user_id) == subject.user_id
+            )
+        )
+    }
+    plan.outcome_ids = sorted(mine)
+    if not mine:
+        return
+    rests_on: dict[str, set[str]] = {}
+    for child, parent in session.execute(
+        select(col(Lineage.child_id), col(Lineage.parent_id)).where(
+            col(Lineage.tenant_id) == subject.tenant_id, col(Lineage.parent_type) == "outcome",
+            col(Lineage.relation).in_([Relation.MINED_FROM, Relation.VALIDATED_ON]),
+        )
+    ):
+        rests_on.setdefault(child, set()).add(parent)
+    touched = {lid for lid, parents in rests_on.items() if parents & set(mine)}
+    lessons, outcomes = [], []
+    for task_type in sorted(set(mine.values())):
+        lessons += [lv for lv in lesson_store.lesson_views(session, tenant_id=subject.tenant_id, task_type=task_type)
+                    if lv.lesson_id in touched and lv.status != "deleted"]  # fmt: skip
+        outcomes += lesson_store.outcome_views(session, tenant_id=subject.tenant_id, task_type=task_type)
+    plan.decisions = decide_lessons(lessons, outcomes, subject_outcomes=set(mine), rests_on=rests_on, policy=policy)
 
 
 def save_plan(session: Session, *, row: DeletionRequest, plan: DeletionPlan, now: datetime) -> bool:
@@ -116,11 +152,12 @@ def unfinished(session: Session, *, created_before: datetime) -> list[tuple[str,
 
 def manifest(session: Session, *, request_id: str, tenant_id: str | None = None) -> ManifestOut:
     row = get_request(session, request_id=request_id, tenant_id=tenant_id)
-    plan = plan_of(row).summary() if row.plan_json else {}
+    planned = plan_of(row) if row.plan_json else None
+    plan = planned.summary() if planned else {}
     return ManifestOut(
         request_id=row.request_id, status=row.status, tenant_id=row.tenant_id, user_id=row.user_id,
         keys=json.loads(row.keys_json), memory_ids=json.loads(row.memory_ids_json), created_at=row.created_at,
-        completed_at=row.completed_at, plan=plan,
+        completed_at=row.completed_at, plan=plan, decisions=planned.decisions if planned else [],
         targets={
             t.target: TargetOut(state=t.state, remaining=t.remaining, attempts=t.attempts, checked_at=t.checked_at,
                                 detail=t.detail)  # fmt: skip

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlmodel import Session, col
 
 from memworks.models.enums import MemoryStatus
-from memworks.models.tables import Episode, GateDecision, Memory, RejectedInput, VectorEntry
+from memworks.models.tables import Episode, GateDecision, Lesson, Lineage, Memory, Outcome, RejectedInput, VectorEntry
 from memworks.pipelines.deletion import DeletionPlan
 from memworks.store import versions
 from memworks.store.episodes import fingerprint
@@ -249,6 +249,59 @@ def check_audit(session: Session, s: Subject) -> Evidence:
                                          "rejected_input payloads referring to the planned episodes"])  # fmt: skip
 
 
+# -- outcomes and lessons -------------------------------------------------------------------
+
+
+def _lesson_ids(s: Subject, decision: str | None = None) -> list[str]:
+    return [d["artifact"].split(":", 1)[1] for d in s.plan.decisions if decision is None or d["decision"] == decision]
+
+
+def purge_lessons(session: Session, s: Subject) -> int:
+    n = 0
+    for chunk in _chunks(s.plan.outcome_ids):
+        result: Any = session.execute(
+            update(Outcome)
+            .where(col(Outcome.tenant_id) == s.tenant_id, col(Outcome.outcome_id).in_(chunk),
+                   or_(col(Outcome.features_raw) != "", col(Outcome.tombstoned_at).is_(None)))  # fmt: skip
+            .values(features_raw="", features_json="[]", tombstoned_at=s.now)
+        )
+        n += result.rowcount or 0
+    bases = {d["artifact"].split(":", 1)[1]: d["basis"] for d in s.plan.decisions}
+    for lid in _lesson_ids(s, "removed"):
+        result = session.execute(
+            update(Lesson)
+            .where(col(Lesson.lesson_id) == lid, col(Lesson.pattern_json) != "[]")
+            .values(status="deleted", pattern_json="[]", guidance="", report=f"removed by a deletion: {bases[lid]}",
+                    retired_at=s.now)  # fmt: skip
+        )
+        n += result.rowcount or 0
+    for chunk in _chunks(s.plan.outcome_ids):
+        result = session.execute(
+            delete(Lineage).where(col(Lineage.tenant_id) == s.tenant_id, col(Lineage.child_id).in_(_lesson_ids(s)),
+                                  col(Lineage.parent_type) == "outcome", col(Lineage.parent_id).in_(chunk))  # fmt: skip
+        )
+        n += result.rowcount or 0
+    return n
+
+
+def check_lessons(session: Session, s: Subject) -> Evidence:
+    left = 0
+    for chunk in _chunks(s.plan.outcome_ids):
+        left += _count(session, select(func.count()).select_from(Outcome).where(
+            col(Outcome.tenant_id) == s.tenant_id, col(Outcome.outcome_id).in_(chunk),
+            or_(col(Outcome.features_raw) != "", col(Outcome.tombstoned_at).is_(None))))  # fmt: skip
+        left += _count(session, select(func.count()).select_from(Lineage).where(
+            col(Lineage.tenant_id) == s.tenant_id, col(Lineage.child_id).in_(_lesson_ids(s)),
+            col(Lineage.parent_type) == "outcome", col(Lineage.parent_id).in_(chunk)))  # fmt: skip
+    removed = _lesson_ids(s, "removed")
+    if removed:
+        left += _count(session, select(func.count()).select_from(Lesson).where(
+            col(Lesson.lesson_id).in_(removed), or_(col(Lesson.pattern_json) != "[]", col(Lesson.status) != "deleted")))  # fmt: skip
+    return _evidence("lessons", left, [f"outcomes of the subject ({len(s.plan.outcome_ids)}) not tombstoned",
+                                       f"lessons removed ({len(removed)}) still holding a pattern",
+                                       "lineage from decided lessons to the subject's outcomes"])  # fmt: skip
+
+
 # -- dead letters ---------------------------------------------------------------------------
 
 
@@ -275,6 +328,7 @@ PROJECTIONS: dict[str, tuple[Purge, Check]] = {
     "vector_index": (purge_vector, check_vector),
     "cache": (purge_cache, check_cache),
     "derived": (purge_derived, check_derived),
+    "lessons": (purge_lessons, check_lessons),
     "audit_log": (purge_audit, check_audit),
     "dead_letters": (purge_dead_letters, check_dead_letters),
 }

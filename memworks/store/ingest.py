@@ -64,7 +64,7 @@ def process_episodes(
     out = IngestOutcome()
     counts = out.counts
     context_turns = int(getattr(extractor, "context_turns", 0))
-    with session_scope(engine) as s:
+    with session_scope(engine, write=False) as s:
         rows = [e for e in episodes.get_episodes(s, ids=ids) if e.state is EpisodeState.RECEIVED and e.tombstoned_at is None]
         contexts = {e.id: [to_turn(c) for c in episodes.session_context(s, episode=e, limit=context_turns)] for e in rows}
     counts["skipped"] = len(set(ids)) - len(rows)

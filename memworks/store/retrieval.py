@@ -48,7 +48,7 @@ def retrieve(
 ) -> RetrieveResult:
     """Hits with provenance for ``query`` in ``scope``, or an explicit abstention."""
     _check(scope, query, k, as_of, known_at)
-    with session_scope(engine) as s:
+    with session_scope(engine, write=False) as s:
         ver = versions.read(s, tenant_id=scope.tenant_id, user_id=scope.user_id)
     key = cache_key(
         tenant_id=scope.tenant_id, user_id=scope.user_id, query=query,
@@ -73,7 +73,7 @@ def _search(
 ) -> RetrieveResult:  # fmt: skip
     qvec = embedder.embed([query])[0]
     where = visible(scope, now=now, as_of=as_of, known_at=known_at)
-    with session_scope(engine) as s:
+    with session_scope(engine, write=False) as s:
         lex = lexical.search(s, scope=scope, query=query, where=where)
         sims = vector.search(s, scope=scope, query=qvec, where=where, also=lex)
         ids = list(dict.fromkeys([*lex, *sims]))

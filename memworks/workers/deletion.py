@@ -69,7 +69,7 @@ def plan_deletion_request(request_id: str) -> None:
     with session_scope(rt.engine, write=True) as s:
         row = store.get_request(s, request_id=request_id)
         lock_scope(s, scope_key(row.tenant_id, row.user_id))
-        plan = store.compute_plan(s, subject=store.subject_of(row))
+        plan = store.compute_plan(s, subject=store.subject_of(row), policy=rt.lesson_policy)
         fresh = store.save_plan(s, row=row, plan=plan, now=utcnow())
         open_targets = [t.target for t in store.targets_of(s, request_id=request_id) if t.state != "CLOSED"]
     for target in open_targets:

@@ -137,3 +137,50 @@ def test_delete_bad_input_and_unknown_manifest(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "keys" in bad.stderr
     missing = run(["manifest", "0" * 32], db)
     assert missing.returncode == 2 and "no deletion request" in missing.stderr
+
+
+def test_outcomes_lessons_recommend_propose_rollback(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    T = "2025-01-01T00:00:{:02d}+00:00"
+
+    def o(i: int, feats: Any, taken: str, right: str) -> dict[str, Any]:
+        return {"outcome_id": f"o{i}", "tenant_id": "t1", "task_id": f"c{i}", "task_type": "triage", "features": feats,
+                "action_taken": taken, "verified_action": None if taken == right else right,
+                "success": taken == right, "occurred_at": T.format(i)}  # fmt: skip
+
+    first = [o(0, ["login", "breach"], "route_tech", "escalate_security")]
+    later = [o(i, "Possible breach after a strange login", "route_tech", "escalate_security") for i in range(1, 4)]
+    later += [o(i, ["login", "password"], "route_tech", "route_tech") for i in range(4, 7)]
+    assert run(["outcomes", str(write_jsonl(tmp_path / "a.jsonl", first))], db).returncode == 0
+    res = run(["outcomes", str(write_jsonl(tmp_path / "b.jsonl", later)), "--json"], db)
+    assert res.returncode == 0 and json.loads(res.stdout)["accepted"] == 6
+
+    lessons = json.loads(run(["lessons", "--tenant", "t1", "--json"], db).stdout)
+    assert {"lesson_id", "task_type", "pattern", "action", "status", "version", "report"} <= lessons[0].keys()
+    active = [l for l in lessons if l["status"] == "active"]
+    assert [l["pattern"] for l in active] == [["breach"]] and active[0]["report"].startswith("held-out 3/3 fixed")
+
+    rec = json.loads(run(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "login,breach", "--json"], db).stdout)
+    assert rec == {"action": "escalate_security", "lesson_id": active[0]["lesson_id"], "guidance": active[0]["guidance"]}
+    none = json.loads(run(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "pricing", "--json"], db).stdout)
+    assert none == {"action": None, "lesson_id": None, "guidance": None}
+
+    prop = run(["lessons", "propose", "--tenant", "t1", "--task-type", "triage", "--pattern", "login",
+                "--action", "escalate_security", "--json"], db)  # fmt: skip
+    assert prop.returncode == 0 and json.loads(prop.stdout)["status"] == "blocked"
+    rb = run(["lessons", "rollback", active[0]["lesson_id"], "--tenant", "t1", "--json"], db)
+    assert json.loads(rb.stdout)["status"] == "rolled_back"
+    rec = json.loads(run(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "login,breach", "--json"], db).stdout)
+    assert rec["action"] is None
+    bad = run(["outcomes", str(write_jsonl(tmp_path / "c.jsonl", [dict(later[0], success="perhaps")]))], db)
+    assert bad.returncode == 2 and ":1: field 'success'" in bad.stderr
+
+
+def test_eval_lessons_writes_report_and_plot(tmp_path: Path) -> None:
+    res = run(["eval", "lessons", "--json", "--out", str(tmp_path / "out")], tmp_path / "unused.db")
+    assert res.returncode == 0, res.stderr[-2000:]
+    report = json.loads(res.stdout)
+    for r in report["lessons"].values():
+        assert r["final_accuracy"] == 1.0 and r["max_promotions_per_episode"] <= 1
+    assert (tmp_path / "out" / "lessons_curve.png").read_bytes()[:4] == b"\x89PNG"
+    assert json.loads((tmp_path / "out" / "lessons.json").read_text())["lessons"]["keywords"]["accuracy"]

@@ -121,3 +121,23 @@ def test_redis_read_cache_keeps_tenants_apart_and_sees_new_writes(sqlite_url: st
     mw.enqueue_episodes([episode(2, "I moved to Rome.", tenant="ta", when="2025-02-01T09:00:00+00:00")])
     mw.drain()
     assert mw.retrieve(Scope(tenant_id="ta", user_id="u1"), "Where do I live?").hits[0].value == "Rome"
+
+
+def test_lessons_are_learned_through_redis_workers(pg_url: str, redis_url: str, make_memworks: Any) -> None:
+    from tests.workers.test_lesson_actor import breach_cases, normal_login
+
+    mw = make_memworks(pg_url, broker_url=redis_url)
+    worker = dramatiq.Worker(mw.broker, worker_threads=2, worker_timeout=100)
+    worker.start()
+    try:
+        mw.report_outcomes(breach_cases(0, 1))
+        mw.report_outcomes(breach_cases(0, 1))  # the same outcome again: one row, one round more
+        wait_until(lambda: bool(mw.lessons("t1")))
+        mw.report_outcomes(breach_cases(10, 3) + normal_login(20, 3))
+        wait_until(lambda: any(l.status == "active" for l in mw.lessons("t1")))
+        mw.broker.join("maintenance", timeout=60_000)
+        worker.join()
+    finally:
+        worker.stop()
+    assert mw.recommend("t1", "triage", ["login", "breach"]).action == "escalate_security"
+    assert [l.version for l in mw.lessons("t1") if l.pattern == ["breach"]] == [1]

@@ -213,3 +213,35 @@ def test_a_users_retraction_is_erased_with_a_manifest(sqlite_url: str, make_memw
     assert [h.value for h in mw.retrieve(SUBJECT, "Where do I work?").hits if h.key == "user.employer"] == ["Quixotica"]
     # Episodes 1 and 4 named the dog: both are tombstoned, so the name is nowhere.
     assert sql_residue(mw, ("Zorblax",)) == []
+
+
+def test_lessons_from_several_users_get_a_recorded_decision(sqlite_url: str, make_memworks: Any) -> None:
+    # Given a lesson validated on three users' outcomes and one built from the subject's alone,
+    # when the subject is deleted, then the shared one is rebuilt from survivors (and says why),
+    # the private one is removed, and the subject's outcomes are tombstoned.
+    from tests.workers.test_lesson_actor import outcome
+
+    mw = make_memworks(sqlite_url)
+    shared = [outcome(i, ["login", "breach"], "route_tech", "escalate_security", user=f"u{1 + i % 3}") for i in range(7)]
+    shared += [outcome(10 + i, ["login", "password"], "route_tech", "route_tech", user="u2") for i in range(3)]
+    mw.report_outcomes(shared[:1])
+    mw.report_outcomes(shared[1:])
+    private = [outcome(20 + i, ["invoice", "zorblax"], "route_billing", "refund_now", user="u1") for i in range(4)]
+    mw.report_outcomes(private[:1])
+    mw.report_outcomes(private[1:])
+    mw.drain()
+    active = {tuple(l.pattern): l for l in mw.lessons("t1") if l.status == "active"}
+    assert set(active) >= {("breach",)} and any("zorblax" in p or "invoice" in p for p in active)
+
+    rid = mw.submit_deletion({"tenant_id": "t1", "user_id": "u1"})
+    mw.drain()
+    m = mw.manifest(rid)
+    assert m.status == "complete" and m.targets["lessons"].state == "CLOSED"
+    decisions = {d["artifact"].split(":")[1]: d for d in m.decisions}
+    breach = decisions[active[("breach",)].lesson_id]
+    assert breach["decision"] == "rebuilt" and "still passes the gate" in breach["basis"]
+    removed = [d for d in m.decisions if d["decision"] == "removed"]
+    assert removed and all("only" in d["basis"] for d in removed)
+    assert mw.recommend("t1", "triage", ["login", "breach"]).action == "escalate_security"
+    assert mw.recommend("t1", "triage", ["invoice", "zorblax"]).action is None
+    assert sql_residue(mw, ("zorblax",)) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -10,6 +11,8 @@ from typing import Any, TypeVar
 import dramatiq
 from dramatiq.brokers.stub import StubBroker
 from pydantic import BaseModel, ValidationError
+from sqlalchemy import select
+from sqlmodel import col
 
 from memworks.config import Settings, get_settings
 from memworks.errors import InvalidInput, MemworksError, NotFound
@@ -25,11 +28,12 @@ from memworks.models.schemas import (
     RetrieveResult,
     Scope,
 )
-from memworks.models.tables import Lesson
+from memworks.models.tables import ConsolidationRun, Lesson
 from memworks.pipelines.deletion import TARGETS, DeletionSubject
 from memworks.pipelines.features import normalize_features
 from memworks.pipelines.lessons import guidance_for, select_lesson
 from memworks.store import lessons as lesson_store
+from memworks.store import profiles as profile_store
 from memworks.store import deletion as deletion_store
 from memworks.store import episodes as episode_store
 from memworks.store import memories as memory_store
@@ -39,9 +43,11 @@ from memworks.workers import (
     QUEUES,
     Runtime,
     build_broker,
+    consolidate,
     extract_memories,
     mine_lessons,
     plan_deletion_request,
+    resend_unprocessed,
     resume_deletions,
     set_runtime,
     use_broker,
@@ -148,6 +154,39 @@ class Memworks:
             raise InvalidInput("scope is required: memories(Scope(tenant_id=..., user_id=...))", field="scope")
         with session_scope(self.runtime.engine, write=False) as s:
             return memory_store.list_memories(s, scope=scope, include_history=include_history)
+
+    # -- consolidation --------------------------------------------------------------------
+
+    def consolidate(self, tenant: str) -> dict[str, Any]:
+        """Run a tenant's consolidation now; in embedded mode wait and return its run record."""
+        if not tenant or not isinstance(tenant, str):
+            raise InvalidInput("tenant is required", field="tenant")
+        self._ensure_worker()
+        consolidate.send_with_options(args=(tenant,), max_retries=self.settings.max_retries)
+        self.drain()
+        with session_scope(self.runtime.engine, write=False) as s:
+            run = s.scalars(select(ConsolidationRun).where(col(ConsolidationRun.tenant_id) == tenant)
+                            .order_by(col(ConsolidationRun.id).desc()).limit(1)).first()  # fmt: skip
+            if run is None:
+                return {"tenant_id": tenant, "status": "queued"}
+            return {"run_id": run.id, "tenant_id": tenant, "status": run.status, "counts": json.loads(run.counts_json),
+                    "duration_ms": round(run.duration_ms, 1), "started_at": run.started_at, "finished_at": run.finished_at}  # fmt: skip
+
+    def profile(self, scope: Scope) -> dict[str, Any]:
+        """The user's injected profile: the block, its token count, and the record each line cites."""
+        if not isinstance(scope, Scope) or scope.user_id is None:
+            raise InvalidInput("profile needs a scope with a user: Scope(tenant_id=..., user_id=...)", field="scope")
+        with session_scope(self.runtime.engine, write=False) as s:
+            row = profile_store.get(s, tenant_id=scope.tenant_id, user_id=scope.user_id)
+        if row is None:
+            return {"tenant_id": scope.tenant_id, "user_id": scope.user_id, "text": "", "tokens": 0, "lines": []}
+        return {"tenant_id": scope.tenant_id, "user_id": scope.user_id, "text": row.text, "tokens": row.tokens,
+                "lines": json.loads(row.lines_json), "built_at": row.built_at}  # fmt: skip
+
+    def sweep_outbox(self, older_than_s: int = 0) -> None:
+        """Re-send episodes stored but not processed (a lost message); the scheduler does it every 5 min."""
+        self._ensure_worker()
+        resend_unprocessed.send_with_options(args=(older_than_s,), max_retries=self.settings.max_retries)
 
     # -- lessons --------------------------------------------------------------------------
 

@@ -45,6 +45,28 @@ class Settings(BaseSettings):
     #: Promotions per learning round (the governance batch).
     lesson_promotions_per_run: int = Field(1, ge=1, le=100)
 
+    #: When nightly consolidation runs (crontab, UTC).
+    consolidation_cron: str = "0 2 * * *"
+    #: How often the scheduler re-drives unfinished deletions (s).
+    deletion_sweep_s: int = Field(60, ge=5)
+    #: Profile size cap, in tokens of the embedding model's tokenizer.
+    profile_max_tokens: int = Field(300, ge=20, le=4000)
+    #: Most active records per user scope before capacity eviction.
+    max_records_per_user: int = Field(5000, ge=10)
+    #: Cosine similarity at or above which two records of a slot are duplicates.
+    dedup_min_similarity: float = Field(0.9, ge=0, le=1)
+
+    @field_validator("consolidation_cron")
+    @classmethod
+    def _valid_cron(cls, v: str) -> str:
+        from apscheduler.triggers.cron import CronTrigger
+
+        try:
+            CronTrigger.from_crontab(v)
+        except ValueError as exc:
+            raise ValueError(f"MEMWORKS_CONSOLIDATION_CRON {v!r} is not a crontab expression: {exc}") from None
+        return v
+
     @field_validator("broker_url")
     @classmethod
     def _known_broker(cls, v: str) -> str:

@@ -69,6 +69,11 @@ class MiniLMEmbedder:
         self._session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._lock = threading.Lock()  # the tokenizer's padding state is shared
+        self._counter = Tokenizer.from_file(str(tok))  # no padding, no truncation: true lengths
+
+    def count_tokens(self, text: str) -> int:
+        """Word-piece tokens of ``text`` (special tokens excluded)."""
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed ``texts`` in batches; returns an (n, 384) float32 array of unit vectors."""

@@ -75,6 +75,12 @@ class MemoryView(BaseModel):
     superseded_at: datetime | None = None
     superseded_by: str | None = None
     expires_at: datetime | None = None
+    last_retrieved_at: datetime | None = None
+    last_verified_at: datetime | None = None
+    #: Retrieval utility: bumped when retrieved, decayed by consolidation; never touches truth.
+    attention: float = 0.0
+    #: Kept whatever capacity says (a legal hold, or a record under review).
+    hold: bool = False
     evidence: tuple[str, ...] = ()
     #: Memory ids this record was derived from (lineage ``derived_from``).
     derived_from: tuple[str, ...] = ()

@@ -94,6 +94,10 @@ class Memory(SQLModel, table=True):
     last_retrieved_at: datetime | None = _time()
     last_verified_at: datetime | None = _time()
     expires_at: datetime | None = _time()
+    #: Retrieval utility: bumped on retrieval, decayed by consolidation. Never truth.
+    attention: float = 0.0
+    #: A legal hold or a review: capacity eviction never takes it.
+    hold: bool = False
 
 
 class Lineage(SQLModel, table=True):
@@ -308,3 +312,46 @@ class Lesson(SQLModel, table=True):
     decided_at: datetime | None = _time()
     activated_at: datetime | None = _time()
     retired_at: datetime | None = _time()
+
+
+class Profile(SQLModel, table=True):
+    """The injected profile: a small always-loaded block per user, each line citing its record."""
+
+    __tablename__ = "profile"
+
+    tenant_id: str = Field(primary_key=True, max_length=200)
+    user_id: str = Field(primary_key=True, max_length=200)
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    #: [{"memory_id", "text"}], the records each line cites.
+    lines_json: str = Field(sa_column=Column(Text, nullable=False))
+    tokens: int
+    built_at: datetime = _time(nullable=False)
+
+
+class Eviction(SQLModel, table=True):
+    """Every record forgetting took (TTL or capacity), and why."""
+
+    __tablename__ = "eviction"
+    __table_args__ = (Index("ix_eviction_scope", "tenant_id", "user_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    memory_id: str = Field(max_length=32, index=True)
+    tenant_id: str = Field(max_length=200)
+    user_id: str | None = Field(default=None, max_length=200)
+    reason: str = Field(max_length=200)
+    at: datetime = _time(nullable=False)
+
+
+class ConsolidationRun(SQLModel, table=True):
+    """One consolidation of one tenant: counts per step and duration."""
+
+    __tablename__ = "consolidation_run"
+
+    id: int | None = Field(default=None, primary_key=True)
+    tenant_id: str = Field(max_length=200, index=True)
+    message_id: str = Field(default="", max_length=64)
+    status: str = Field(default="running", max_length=20)
+    counts_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    duration_ms: float = 0.0
+    started_at: datetime = _time(nullable=False)
+    finished_at: datetime | None = _time()

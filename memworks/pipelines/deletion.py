@@ -34,6 +34,7 @@ TARGETS = (
     "lexical_index",
     "vector_index",
     "cache",
+    "profile",
     "derived",
     "lessons",
     "audit_log",

@@ -8,7 +8,7 @@ under another id still keeps the target open; it returns the evidence stored in 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -19,7 +19,7 @@ from sqlmodel import Session, col
 from memworks.models.enums import MemoryStatus
 from memworks.models.tables import Episode, GateDecision, Lesson, Lineage, Memory, Outcome, RejectedInput, VectorEntry
 from memworks.pipelines.deletion import DeletionPlan
-from memworks.store import versions
+from memworks.store import profiles, versions
 from memworks.store.episodes import fingerprint
 from memworks.store.projections import lexical, vector
 from memworks.store.projections.base import Evidence
@@ -40,6 +40,9 @@ class Subject:
     cache: ReadCache
     dead_letters: DeadLetters
     now: datetime
+    #: Rebuilds the subject's profile without the given record ids (token counting lives outside).
+    rebuild_profile: Callable[[Session, str, str, datetime, Collection[str]], object]
+    whole_subject: bool = False
 
 
 def _chunks(items: Sequence[Any]) -> list[Sequence[Any]]:
@@ -209,6 +212,21 @@ def check_cache(session: Session, s: Subject) -> Evidence:
     return _evidence("cache", len(_cached_residue(s)), [f"cached answers of tenant {s.tenant_id} by memory id and fingerprint"])
 
 
+# -- injected profile -----------------------------------------------------------------------
+
+
+def purge_profile(session: Session, s: Subject) -> int:
+    if s.whole_subject:
+        return profiles.drop(session, tenant_id=s.tenant_id, user_id=s.user_id)
+    s.rebuild_profile(session, s.tenant_id, s.user_id, s.now, set(s.plan.memory_ids))
+    return 1
+
+
+def check_profile(session: Session, s: Subject) -> Evidence:
+    return profiles.confirm_absent(session, tenant_id=s.tenant_id, user_id=s.user_id, memory_ids=s.plan.memory_ids,
+                                   fingerprints=s.plan.fingerprints)  # fmt: skip
+
+
 # -- audit text -----------------------------------------------------------------------------
 
 
@@ -327,6 +345,7 @@ PROJECTIONS: dict[str, tuple[Purge, Check]] = {
     "lexical_index": (purge_lexical, check_lexical),
     "vector_index": (purge_vector, check_vector),
     "cache": (purge_cache, check_cache),
+    "profile": (purge_profile, check_profile),
     "derived": (purge_derived, check_derived),
     "lessons": (purge_lessons, check_lessons),
     "audit_log": (purge_audit, check_audit),

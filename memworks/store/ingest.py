@@ -13,9 +13,10 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from memworks.models.drafts import Turn
-from memworks.models.enums import CandidateOp, EpisodeState, Op
+from memworks.models.enums import CandidateOp, EpisodeState, MemoryKind, Op
 from memworks.models.schemas import DeletionRequestIn
 from memworks.models.tables import Episode, Memory
+from memworks.pipelines.consolidation import ForgettingPolicy
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.ingest import EpisodeJudgement, judge_episode
 from memworks.pipelines.protocols import Embedder
@@ -47,6 +48,8 @@ def process_episodes(
     extractor: Extractor,
     embedder: Embedder,
     now: Callable[[], datetime],
+    forgetting: ForgettingPolicy | None = None,
+    after_write: Callable[[Session, str, str, datetime], None] | None = None,
 ) -> IngestOutcome:
     """Process received episodes ``ids``; already processed or tombstoned ones are skipped.
 
@@ -76,7 +79,8 @@ def process_episodes(
     for e, j in judgements:
         groups[(e.tenant_id, e.user_id)].append((e, j))
     for (tenant, user), group in groups.items():
-        out.deletions += _write_scope(engine, tenant, user, group, vectors, embedder, now(), counts)
+        out.deletions += _write_scope(engine, tenant, user, group, vectors, embedder, now(), counts, forgetting,
+                                      after_write)  # fmt: skip
     out.counts, out.tenants = dict(counts), sorted({t for t, _ in groups})
     return out
 
@@ -90,6 +94,8 @@ def _write_scope(
     embedder: Embedder,
     now: datetime,
     counts: dict[str, int],
+    forgetting: ForgettingPolicy | None,
+    after_write: Callable[[Session, str, str, datetime], None] | None,
 ) -> list[str]:
     with session_scope(engine, write=True) as s:
         lock_scope(s, scope_key(tenant, user))
@@ -110,7 +116,7 @@ def _write_scope(
         keys = {a.candidate.key for a in items if a.candidate.key}
         existing = memories.load_slots(s, tenant_id=tenant, user_id=user, keys=keys)
         plan = decide_writes(items, existing, scope_key=scope_key(tenant, user), now=now)
-        new_rows = memories.apply_plan(s, plan=plan, tenant_id=tenant, user_id=user, now=now)
+        new_rows = memories.apply_plan(s, plan=plan, tenant_id=tenant, user_id=user, now=now, forgetting=forgetting)
         _index(s, new_rows, vectors, embedder)
         if plan.deleted:
             lexical.purge(s, plan.deleted)
@@ -129,6 +135,9 @@ def _write_scope(
                 counts["extraction_rejected"] += 1
         episodes.mark_processed(s, ids=[e.id for e, _ in group if e.id is not None], now=now)
         versions.bump(s, tenant_id=tenant, user_id=user)
+        if after_write is not None and (plan.closes or plan.deleted or plan.reinforces or any(
+                n.kind is not MemoryKind.EPISODIC for n in plan.new)):  # fmt: skip
+            after_write(s, tenant, user, now)  # e.g. the profile follows the records it cites
         counts["processed"] += len(group)
         counts["memories_added"] += len(new_rows)
         return _erase_retracted(s, tenant, user, items, now)

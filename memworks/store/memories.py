@@ -13,6 +13,7 @@ from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryStatus, Relation
 from memworks.models.schemas import MemoryOut, Scope
 from memworks.models.tables import Lineage, Memory
+from memworks.pipelines.consolidation import ForgettingPolicy, expires_at_for
 from memworks.pipelines.supersession import WritePlan
 from memworks.store.episodes import fingerprint
 
@@ -68,7 +69,8 @@ def to_view(row: Memory, evidence: Sequence[str], derived: Sequence[str] = ()) -
         source=row.source, confidence=row.confidence, trusted=row.trusted, status=row.status,
         extractor=row.extractor, valid_from=row.valid_from, valid_to=row.valid_to,
         recorded_at=row.recorded_at, retracted_at=row.retracted_at, superseded_at=row.superseded_at,
-        superseded_by=row.superseded_by, expires_at=row.expires_at, evidence=tuple(evidence),
+        superseded_by=row.superseded_by, expires_at=row.expires_at, last_retrieved_at=row.last_retrieved_at,
+        last_verified_at=row.last_verified_at, attention=row.attention, hold=row.hold, evidence=tuple(evidence),
         derived_from=tuple(derived),
     )  # fmt: skip
 
@@ -116,9 +118,13 @@ def load_slots(session: Session, *, tenant_id: str, user_id: str, keys: Iterable
 
 
 def apply_plan(
-    session: Session, *, plan: WritePlan, tenant_id: str, user_id: str, now: datetime
-) -> list[Memory]:
-    """Write ``plan`` in the caller's transaction. Returns the new rows (for projections)."""
+    session: Session, *, plan: WritePlan, tenant_id: str, user_id: str, now: datetime,
+    forgetting: ForgettingPolicy | None = None,
+) -> list[Memory]:  # fmt: skip
+    """Write ``plan`` in the caller's transaction. Returns the new rows (for projections).
+
+    ``forgetting`` sets each new record's ``expires_at`` from its kind's TTL.
+    """
     edges: list[Lineage] = []
 
     def edge(child: str, ptype: str, parent: str, rel: Relation) -> None:
@@ -140,6 +146,7 @@ def apply_plan(
                 confidence=n.confidence, trusted=n.trusted, status=n.status, extractor=n.extractor,
                 valid_from=n.valid_from, valid_to=n.valid_to, recorded_at=now,
                 superseded_at=n.superseded_at, superseded_by=n.superseded_by,
+                expires_at=expires_at_for(n.kind, now, forgetting) if forgetting else None,
             )  # fmt: skip
         )
         first, *rest = n.evidence or ("",)
@@ -229,7 +236,9 @@ def get_rows(session: Session, *, ids: Sequence[str]) -> list[Memory]:
 def touch_retrieved(session: Session, *, ids: Sequence[str], now: datetime) -> None:
     """Retrieval refreshes attention, never truth."""
     if ids:
-        session.execute(update(Memory).where(col(Memory.memory_id).in_(ids)).values(last_retrieved_at=now))
+        session.execute(
+            update(Memory).where(col(Memory.memory_id).in_(ids)).values(last_retrieved_at=now, attention=Memory.attention + 1)
+        )
 
 
 def _chunks(items: list[str], size: int = 500) -> Iterable[list[str]]:

@@ -18,6 +18,12 @@ from memworks.workers.deletion import (  # noqa: E402
 )
 from memworks.workers.ingest import extract_memories  # noqa: E402
 from memworks.workers.lessons import mine_lessons  # noqa: E402
+from memworks.workers.maintenance import (  # noqa: E402
+    consolidate,
+    fan_out_consolidation,
+    resend_unprocessed,
+    sweep_expired,
+)
 from memworks.workers.runtime import Runtime, get_runtime, set_runtime  # noqa: E402
 
 add_middleware(RecordTargetErrors())
@@ -29,7 +35,11 @@ __all__ = [
     "build_broker",
     "use_broker",
     # actors
+    "consolidate",
     "extract_memories",
+    "fan_out_consolidation",
+    "resend_unprocessed",
+    "sweep_expired",
     "mine_lessons",
     "plan_deletion_request",
     "purge_target",

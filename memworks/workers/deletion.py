@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from collections.abc import Collection
+from datetime import datetime, timedelta
 
 import dramatiq
 from pydantic import BaseModel, Field, ValidationError
@@ -14,6 +15,7 @@ from memworks.logging import get_logger
 from memworks.pipelines.deletion import TARGETS
 from memworks.pipelines.supersession import scope_key
 from memworks.store import deletion as store
+from memworks.store import profiles
 from memworks.store.db import checkpoint, lock_scope, session_scope
 from memworks.store.erasure import PROJECTIONS, Subject
 from memworks.store.projections.dead_letters import dead_letters_of
@@ -56,8 +58,15 @@ def _check(actor: str, model: type[BaseModel], **payload: str) -> None:
 def _subject(s: Session, request_id: str) -> Subject:
     row = store.get_request(s, request_id=request_id)
     rt = get_runtime()
-    return Subject(row.tenant_id, row.user_id, store.plan_of(row), rt.cache,
-                   dead_letters_of(purge_target.broker, QUEUES), utcnow())  # fmt: skip
+    subject = store.subject_of(row)
+    return Subject(row.tenant_id, row.user_id, store.plan_of(row), rt.cache, dead_letters_of(purge_target.broker, QUEUES),
+                   utcnow(), _rebuild_profile, whole_subject=subject.whole_subject)  # fmt: skip
+
+
+def _rebuild_profile(s: Session, tenant: str, user: str, now: datetime, exclude: Collection[str]) -> object:
+    rt = get_runtime()
+    return profiles.rebuild(s, tenant_id=tenant, user_id=user, count_tokens=rt.count_tokens,
+                            max_tokens=rt.settings.profile_max_tokens, now=now, exclude=exclude)  # fmt: skip
 
 
 @register

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import time
+from datetime import datetime
 
 import dramatiq
 from pydantic import BaseModel, Field, ValidationError
+from sqlmodel import Session
 
 from memworks.errors import InvalidInput
 from memworks.logging import get_logger
-from memworks.store import audit
+from memworks.store import audit, profiles
 from memworks.store.db import session_scope
 from memworks.store.ingest import process_episodes
 from memworks.workers.broker import register
@@ -24,6 +26,12 @@ class ExtractPayload(BaseModel):
     episode_ids: list[int] = Field(min_length=1, max_length=1000)
 
 
+def _rebuild_profile(s: Session, tenant: str, user: str, now: datetime) -> None:
+    rt = get_runtime()
+    profiles.rebuild(s, tenant_id=tenant, user_id=user, count_tokens=rt.count_tokens,
+                     max_tokens=rt.settings.profile_max_tokens, now=now)  # fmt: skip
+
+
 @register
 @dramatiq.actor(queue_name="extraction", max_retries=5, min_backoff=1_000, max_backoff=60_000,
                 time_limit=600_000, throws=(InvalidInput,))  # fmt: skip
@@ -34,7 +42,8 @@ def extract_memories(episode_ids: list[int]) -> None:
     except ValidationError as exc:
         raise reject("extract_memories", {"episode_ids": episode_ids}, exc) from None
     rt, started, t0 = get_runtime(), utcnow(), time.perf_counter()
-    outcome = process_episodes(rt.engine, ids=payload.episode_ids, extractor=rt.extractor, embedder=rt.embedder, now=utcnow)
+    outcome = process_episodes(rt.engine, ids=payload.episode_ids, extractor=rt.extractor, embedder=rt.embedder,
+                               now=utcnow, forgetting=rt.forgetting_policy, after_write=_rebuild_profile)  # fmt: skip
     counts, tenants = outcome.counts, outcome.tenants
     ms = (time.perf_counter() - t0) * 1000
     with session_scope(rt.engine) as s:

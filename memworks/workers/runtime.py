@@ -12,10 +12,12 @@ from sqlalchemy import Engine
 from memworks.adapters.embedder import get_embedder
 from memworks.config import Settings, get_settings
 from memworks.errors import InvalidInput
+from memworks.pipelines.consolidation import ForgettingPolicy
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.lessons import LessonPolicy
 from memworks.pipelines.ranking import RankPolicy
+from memworks.store.consolidation import Knobs
 from memworks.store.db import get_engine, upgrade
 from memworks.store.projections.cache import MemoryCache, ReadCache, RedisCache
 
@@ -71,6 +73,25 @@ class Runtime:
             max_pattern_size=self.settings.lesson_max_pattern_size,
             max_promotions_per_run=self.settings.lesson_promotions_per_run,
         )
+
+    @property
+    def forgetting_policy(self) -> ForgettingPolicy:
+        return ForgettingPolicy(max_records=self.settings.max_records_per_user)
+
+    @property
+    def consolidation_knobs(self) -> Knobs:
+        return Knobs(
+            forgetting=self.forgetting_policy,
+            dedup_threshold=self.settings.dedup_min_similarity,
+            profile_max_tokens=self.settings.profile_max_tokens,
+            embedder=self.embedder,
+            count_tokens=self.count_tokens,
+        )
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of the embedding model's tokenizer (the profile cap's unit)."""
+        counter = getattr(self.embedder, "count_tokens", None)
+        return int(counter(text)) if counter else len(text.split())
 
     def upgrade_schema(self) -> None:
         upgrade(self.settings.database_url)

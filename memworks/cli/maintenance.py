@@ -1,0 +1,83 @@
+"""Commands for upkeep: scheduler, consolidate, profile, sweep."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+from typing import Any
+
+from memworks.cli.common import EXIT_OK
+from memworks.output import dumps, table
+
+
+def register(sub: Any) -> None:
+    sub.add_parser("scheduler", help="run the scheduler (exactly one per deployment)").set_defaults(handler=_scheduler)
+
+    c = sub.add_parser("consolidate", help="consolidate a tenant now and print the run record")
+    c.add_argument("--tenant", required=True)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(handler=_consolidate)
+
+    p = sub.add_parser("profile", help="show a user's injected profile")
+    p.add_argument("--tenant", required=True)
+    p.add_argument("--user", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_profile)
+
+    s = sub.add_parser("sweep", help="re-send episodes stored but never processed")
+    s.add_argument("--older-than", type=int, default=0, help="seconds since they were received")
+    s.set_defaults(handler=_sweep)
+
+
+def _scheduler(args: argparse.Namespace) -> int:
+    from memworks.client import Memworks
+    from memworks.config import get_settings
+    from memworks.scheduler import build_scheduler
+
+    settings = get_settings()
+    # Embedded: the scheduler's messages are served by in-process workers of this same process.
+    mw = Memworks.from_settings(settings)
+    if mw.embedded:
+        mw.drain()
+    scheduler = build_scheduler(settings)
+    signal.signal(signal.SIGTERM, lambda *_: scheduler.shutdown(wait=False))
+    print(f"scheduler running: {', '.join(j.id for j in scheduler.get_jobs())}")
+    try:
+        scheduler.start()
+    finally:
+        mw.close()
+    return EXIT_OK
+
+
+def _consolidate(args: argparse.Namespace) -> int:
+    from memworks.client import Memworks
+
+    with Memworks.from_settings() as mw:
+        run = mw.consolidate(args.tenant)
+    if args.json:
+        print(dumps(run))
+    else:
+        counts = run.get("counts", {})
+        print(f"consolidation of {args.tenant}: {run['status']} in {run.get('duration_ms', 0)} ms")
+        print(table(sorted(counts.items()), ["step", "count"]))
+    return EXIT_OK
+
+
+def _profile(args: argparse.Namespace) -> int:
+    from memworks.client import Memworks
+    from memworks.models.schemas import Scope
+
+    with Memworks.from_settings() as mw:
+        prof = mw.profile(Scope(tenant_id=args.tenant, user_id=args.user))
+    print(dumps(prof) if args.json else (prof["text"] or "(empty profile)") + f"\n({prof['tokens']} tokens)")
+    return EXIT_OK
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from memworks.client import Memworks
+
+    with Memworks.from_settings() as mw:
+        mw.sweep_outbox(args.older_than)
+        mw.drain()
+    print("unprocessed episodes re-sent")
+    return EXIT_OK

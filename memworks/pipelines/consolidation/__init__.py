@@ -1,0 +1,34 @@
+"""Sleep-time consolidation, per user scope: forgetting, dedup, summaries and the profile."""
+
+from memworks.pipelines.consolidation.dedup import ANTONYMS, NEGATIONS, MergeGroup, contradicts, find_duplicate_groups
+from memworks.pipelines.consolidation.forgetting import (
+    ForgettingPolicy,
+    decayed_attention,
+    expires_at_for,
+    is_live,
+    select_evictions,
+    select_expired,
+)
+from memworks.pipelines.consolidation.profile import HEADER, Profile, ProfileLine, build_profile
+from memworks.pipelines.consolidation.summaries import SummaryDraft, first_sentence, summarize_sessions
+
+__all__ = [
+    "ANTONYMS",
+    "HEADER",
+    "NEGATIONS",
+    "ForgettingPolicy",
+    "MergeGroup",
+    "Profile",
+    "ProfileLine",
+    "SummaryDraft",
+    "build_profile",
+    "contradicts",
+    "decayed_attention",
+    "expires_at_for",
+    "find_duplicate_groups",
+    "first_sentence",
+    "is_live",
+    "select_evictions",
+    "select_expired",
+    "summarize_sessions",
+]

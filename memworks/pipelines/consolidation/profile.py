@@ -1,0 +1,105 @@
+"""The user profile block: the few trusted facts worth putting in front of every answer.
+
+Eligible records (see :func:`eligible`) are ordered procedural first (how to answer), then
+semantic by key (keyless last), then ``memory_id``, and added one line at a time while the
+whole rendered block, measured with the caller's ``count_tokens``, stays within
+``max_tokens``. A line that does not fit is skipped and the next (possibly shorter) line is
+tried. The cap is hard; an empty profile renders to ``""`` with 0 tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from memworks.models.drafts import MemoryView
+from memworks.models.enums import MemoryKind, MemoryStatus
+
+HEADER = "What I know about this user:"
+_KINDS = (MemoryKind.PROCEDURAL, MemoryKind.SEMANTIC)
+#: Extractors whose records are not facts (episode transcripts, summaries).
+_NOT_FACTS = frozenset({"transcript", "summary"})
+
+
+@dataclass(frozen=True)
+class ProfileLine:
+    memory_id: str
+    #: The rendered line: ``"- <fact> [m:<first 8 chars of memory_id>]"``.
+    text: str
+
+
+@dataclass(frozen=True)
+class Profile:
+    lines: tuple[ProfileLine, ...]
+    #: Header plus one line per fact, joined by newlines; ``""`` when there is no line.
+    text: str
+    tokens: int
+
+
+def eligible(m: MemoryView, *, now: datetime | None, min_confidence: float) -> bool:
+    """A live, trusted, confident, current fact (never pending, untrusted or superseded).
+
+    With ``now``, a record must also be unexpired (``expires_at > now``) and hold at ``now``
+    (``valid_from <= now < valid_to``); without it, only status and flags are checked.
+    """
+    timely = now is None or (
+        (m.expires_at is None or m.expires_at > now) and (m.valid_to is None or m.valid_to > now) and m.valid_from <= now
+    )
+    return (
+        timely
+        and m.status is MemoryStatus.ACTIVE
+        and m.trusted
+        and m.retracted_at is None
+        and m.superseded_by is None
+        and m.superseded_at is None
+        and m.confidence >= min_confidence
+        and m.kind in _KINDS
+        and m.extractor not in _NOT_FACTS
+    )
+
+
+def _order(m: MemoryView) -> tuple[int, bool, str, str]:
+    return (_KINDS.index(m.kind), m.key is None, m.key or "", m.memory_id)
+
+
+def _fact(m: MemoryView) -> str:
+    text = " ".join(m.text.split())
+    if not text and m.value.strip():
+        text = " ".join(f"{m.key or 'fact'}: {m.value}".split())
+    return text
+
+
+def render(lines: Sequence[ProfileLine]) -> str:
+    return "\n".join([HEADER, *(line.text for line in lines)]) if lines else ""
+
+
+def build_profile(
+    records: Sequence[MemoryView],
+    *,
+    count_tokens: Callable[[str], int],
+    max_tokens: int = 300,
+    min_confidence: float = 0.7,
+    now: datetime | None = None,
+) -> Profile:
+    """The profile of one user scope, at most ``max_tokens`` tokens.
+
+    Pass ``now`` so expired and no-longer-valid records are left out (see :func:`eligible`).
+
+    Records whose fact text is identical to an earlier line's are listed once.
+    """
+    lines: list[ProfileLine] = []
+    seen: set[str] = set()
+    tokens = 0
+    for m in sorted((m for m in records if eligible(m, now=now, min_confidence=min_confidence)), key=_order):
+        fact = _fact(m)
+        if not fact or fact.casefold() in seen:
+            continue
+        line = ProfileLine(m.memory_id, f"- {fact} [m:{m.memory_id[:8]}]")
+        size = count_tokens(render([*lines, line]))
+        if size > max_tokens:
+            continue
+        lines.append(line)
+        seen.add(fact.casefold())
+        tokens = size
+    return Profile(tuple(lines), render(lines), tokens)

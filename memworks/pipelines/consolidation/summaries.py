@@ -1,0 +1,99 @@
+"""Session summaries as itemised deltas (the representation layer, rules only).
+
+A summary never rewrites an earlier one: each run summarises only the turns of a session not
+yet summarised, so repeated runs append new deltas. Each item is an extracted fact of one of
+those turns, or, when a turn yielded no fact, its first sentence (at most
+:data:`MAX_ITEM_CHARS` characters). Every summarised turn is a lineage parent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass
+from datetime import datetime
+
+from memworks.models.drafts import Turn
+from memworks.models.enums import TRUSTED_SOURCES
+
+#: Longest item taken from a turn's own words.
+MAX_ITEM_CHARS = 120
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+@dataclass(frozen=True)
+class SummaryDraft:
+    """One delta summary of a session's new turns."""
+
+    session_id: str
+    #: Every summarised turn, in order (lineage parents).
+    episode_ids: tuple[str, ...]
+    text: str
+    valid_from: datetime
+    valid_to: datetime
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def first_sentence(content: str, limit: int = MAX_ITEM_CHARS) -> str:
+    """The first sentence of ``content`` on one line, cut to ``limit`` characters (with "…")."""
+    flat = _one_line(content)
+    sentence = _SENTENCE_END.split(flat, maxsplit=1)[0]
+    if len(sentence) <= limit:
+        return sentence
+    return sentence[: limit - 1].rstrip() + "…"
+
+
+def _date_range(start: datetime, end: datetime) -> str:
+    a, b = start.date().isoformat(), end.date().isoformat()
+    return a if a == b else f"{a} to {b}"
+
+
+def _items(turns: Sequence[Turn], facts_by_episode: Mapping[str, Sequence[str]]) -> list[str]:
+    items: dict[str, None] = {}
+    for t in turns:
+        facts = [f for f in (_one_line(x) for x in facts_by_episode.get(t.episode_id, ())) if f]
+        for item in facts or [first_sentence(t.content)]:
+            if item:
+                items.setdefault(item, None)
+    return list(items)
+
+
+def summarize_sessions(
+    turns_by_session: Mapping[str, Sequence[Turn]],
+    facts_by_episode: Mapping[str, Sequence[str]],
+    already_summarised: Set[str],
+    *,
+    min_episodes: int = 2,
+) -> list[SummaryDraft]:
+    """One delta :class:`SummaryDraft` per session with at least ``min_episodes`` new turns.
+
+    New turns are those whose ``episode_id`` is not in ``already_summarised``; turns from an
+    untrusted source are ignored as a safeguard (the caller should pass verified turns only).
+    Turns are ordered by ``occurred_at`` then ``episode_id``; items keep that order and are
+    deduplicated (the same fact from two turns is listed once). A session whose new turns
+    yield no item at all (empty contents) gives no summary. Sessions come back sorted by id.
+
+    Text: ``"Session <id>, <date range>:\\n- <item>\\n- <item>"``.
+    """
+    if min_episodes < 1:
+        raise ValueError("min_episodes must be at least 1")
+    drafts: list[SummaryDraft] = []
+    for session_id in sorted(turns_by_session):
+        fresh: dict[str, Turn] = {}
+        for t in turns_by_session[session_id]:
+            if t.episode_id not in already_summarised and t.source in TRUSTED_SOURCES:
+                fresh.setdefault(t.episode_id, t)
+        turns = sorted(fresh.values(), key=lambda t: (t.occurred_at, t.episode_id))
+        if len(turns) < min_episodes:
+            continue
+        items = _items(turns, facts_by_episode)
+        if not items:
+            continue
+        start, end = turns[0].occurred_at, max(t.occurred_at for t in turns)
+        head = f"Session {session_id}, {_date_range(start, end)}:"
+        text = "\n".join([head, *(f"- {i}" for i in items)])
+        drafts.append(SummaryDraft(session_id, tuple(t.episode_id for t in turns), text, start, end))
+    return drafts

@@ -1,0 +1,26 @@
+"""Scheduled jobs. Each callable only sends an actor message: the work happens in workers."""
+
+from __future__ import annotations
+
+from memworks.workers import fan_out_consolidation, resend_unprocessed, resume_deletions, sweep_expired
+
+#: Re-drive deletions older than this (s): younger ones are still in their first run.
+DELETION_GRACE_S = 60
+#: Re-send episodes received but unprocessed for longer than this (s).
+OUTBOX_GRACE_S = 300
+
+
+def consolidate_every_tenant() -> None:
+    fan_out_consolidation.send()
+
+
+def expire_memories() -> None:
+    sweep_expired.send()
+
+
+def resume_unfinished_deletions() -> None:
+    resume_deletions.send(DELETION_GRACE_S)
+
+
+def resend_lost_episodes() -> None:
+    resend_unprocessed.send(OUTBOX_GRACE_S)

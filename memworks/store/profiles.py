@@ -1,0 +1,69 @@
+"""The injected profile projection: one small block per user, rebuilt from SQL."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection
+from datetime import UTC, datetime
+
+from sqlalchemy import delete, func, select
+from sqlmodel import Session, col
+
+from memworks.models.enums import MemoryStatus
+from memworks.models.tables import Memory
+from memworks.models.tables import Profile as ProfileRow
+from memworks.pipelines.consolidation import build_profile
+from memworks.store import memories
+from memworks.store.episodes import fingerprint
+from memworks.store.projections.base import Evidence
+
+
+def rebuild(
+    session: Session, *, tenant_id: str, user_id: str, count_tokens: Callable[[str], int], max_tokens: int,
+    now: datetime, exclude: Collection[str] = (),
+) -> ProfileRow | None:  # fmt: skip
+    """Build the user's profile from active records (minus ``exclude``) and store it."""
+    rows = [
+        r for r in session.scalars(select(Memory).where(
+            col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id,
+            col(Memory.status) == MemoryStatus.ACTIVE, col(Memory.extractor) != "transcript"))  # fmt: skip
+        if r.memory_id not in exclude
+    ]
+    profile = build_profile(memories.views(session, tenant_id=tenant_id, rows=rows), now=now, count_tokens=count_tokens,
+                            max_tokens=max_tokens)  # fmt: skip
+    session.execute(delete(ProfileRow).where(col(ProfileRow.tenant_id) == tenant_id, col(ProfileRow.user_id) == user_id))
+    if not profile.lines:
+        return None
+    row = ProfileRow(tenant_id=tenant_id, user_id=user_id, text=profile.text, tokens=profile.tokens, built_at=now,
+                     lines_json=json.dumps([{"memory_id": ln.memory_id, "text": ln.text} for ln in profile.lines]))  # fmt: skip
+    session.add(row)
+    session.flush()
+    return row
+
+
+def get(session: Session, *, tenant_id: str, user_id: str) -> ProfileRow | None:
+    return session.get(ProfileRow, (tenant_id, user_id))
+
+
+def drop(session: Session, *, tenant_id: str, user_id: str) -> int:
+    result = session.execute(
+        delete(ProfileRow).where(col(ProfileRow.tenant_id) == tenant_id, col(ProfileRow.user_id) == user_id)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def confirm_absent(
+    session: Session, *, tenant_id: str, user_id: str, memory_ids: Collection[str], fingerprints: Collection[str]
+) -> Evidence:
+    """Residue: profile lines that cite a planned record, or repeat its text."""
+    row = get(session, tenant_id=tenant_id, user_id=user_id)
+    left = 0
+    if row is not None:
+        ids, prints = set(memory_ids), set(fingerprints)
+        for line in json.loads(row.lines_json):
+            left += line["memory_id"] in ids or fingerprint(line["text"]) in prints
+    return Evidence("profile", left, [f"profile of {tenant_id}/{user_id}: cited ids and line fingerprints"], datetime.now(UTC))
+
+
+def count(session: Session) -> int:
+    return int(session.scalar(select(func.count()).select_from(ProfileRow)) or 0)

@@ -1,0 +1,96 @@
+"""Session summaries: itemised deltas over turns not yet summarised, deterministic."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memworks.models.drafts import Turn
+from memworks.models.enums import Role, Source
+from memworks.pipelines.consolidation import SummaryDraft, first_sentence, summarize_sessions
+
+T0 = datetime(2025, 3, 4, 9, 0, tzinfo=UTC)
+
+
+def turn(eid: str, content: str = "Hello there. More text.", *, minutes: int = 0,
+         source: Source = Source.USER) -> Turn:  # fmt: skip
+    return Turn(episode_id=eid, role=Role.USER, source=source, content=content,
+                occurred_at=T0 + timedelta(minutes=minutes))  # fmt: skip
+
+
+def test_itemised_summary_uses_facts_then_first_sentence() -> None:
+    turns = {"s1": [turn("e2", "No facts here. Second sentence.", minutes=5), turn("e1", "I live in Lisbon.")]}
+    facts = {"e1": ["User lives in Lisbon.", "User's time zone is Europe/Lisbon."]}
+    (d,) = summarize_sessions(turns, facts, set())
+    assert d == SummaryDraft(
+        session_id="s1", episode_ids=("e1", "e2"),
+        text="Session s1, 2025-03-04:\n- User lives in Lisbon.\n- User's time zone is Europe/Lisbon.\n- No facts here.",
+        valid_from=T0, valid_to=T0 + timedelta(minutes=5),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("turns", "done", "min_episodes", "expected_ids"),
+    [
+        ([turn("e1"), turn("e2", minutes=1)], set(), 2, [("e1", "e2")]),
+        ([turn("e1")], set(), 2, []),  # too few
+        ([turn("e1")], set(), 1, [("e1",)]),
+        ([turn("e1"), turn("e2", minutes=1), turn("e3", minutes=2)], {"e1"}, 2, [("e2", "e3")]),  # delta only
+        ([turn("e1"), turn("e2", minutes=1), turn("e3", minutes=2)], {"e1", "e2"}, 2, []),
+        ([turn("e1"), turn("e2", minutes=1, source=Source.MODEL_INFERENCE)], set(), 2, []),  # untrusted ignored
+        ([turn("e1"), turn("e1"), turn("e2", minutes=1)], set(), 3, []),  # repeated turn counts once
+        ([turn("b", minutes=1), turn("a", minutes=1), turn("c")], set(), 2, [("c", "a", "b")]),  # time, then id
+    ],
+)
+def test_which_turns_are_summarised(turns: list[Turn], done: set[str], min_episodes: int,
+                                    expected_ids: list[tuple[str, ...]]) -> None:  # fmt: skip
+    drafts = summarize_sessions({"s1": turns}, {}, done, min_episodes=min_episodes)
+    assert [d.episode_ids for d in drafts] == expected_ids
+
+
+def test_repeated_runs_add_deltas_without_rewriting() -> None:
+    first = [turn("e1", "Alpha."), turn("e2", "Beta.", minutes=1)]
+    (d1,) = summarize_sessions({"s1": first}, {}, set())
+    later = [*first, turn("e3", "Gamma.", minutes=60 * 24), turn("e4", "Delta.", minutes=60 * 48)]
+    (d2,) = summarize_sessions({"s1": later}, {}, set(d1.episode_ids))
+    assert d1.text == "Session s1, 2025-03-04:\n- Alpha.\n- Beta."
+    assert d2.text == "Session s1, 2025-03-05 to 2025-03-06:\n- Gamma.\n- Delta."
+    assert d2.episode_ids == ("e3", "e4")
+    assert summarize_sessions({"s1": later}, {}, set(d1.episode_ids) | set(d2.episode_ids)) == []
+
+
+def test_sessions_sorted_and_duplicate_facts_listed_once() -> None:
+    turns = {"s2": [turn("x1"), turn("x2", minutes=1)], "s1": [turn("y1"), turn("y2", minutes=1)]}
+    facts = {"y1": ["User likes jazz."], "y2": ["User likes jazz."], "x1": ["A."], "x2": ["  ", "B."]}
+    drafts = summarize_sessions(turns, facts, set())
+    assert [d.session_id for d in drafts] == ["s1", "s2"]
+    assert drafts[0].text.splitlines()[1:] == ["- User likes jazz."]
+    assert drafts[0].episode_ids == ("y1", "y2")  # both remain lineage parents
+    assert drafts[1].text.splitlines()[1:] == ["- A.", "- B."]
+
+
+def test_empty_contents_give_no_summary() -> None:
+    assert summarize_sessions({"s1": [turn("e1", "  "), turn("e2", "", minutes=1)]}, {}, set()) == []
+
+
+def test_min_episodes_must_be_positive() -> None:
+    with pytest.raises(ValueError):
+        summarize_sessions({}, {}, set(), min_episodes=0)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("One. Two.", "One."),
+        ("Why? Because.", "Why?"),
+        ("No terminal punctuation", "No terminal punctuation"),
+        ("Line one\nstill one. Next", "Line one still one."),
+        ("v1.2 is out. Yes", "v1.2 is out."),
+        ("x" * 130, "x" * 119 + "…"),
+        ("x" * 120, "x" * 120),
+    ],
+)
+def test_first_sentence(content: str, expected: str) -> None:
+    out = first_sentence(content)
+    assert out == expected and len(out) <= 120

@@ -69,7 +69,9 @@ class MiniLMEmbedder:
         self._session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._lock = threading.Lock()  # the tokenizer's padding state is shared
-        self._counter = Tokenizer.from_file(str(tok))  # no padding, no truncation: true lengths
+        self._counter = Tokenizer.from_file(str(tok))
+        self._counter.no_padding()  # the file pads to 128: counting wants true lengths
+        self._counter.no_truncation()
 
     def count_tokens(self, text: str) -> int:
         """Word-piece tokens of ``text`` (special tokens excluded)."""

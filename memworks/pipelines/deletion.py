@@ -14,7 +14,8 @@ Forms of request:
 Whatever the form, the plan also takes records derived from the targeted ones (lineage
 ``derived_from``, followed transitively), the episodes they were extracted from (tombstoned:
 text purged, marker kept), any other episode of the subject whose text names an erased value
-("Zorblax loves the beach" goes with the dog's name), and those episodes' transcript records.
+("Zorblax loves the beach" goes with the dog's name), those episodes' transcript records, and
+summaries built from any of those episodes (the next consolidation rebuilds them from survivors).
 """
 
 from __future__ import annotations
@@ -141,6 +142,8 @@ def plan_deletion(
         episode_ids |= _mentioning(records, {by_id[mid].value for mid in chosen if by_id[mid].extractor != "transcript"})
         keys = sorted(slot_keys)
     derived = _derived_closure(chosen, records) | {mid for mid in chosen if by_id[mid].derived_from}
+    # Summaries built from an erased episode go too; consolidation rebuilds them from survivors.
+    derived |= {m.memory_id for m in records if m.extractor == "summary" and episode_ids.intersection(m.evidence)}
     chosen |= derived
     chosen |= {transcript_of[e] for e in episode_ids if transcript_of.get(e) in by_id}
     refs = [e for e in episodes if e.episode_id in episode_ids]

@@ -16,6 +16,7 @@ open ``valid_to`` is current. Nothing is overwritten:
   from it, and the transcripts that were its evidence.
 
 Untrusted claims (model inference) never supersede trusted ones; they are kept beside them.
+Slots in :data:`MULTI_VALUED` (likes, allergies) collect values instead of replacing them.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ from memworks.pipelines.gate import Verdict
 
 _NS = uuid.UUID("6f1c1b7e-8a51-4c3e-9a55-2f0d0c7d1e01")
 _LIVE = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
+
+
+#: Slots that hold several values at once: a new value is added beside the others, not instead.
+MULTI_VALUED = frozenset({"user.likes", "user.dislikes", "user.allergy"})
 
 
 def memory_id_for(*parts: str) -> str:
@@ -226,7 +231,7 @@ def _assert(
 ) -> tuple[Op, str | None]:
     c, t = item.candidate, item.valid_from
     pending = item.verdict.outcome is GateOutcome.PENDING
-    if c.key is None or pending:
+    if c.key is None or pending or c.key in MULTI_VALUED:
         status = MemoryStatus.PENDING_CONFIRMATION if pending else MemoryStatus.ACTIVE
         twin = next(
             (m for m in slots.records.values()

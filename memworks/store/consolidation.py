@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-from sqlalchemy import distinct, select, update
+from sqlalchemy import select, update
 from sqlmodel import Session, col
 
 from memworks.models.drafts import MemoryView, Turn
@@ -35,6 +35,10 @@ from memworks.store.projections import lexical, vector
 from memworks.store.projections.base import IndexRecord
 
 
+#: Every count a run reports, zero when a step found nothing to do.
+STEPS = ("expired", "evicted", "groups", "merged", "blocked_merges", "summaries", "repairs", "profile_tokens")
+
+
 @dataclass(frozen=True)
 class Knobs:
     """What a consolidation run needs besides the session."""
@@ -48,14 +52,14 @@ class Knobs:
 
 def tenants(session: Session) -> list[str]:
     """Every tenant with memories or outcomes."""
-    found = set(session.scalars(select(distinct(col(Memory.tenant_id)))))
-    found |= set(session.scalars(select(distinct(col(Outcome.tenant_id)))))
+    found = set(session.scalars(select(col(Memory.tenant_id)).distinct()))
+    found |= set(session.scalars(select(col(Outcome.tenant_id)).distinct()))
     return sorted(found)
 
 
 def users(session: Session, *, tenant_id: str) -> list[str]:
     return sorted(u for u in session.scalars(
-        select(distinct(col(Memory.user_id))).where(col(Memory.tenant_id) == tenant_id)) if u is not None)  # fmt: skip
+        select(col(Memory.user_id)).distinct().where(col(Memory.tenant_id) == tenant_id)) if u is not None)  # fmt: skip
 
 
 def expire_due(session: Session, *, now: datetime, tenant_id: str | None = None) -> int:
@@ -78,25 +82,31 @@ def _forget(session: Session, rows: list[Memory], reasons: dict[str, str], now: 
         versions.bump(session, tenant_id=tenant, user_id=user)
 
 
-def consolidate_user(session: Session, *, tenant_id: str, user_id: str, knobs: Knobs, now: datetime) -> dict[str, int]:
-    """One user's consolidation, in the caller's transaction. Returns counts per step."""
-    counts: dict[str, int] = defaultdict(int)
+def _load(session: Session, tenant_id: str, user_id: str) -> tuple[dict[str, Memory], list[MemoryView]]:
     rows = {r.memory_id: r for r in session.scalars(
         select(Memory).where(col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id))}  # fmt: skip
-    views = memories.views(session, tenant_id=tenant_id, rows=list(rows.values()))
+    return rows, memories.views(session, tenant_id=tenant_id, rows=list(rows.values()))
 
-    for v in views:  # attention decays; truth is never touched
-        if v.last_retrieved_at is not None:
-            rows[v.memory_id].attention = decayed_attention(v.attention, v.last_retrieved_at, now, knobs.forgetting)
-    expired = select_expired(views, now)
-    evicted = [(m, r) for m, r in select_evictions(views, now=now, policy=knobs.forgetting) if m not in expired]
-    reasons = {m: "ttl: expired" for m in expired} | dict(evicted)
-    _forget(session, [rows[m] for m in reasons], reasons, now)
-    counts["expired"], counts["evicted"] = len(expired), len(evicted)
-    views = [v.model_copy(update={"status": MemoryStatus.EXPIRED}) if v.memory_id in reasons else v for v in views]
+
+def consolidate_user(session: Session, *, tenant_id: str, user_id: str, knobs: Knobs, now: datetime) -> dict[str, int]:
+    """One user's consolidation, in the caller's transaction. Returns counts per step."""
+    counts: dict[str, int] = defaultdict(int, {k: 0 for k in STEPS})
+    rows, views = _load(session, tenant_id, user_id)
 
     _merge(session, rows, views, knobs, now, counts)
     counts["summaries"] = _summarise(session, tenant_id, user_id, knobs, now)
+    # Forget last, so the cap also counts what this run added.
+    rows, views = _load(session, tenant_id, user_id)
+    # Attention decays with time since the last retrieval: computed when judged, never stored,
+    # and it never touches truth.
+    judged = [v.model_copy(update={"attention": decayed_attention(v.attention, v.last_retrieved_at, now, knobs.forgetting)})
+              if v.last_retrieved_at is not None else v for v in views]  # fmt: skip
+    expired = select_expired(views, now)
+    evicted = [(m, r) for m, r in select_evictions(judged, now=now, policy=knobs.forgetting) if m not in expired]
+    reasons = {m: "ttl: expired" for m in expired} | dict(evicted)
+    _forget(session, [rows[m] for m in reasons], reasons, now)
+    counts["expired"], counts["evicted"] = len(expired), len(evicted)
+
     counts["repairs"] = _repair(session, tenant_id, user_id, knobs)
     profile = profiles.rebuild(session, tenant_id=tenant_id, user_id=user_id, count_tokens=knobs.count_tokens,
                                max_tokens=knobs.profile_max_tokens, now=now)  # fmt: skip
@@ -154,7 +164,8 @@ def _summarise(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now
         select(col(Lineage.parent_id))
         .join(Memory, col(Memory.memory_id) == col(Lineage.child_id))
         .where(col(Lineage.tenant_id) == tenant_id, col(Lineage.relation) == Relation.CONSOLIDATED_FROM,
-               col(Lineage.parent_type) == "episode", col(Memory.user_id) == user_id)))  # fmt: skip
+               col(Lineage.parent_type) == "episode", col(Memory.user_id) == user_id,
+               col(Memory.status) != MemoryStatus.DELETED)))  # fmt: skip
     facts: dict[str, list[str]] = defaultdict(list)
     active = list(session.scalars(select(Memory).where(
         col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id, col(Memory.status) == MemoryStatus.ACTIVE,

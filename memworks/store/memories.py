@@ -17,7 +17,7 @@ from memworks.pipelines.consolidation import ForgettingPolicy, expires_at_for
 from memworks.pipelines.supersession import WritePlan
 from memworks.store.episodes import fingerprint
 
-_EVIDENCE = (Relation.EXTRACTED_FROM, Relation.REINFORCED_BY)
+_EVIDENCE = (Relation.EXTRACTED_FROM, Relation.REINFORCED_BY, Relation.CONSOLIDATED_FROM)
 
 
 def scope_clause(scope: Scope) -> list[ColumnElement[bool]]:

@@ -55,7 +55,7 @@ def consolidate(tenant_id: str) -> None:
         run_id = int(run.id or 0)
         users = store.users(s, tenant_id=tenant_id)
         task_types = lesson_store.task_types(s, tenant_id=tenant_id)
-    totals: dict[str, int] = {"users": len(users), "profiles": 0}
+    totals: dict[str, int] = {"users": len(users), "profiles": 0} | {k: 0 for k in store.STEPS}
     for user in users:
         with session_scope(rt.engine) as s:
             lock_scope(s, f"{tenant_id}\x1f{user}")

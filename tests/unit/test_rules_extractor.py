@@ -226,7 +226,7 @@ def test_work(text: str, expected: list[tuple[str, str, str]]) -> None:
     ],
 )
 def test_not_work(text: str) -> None:
-    assert triples(text) == []
+    assert [t for t in triples(text) if t[1] != "user.likes"] == []
 
 
 # --- name -----------------------------------------------------------------------------------
@@ -258,7 +258,7 @@ def test_not_work(text: str) -> None:
     ],
 )
 def test_name(text: str, expected: list[tuple[str, str, str]]) -> None:
-    assert triples(text) == expected
+    assert [t for t in triples(text) if t[1] != "user.likes"] == expected
 
 
 # --- diet and allergies ---------------------------------------------------------------------
@@ -468,7 +468,26 @@ def test_outward_preferences(text: str, key: str, value: str) -> None:
     ],
 )
 def test_not_preferences(text: str) -> None:
-    assert triples(text) == []
+    # Not a preference slot of its own (a plain like lands in the multi-valued user.likes).
+    assert [t for t in triples(text) if t[1] != "user.likes"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I love sushi", "sushi"),
+        ("I prefer working in the morning", "working in the morning"),
+        ("I really like dark mode in my editor.", "dark mode in my editor"),
+        ("i enjoy long walks", "long walks"),
+    ],
+)
+def test_likes(text: str, value: str) -> None:
+    assert [(t[1], t[2]) for t in triples(text)] == [("user.likes", value)]
+
+
+@pytest.mark.parametrize("text", ["I like to swim", "I like it", "I love that", "I prefer to travel by train"])
+def test_not_likes(text: str) -> None:
+    assert not any(t[1] == "user.likes" for t in triples(text))
 
 
 # --- retractions ----------------------------------------------------------------------------

@@ -359,6 +359,7 @@ _FAVORITE = _re(
     r"^my\s+(?:all[\s-]time\s+|absolute\s+)?fav(?:ou?rite|e)\s+(?P<x>[a-z][a-z\s-]{0,30}?)\s+"
     r"(?:is|are|would\s+be|has\s+to\s+be)\s+(?P<y>.+)$"
 )
+_LIKES = _re(rf"^i(?:\s+would)?\s+{ADV}(?:prefer|like|love|enjoy)\s+(?P<x>(?!to\s|it\b|that\b|this\b)[\w'\s-]+?)$")
 _OUTWARD = _re(
     r"^(?P<always>always\s+|automatically\s+|auto-?\s*)?(?P<verb>send|forward|share|e-?mail|mail|cc|bcc"
     r"|copy|pay|post|publish|tweet|text|message|transfer|wire|notify|invite|order|buy|purchase|book"
@@ -410,6 +411,9 @@ def preferences_for(c: Clause) -> list[Fact]:
     if (m := _FAVORITE.match(c.text)) and (y := P.short_text(m["y"])):
         x = _norm(m["x"])
         return [_pref("favorite", f"user.favorite.{P.slug(x)}", y, f"User's favorite {x} is {y}.", sem)]
+    if (m := _LIKES.match(c.text)) and 1 <= len(m["x"].split()) <= 8 and not _OUTWARD.match(m["x"]):
+        x = " ".join(m["x"].split())
+        return [_pref("likes", "user.likes", x, f"User likes {x}.", sem)]
     if (m := _OUTWARD.match(c.text)) and (c.standing or m["always"] or _OUTWARD_TAIL.search(m["rest"])):
         verb = _norm(m["verb"]).replace("e mail", "email")
         rest = P.STANDING_TAIL.sub("", m["rest"]).strip(" ,")

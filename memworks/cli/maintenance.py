@@ -41,7 +41,7 @@ def _scheduler(args: argparse.Namespace) -> int:
         mw.drain()
     scheduler = build_scheduler(settings)
     signal.signal(signal.SIGTERM, lambda *_: scheduler.shutdown(wait=False))
-    print(f"scheduler running: {', '.join(j.id for j in scheduler.get_jobs())}")
+    print(f"scheduler running: {', '.join(j.id for j in scheduler.get_jobs())}", flush=True)
     try:
         scheduler.start()
     finally:

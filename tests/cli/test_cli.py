@@ -184,3 +184,41 @@ def test_eval_lessons_writes_report_and_plot(tmp_path: Path) -> None:
         assert r["final_accuracy"] == 1.0 and r["max_promotions_per_episode"] <= 1
     assert (tmp_path / "out" / "lessons_curve.png").read_bytes()[:4] == b"\x89PNG"
     assert json.loads((tmp_path / "out" / "lessons.json").read_text())["lessons"]["keywords"]["accuracy"]
+
+
+def test_consolidate_and_profile_json(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    eps = STORY + [episode(3, "I prefer aisle seats.", when="2025-03-16T09:00:00+00:00"),
+                   episode(4, "I love sushi.", when="2025-03-17T09:00:00+00:00")]  # fmt: skip
+    assert run(["ingest", str(write_jsonl(tmp_path / "e.jsonl", eps))], db).returncode == 0
+    res = run(["consolidate", "--tenant", "t1", "--json"], db)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["status"] == "done" and {"expired", "evicted", "groups", "merged", "blocked_merges", "summaries",
+                                        "profile_tokens", "repairs"} <= out["counts"].keys()  # fmt: skip
+    prof = json.loads(run(["profile", "--tenant", "t1", "--user", "u1", "--json"], db).stdout)
+    assert 0 < prof["tokens"] <= 300 and "Berlin" in prof["text"] and "Lisbon" not in prof["text"]
+    assert all(len(line["memory_id"]) == 32 for line in prof["lines"])
+
+
+def test_scheduler_starts_and_lists_its_jobs(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    env = dict(os.environ, MEMWORKS_DATABASE_URL=f"sqlite:///{tmp_path / 'm.db'}", MEMWORKS_BROKER_URL="stub://")
+    proc = subprocess.Popen([sys.executable, "-m", "memworks.cli", "scheduler"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("scheduler running:") and "consolidate-nightly" in line and "resume-deletions" in line
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 20
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        assert proc.stdout is not None
+        proc.stdout.close()

@@ -96,7 +96,7 @@ def test_memworks_worker_processes_serve_the_queue(pg_url: str, redis_url: str, 
         embedded.enqueue_episodes(STORY)
         embedded.drain()
         strip = lambda rows: [{k: v for k, v in r.items() if k not in ("memory_id", "superseded_by", "recorded_at",  # noqa: E731
-                              "superseded_at", "last_retrieved_at")} for r in jsonable(rows)]  # fmt: skip
+                              "superseded_at", "last_retrieved_at", "expires_at")} for r in jsonable(rows)]  # fmt: skip
         scope = Scope(tenant_id="t1", user_id="u1")
         assert strip(mw.memories(scope, include_history=True)) == strip(embedded.memories(scope, include_history=True))
     finally:

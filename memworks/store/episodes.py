@@ -7,13 +7,13 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import select, tuple_, update
+from sqlalchemy import select, update
 from sqlmodel import Session, col
 
-from memworks.errors import Conflict
 from memworks.models.enums import EpisodeState
 from memworks.models.schemas import EpisodeIn
 from memworks.models.tables import Episode
+from memworks.store.idempotent import partition
 
 
 def fingerprint(text: str) -> str:
@@ -39,37 +39,21 @@ def insert_episodes(session: Session, *, episodes: Sequence[EpisodeIn], now: dat
     Raises:
         Conflict: an episode id already stored with different content (nothing is written).
     """
-    if not episodes:
-        return [], []
-    keys = [(e.tenant_id, e.episode_id) for e in episodes]
-    stored = {
-        (t, eid): h
-        for t, eid, h in session.execute(
-            select(col(Episode.tenant_id), col(Episode.episode_id), col(Episode.content_hash)).where(
-                tuple_(col(Episode.tenant_id), col(Episode.episode_id)).in_(keys)
-            )
-        )
-    }
-    fresh: dict[tuple[str, str], Episode] = {}
-    duplicates: list[str] = []
-    for e in episodes:
-        key, h = (e.tenant_id, e.episode_id), content_hash(e)
-        seen = stored.get(key) or (fresh[key].content_hash if key in fresh else None)
-        if seen is not None:
-            if seen != h:
-                raise Conflict(f"episode_id {e.episode_id!r} was already stored with different content")
-            duplicates.append(e.episode_id)
-            continue
-        fresh[key] = Episode(
+    new, duplicates = partition(session, table=Episode, id_field="episode_id", items=episodes,
+                                key=lambda e: (e.tenant_id, e.episode_id), digest=content_hash, what="episode_id")  # fmt: skip
+    rows = [
+        Episode(
             episode_id=e.episode_id, tenant_id=e.tenant_id, user_id=e.user_id, session_id=e.session_id,
             turn=e.turn, role=e.role, source=e.source, content=e.content, content_hash=h,
             content_fingerprint=fingerprint(e.content),
             metadata_json=json.dumps(e.metadata, ensure_ascii=False, default=str), occurred_at=e.occurred_at,
             received_at=now, state=EpisodeState.RECEIVED,
         )  # fmt: skip
-    session.add_all(fresh.values())
+        for e, h in new
+    ]
+    session.add_all(rows)
     session.flush()
-    return [row.id for row in fresh.values() if row.id is not None], duplicates
+    return [row.id for row in rows if row.id is not None], duplicates
 
 
 def get_episodes(session: Session, *, ids: Sequence[int]) -> list[Episode]:

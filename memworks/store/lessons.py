@@ -7,16 +7,17 @@ import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import select, tuple_
+from sqlalchemy import select
 from sqlmodel import Session, col
 
-from memworks.errors import Conflict, NotFound
+from memworks.errors import NotFound
 from memworks.models.drafts import LessonView, OutcomeView
 from memworks.models.enums import Relation
 from memworks.models.schemas import LessonOut, OutcomeIn
 from memworks.models.tables import Lesson, Lineage, Outcome
 from memworks.pipelines.features import normalize_features
 from memworks.pipelines.supersession import memory_id_for
+from memworks.store.idempotent import partition
 
 
 def _hash(o: OutcomeIn) -> str:
@@ -31,35 +32,21 @@ def insert_outcomes(session: Session, *, outcomes: Sequence[OutcomeIn], now: dat
     Raises:
         Conflict: an outcome id already stored with different content (nothing is written).
     """
-    keys = [(o.tenant_id, o.outcome_id) for o in outcomes]
-    stored = {
-        (t, oid): h
-        for t, oid, h in session.execute(
-            select(col(Outcome.tenant_id), col(Outcome.outcome_id), col(Outcome.content_hash)).where(
-                tuple_(col(Outcome.tenant_id), col(Outcome.outcome_id)).in_(keys)
-            )
-        )
-    }
-    new: dict[tuple[str, str], Outcome] = {}
-    dups: list[str] = []
-    for o in outcomes:
-        key, h = (o.tenant_id, o.outcome_id), _hash(o)
-        seen = stored.get(key) or (new[key].content_hash if key in new else None)
-        if seen is not None:
-            if seen != h:
-                raise Conflict(f"outcome_id {o.outcome_id!r} was already stored with different content")
-            dups.append(o.outcome_id)
-            continue
-        new[key] = Outcome(
+    fresh, dups = partition(session, table=Outcome, id_field="outcome_id", items=outcomes,
+                            key=lambda o: (o.tenant_id, o.outcome_id), digest=_hash, what="outcome_id")  # fmt: skip
+    rows = [
+        Outcome(
             outcome_id=o.outcome_id, tenant_id=o.tenant_id, user_id=o.user_id, task_id=o.task_id,
             task_type=o.task_type, features_json=json.dumps(list(normalize_features(o.features))),
             features_raw=json.dumps(o.features, ensure_ascii=False), action_taken=o.action_taken,
             verified_action=o.verified_action, success=o.success, content_hash=h, occurred_at=o.occurred_at,
             received_at=now,
         )  # fmt: skip
-    session.add_all(new.values())
+        for o, h in fresh
+    ]
+    session.add_all(rows)
     session.flush()
-    return [o.outcome_id for o in new.values()], dups
+    return [o.outcome_id for o in rows], dups
 
 
 def outcome_views(session: Session, *, tenant_id: str, task_type: str) -> list[OutcomeView]:

@@ -1,0 +1,49 @@
+"""Idempotent intake: a client id seen before with the same content is a duplicate, not an error."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from sqlalchemy import select, tuple_
+from sqlmodel import Session, col
+
+from memworks.errors import Conflict
+
+T = TypeVar("T")
+
+
+def partition(
+    session: Session,
+    *,
+    table: Any,
+    id_field: str,
+    items: Sequence[T],
+    key: Callable[[T], tuple[str, str]],
+    digest: Callable[[T], str],
+    what: str,
+) -> tuple[list[tuple[T, str]], list[str]]:
+    """Split ``items`` into new ones (with their content hash) and ids already stored.
+
+    ``table`` has ``tenant_id``, ``<id_field>`` and ``content_hash`` columns; ``key`` gives an
+    item's (tenant, client id). Duplicates within ``items`` count as duplicates too.
+
+    Raises:
+        Conflict: a client id already stored (or repeated) with different content.
+    """
+    tenant, ident, stored_hash = col(table.tenant_id), col(getattr(table, id_field)), col(table.content_hash)
+    keys = [key(i) for i in items]
+    stored = dict(((t, i), h) for t, i, h in session.execute(select(tenant, ident, stored_hash).where(
+        tuple_(tenant, ident).in_(keys)))) if keys else {}  # fmt: skip
+    fresh: dict[tuple[str, str], tuple[T, str]] = {}
+    duplicates: list[str] = []
+    for item in items:
+        k, h = key(item), digest(item)
+        seen = stored.get(k) or (fresh[k][1] if k in fresh else None)
+        if seen is None:
+            fresh[k] = (item, h)
+        elif seen == h:
+            duplicates.append(k[1])
+        else:
+            raise Conflict(f"{what} {k[1]!r} was already stored with different content")
+    return list(fresh.values()), duplicates

@@ -34,10 +34,13 @@ from memworks.pipelines.features import normalize_features
 from memworks.pipelines.lessons import guidance_for, select_lesson
 from memworks.store import lessons as lesson_store
 from memworks.store import profiles as profile_store
+from memworks.pipelines.supersession import scope_key
+from memworks.store import corrections
 from memworks.store import deletion as deletion_store
 from memworks.store import episodes as episode_store
 from memworks.store import memories as memory_store
-from memworks.store.db import session_scope
+from memworks.store.db import lock_scope, session_scope
+from memworks.store.indexing import index_memories
 from memworks.store.retrieval import retrieve as retrieve_memories
 from memworks.workers import (
     QUEUES,
@@ -68,6 +71,12 @@ def _parse(model: type[M], data: M | dict[str, Any], where: str) -> M:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or where
         raise InvalidInput(f"{where}: field {field!r}: {err['msg']}", field=field) from None
+
+
+def _scope(scope: object) -> Scope:
+    if not isinstance(scope, Scope):
+        raise InvalidInput("scope is required: Scope(tenant_id=..., user_id=...)", field="scope")
+    return scope
 
 
 def parse_episode(data: EpisodeIn | dict[str, Any], *, where: str = "episode") -> EpisodeIn:
@@ -294,6 +303,43 @@ class Memworks:
         """Re-drive every unfinished deletion (the sweeper, on demand)."""
         self._ensure_worker()
         resume_deletions.send_with_options(max_retries=self.settings.max_retries)
+
+    # -- a person's controls over one record ---------------------------------------------
+
+    def memory(self, scope: Scope, memory_id: str) -> dict[str, Any]:
+        """One record with its provenance: evidence episodes, lineage, gate decisions."""
+        with session_scope(self.runtime.engine, write=False) as s:
+            return corrections.provenance(s, scope=_scope(scope), memory_id=memory_id)
+
+    def confirm_memory(self, scope: Scope, memory_id: str) -> MemoryOut:
+        """Confirm a pending outward-action preference (it becomes active and usable)."""
+        with session_scope(self.runtime.engine) as s:
+            out = corrections.confirm(s, scope=_scope(scope), memory_id=memory_id, now=utcnow())
+            self._profile_after_change(s, scope.tenant_id, out.user_id)
+            return out
+
+    def correct_memory(self, scope: Scope, memory_id: str, value: str) -> MemoryOut:
+        """Correct a record's value: the correction supersedes it (history kept), never edits it."""
+        with session_scope(self.runtime.engine) as s:
+            lock_scope(s, scope_key(scope.tenant_id, scope.user_id))
+            rows, new_id = corrections.correct(s, scope=_scope(scope), memory_id=memory_id, value=value, now=utcnow())
+            index_memories(s, rows, self.runtime.embedder)
+            self._profile_after_change(s, scope.tenant_id, scope.user_id)
+            return memory_store.list_by_ids(s, tenant_id=scope.tenant_id, ids=[new_id])[0]
+
+    def delete_memory(self, scope: Scope, memory_id: str) -> str:
+        """Erase one record (and its history) with a manifest; returns the deletion request id."""
+        with session_scope(self.runtime.engine, write=False) as s:
+            row = corrections.get_visible(s, scope=_scope(scope), memory_id=memory_id)
+        if row.user_id is None:
+            raise InvalidInput("tenant-wide records are deleted by an operator, not through a user's key", field="memory_id")
+        return self.submit_deletion({"tenant_id": row.tenant_id, "user_id": row.user_id, "memory_ids": [memory_id]})
+
+    def _profile_after_change(self, s: Any, tenant_id: str, user_id: str | None) -> None:
+        if user_id is not None:
+            profile_store.rebuild(s, tenant_id=tenant_id, user_id=user_id,
+                                  count_tokens=self.runtime.count_tokens,
+                                  max_tokens=self.settings.profile_max_tokens, now=utcnow())  # fmt: skip
 
     # -- embedded queue -------------------------------------------------------------------
 

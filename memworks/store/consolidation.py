@@ -31,8 +31,8 @@ from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.supersession import memory_id_for
 from memworks.store import memories, profiles, versions
 from memworks.store.episodes import fingerprint
+from memworks.store.indexing import index_memories
 from memworks.store.projections import lexical, vector
-from memworks.store.projections.base import IndexRecord
 
 
 #: Every count a run reports, zero when a step found nothing to do.
@@ -193,17 +193,8 @@ def _summarise(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now
                                 relation=Relation.CONSOLIDATED_FROM, created_at=now) for e in d.episode_ids)  # fmt: skip
         new_rows.append(row)
     session.flush()
-    _index(session, new_rows, knobs.embedder)
+    index_memories(session, new_rows, knobs.embedder)
     return len(new_rows)
-
-
-def _index(session: Session, rows: list[Memory], embedder: Embedder) -> None:
-    if not rows:
-        return
-    records = [IndexRecord(r.memory_id, r.tenant_id, r.user_id, r.text) for r in rows]
-    prints = [r.fingerprint for r in rows]
-    lexical.apply(session, records, prints)
-    vector.apply(session, records, embedder.embed([r.text for r in rows]), prints, model=embedder.name)
 
 
 def _repair(session: Session, tenant_id: str, user_id: str, knobs: Knobs) -> int:
@@ -225,7 +216,7 @@ def _repair(session: Session, tenant_id: str, user_id: str, knobs: Knobs) -> int
         rows = memories.get_rows(session, ids=missing)
         lexical.purge(session, missing)
         vector.purge(session, missing)
-        _index(session, [r for r in rows if r.text], knobs.embedder)
+        index_memories(session, rows, knobs.embedder)
     return len(stale) + len(missing)
 
 

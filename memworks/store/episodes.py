@@ -100,3 +100,12 @@ def unprocessed_ids(session: Session, *, received_before: datetime, limit: int =
             .limit(limit)
         )
     )
+
+
+def by_client_ids(session: Session, *, tenant_id: str, ids: Sequence[str]) -> list[Episode]:
+    """Episodes by their client ids within one tenant."""
+    if not ids:
+        return []
+    return list(session.scalars(
+        select(Episode).where(col(Episode.tenant_id) == tenant_id, col(Episode.episode_id).in_(list(ids)))
+        .order_by(col(Episode.occurred_at))))  # fmt: skip

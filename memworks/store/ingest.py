@@ -15,7 +15,7 @@ from sqlmodel import Session
 from memworks.models.drafts import Turn
 from memworks.models.enums import CandidateOp, EpisodeState, MemoryKind, Op
 from memworks.models.schemas import DeletionRequestIn
-from memworks.models.tables import Episode, Memory
+from memworks.models.tables import Episode
 from memworks.pipelines.consolidation import ForgettingPolicy
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.ingest import EpisodeJudgement, judge_episode
@@ -23,8 +23,8 @@ from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.supersession import Accepted, decide_writes, scope_key
 from memworks.store import audit, deletion, episodes, memories, versions
 from memworks.store.db import lock_scope, session_scope
+from memworks.store.indexing import index_memories
 from memworks.store.projections import lexical, vector
-from memworks.store.projections.base import IndexRecord
 
 
 def to_turn(e: Episode) -> Turn:
@@ -117,7 +117,7 @@ def _write_scope(
         existing = memories.load_slots(s, tenant_id=tenant, user_id=user, keys=keys)
         plan = decide_writes(items, existing, scope_key=scope_key(tenant, user), now=now)
         new_rows = memories.apply_plan(s, plan=plan, tenant_id=tenant, user_id=user, now=now, forgetting=forgetting)
-        _index(s, new_rows, vectors, embedder)
+        index_memories(s, new_rows, embedder, vectors)
         if plan.deleted:
             lexical.purge(s, plan.deleted)
             vector.purge(s, plan.deleted)
@@ -154,15 +154,3 @@ def _erase_retracted(s: Session, tenant: str, user: str, items: Sequence[Accepte
                                                            requested_by=f"retraction in episode {eid}"), now=now)
         for eid, keys in by_episode.items()
     ]  # fmt: skip
-
-
-def _index(s: Session, rows: Sequence[Memory], vectors: dict[str, npt.NDArray[np.float32]], embedder: Embedder) -> None:
-    if not rows:
-        return
-    missing = [r.text for r in rows if r.text not in vectors]
-    if missing:
-        vectors.update(zip(missing, embedder.embed(missing), strict=True))
-    records = [IndexRecord(r.memory_id, r.tenant_id, r.user_id, r.text) for r in rows]
-    prints = [r.fingerprint for r in rows]
-    lexical.apply(s, records, prints)
-    vector.apply(s, records, np.stack([vectors[r.text] for r in rows]), prints, model=embedder.name)

@@ -244,3 +244,9 @@ def touch_retrieved(session: Session, *, ids: Sequence[str], now: datetime) -> N
 def _chunks(items: list[str], size: int = 500) -> Iterable[list[str]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
+
+
+def list_by_ids(session: Session, *, tenant_id: str, ids: Sequence[str]) -> list[MemoryOut]:
+    rows = get_rows(session, ids=ids)
+    ev = evidence_of(session, tenant_id=tenant_id, ids=[r.memory_id for r in rows])
+    return [MemoryOut(**r.model_dump(), evidence=ev.get(r.memory_id, [])) for r in rows]

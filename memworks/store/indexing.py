@@ -1,0 +1,32 @@
+"""Put memory rows into the search projections (lexical and vector) in one batch."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+from sqlmodel import Session
+
+from memworks.models.tables import Memory
+from memworks.pipelines.protocols import Embedder
+from memworks.store.projections import lexical, vector
+from memworks.store.projections.base import IndexRecord
+
+
+def index_memories(
+    session: Session, rows: Sequence[Memory], embedder: Embedder,
+    vectors: dict[str, npt.NDArray[np.float32]] | None = None,
+) -> None:  # fmt: skip
+    """Index ``rows``; texts missing from ``vectors`` are embedded here, in one batch."""
+    rows = [r for r in rows if r.text]
+    if not rows:
+        return
+    vectors = {} if vectors is None else vectors
+    missing = list(dict.fromkeys(r.text for r in rows if r.text not in vectors))
+    if missing:
+        vectors.update(zip(missing, embedder.embed(missing), strict=True))
+    records = [IndexRecord(r.memory_id, r.tenant_id, r.user_id, r.text) for r in rows]
+    prints = [r.fingerprint for r in rows]
+    lexical.apply(session, records, prints)
+    vector.apply(session, records, np.stack([vectors[r.text] for r in rows]), prints, model=embedder.name)

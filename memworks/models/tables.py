@@ -355,3 +355,18 @@ class ConsolidationRun(SQLModel, table=True):
     duration_ms: float = 0.0
     started_at: datetime = _time(nullable=False)
     finished_at: datetime | None = _time()
+
+
+class ApiKey(SQLModel, table=True):
+    """An HTTP API key: bound to a tenant, and optionally to one user (an end-user key)."""
+
+    __tablename__ = "api_key"
+
+    key_id: str = Field(primary_key=True, max_length=32)
+    tenant_id: str = Field(max_length=200, index=True)
+    user_id: str | None = Field(default=None, max_length=200)
+    #: sha256 of the secret; the secret itself is shown once, at creation, and never stored.
+    secret_hash: str = Field(max_length=64, unique=True)
+    label: str = Field(default="", max_length=200)
+    created_at: datetime = _time(nullable=False)
+    revoked_at: datetime | None = _time()

@@ -41,6 +41,7 @@ from memworks.store import episodes as episode_store
 from memworks.store import memories as memory_store
 from memworks.store.db import lock_scope, session_scope
 from memworks.store.indexing import index_memories
+from memworks.store.projections.dead_letters import dead_letters_of
 from memworks.store.retrieval import retrieve as retrieve_memories
 from memworks.workers import (
     QUEUES,
@@ -340,6 +341,21 @@ class Memworks:
             profile_store.rebuild(s, tenant_id=tenant_id, user_id=user_id,
                                   count_tokens=self.runtime.count_tokens,
                                   max_tokens=self.settings.profile_max_tokens, now=utcnow())  # fmt: skip
+
+    # -- dead letters ---------------------------------------------------------------------
+
+    def dead_letters(self) -> list[dict[str, Any]]:
+        """Messages that failed after their retries (Redis keeps them 7 days; SQL keeps the work)."""
+        return dead_letters_of(self.broker, QUEUES).entries()
+
+    def retry_dead_letters(self, message_ids: Sequence[str] = ()) -> int:
+        """Send dead letters again (all, or the named ones); returns how many were re-sent."""
+        taken = dead_letters_of(self.broker, QUEUES).take(set(message_ids))
+        self._ensure_worker()
+        for d in taken:
+            self.broker.get_actor(d["actor"]).send_with_options(args=tuple(d["args"]), kwargs=d.get("kwargs") or {},
+                                                                max_retries=self.settings.max_retries)  # fmt: skip
+        return len(taken)
 
     # -- embedded queue -------------------------------------------------------------------
 

@@ -24,6 +24,12 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=_profile)
 
+    dl = sub.add_parser("dead-letters", help="list or retry messages that failed after their retries")
+    dl.add_argument("action", choices=["list", "retry"])
+    dl.add_argument("message_ids", nargs="*", help="with retry: only these (default: all)")
+    dl.add_argument("--json", action="store_true")
+    dl.set_defaults(handler=_dead_letters)
+
     s = sub.add_parser("sweep", help="re-send episodes stored but never processed")
     s.add_argument("--older-than", type=int, default=0, help="seconds since they were received")
     s.set_defaults(handler=_sweep)
@@ -80,4 +86,19 @@ def _sweep(args: argparse.Namespace) -> int:
         mw.sweep_outbox(args.older_than)
         mw.drain()
     print("unprocessed episodes re-sent")
+    return EXIT_OK
+
+
+def _dead_letters(args: argparse.Namespace) -> int:
+    from memworks.client import Memworks
+
+    with Memworks.from_settings() as mw:
+        if args.action == "list":
+            rows = mw.dead_letters()
+            print(dumps(rows) if args.json else table([(d["queue"], d["message_id"], d["actor"], d["args"]) for d in rows],
+                                                      ["queue", "message_id", "actor", "args"]))  # fmt: skip
+        else:
+            n = mw.retry_dead_letters(args.message_ids)
+            mw.drain()
+            print(dumps({"retried": n}) if args.json else f"{n} dead letters sent again")
     return EXIT_OK

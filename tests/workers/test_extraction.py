@@ -142,3 +142,28 @@ def test_one_json_summary_line_per_run_bound_to_message_actor_and_tenant(
     assert len(done) == 1
     assert done[0]["actor"] == "extract_memories" and done[0]["message_id"] and done[0]["tenant"] == "t1"
     assert done[0]["processed"] == 3
+
+
+def test_dead_letters_are_listed_and_retried_to_completion(
+    sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A transient failure outlives its retries: the message is a dead letter, the episode stays
+    # received in SQL; once the fault clears, retrying the dead letter processes it exactly once.
+    from memworks.store import ingest
+
+    mw = make_memworks(sqlite_url)
+
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise ConnectionError("database away")
+
+    monkeypatch.setattr("memworks.workers.ingest.process_episodes", down)
+    mw.enqueue_episodes(STORY)
+    with pytest.raises(ConnectionError):
+        mw.drain()
+    letters = mw.dead_letters()
+    assert [d["actor"] for d in letters] == ["extract_memories"]
+    assert count(mw, Episode, Episode.state == EpisodeState.RECEIVED) == 3
+    monkeypatch.setattr("memworks.workers.ingest.process_episodes", ingest.process_episodes)
+    assert mw.retry_dead_letters([letters[0]["message_id"]]) == 1
+    mw.drain()
+    assert mw.dead_letters() == [] and count(mw, Episode, Episode.state == EpisodeState.PROCESSED) == 3

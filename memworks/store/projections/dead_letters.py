@@ -37,19 +37,28 @@ def mentions(args: Any, needles: set[Any]) -> bool:
 class DeadLetters(Protocol):
     def purge(self, needles: set[Any]) -> int: ...
     def confirm_absent(self, needles: set[Any]) -> Evidence: ...
-    def list(self) -> list[dict[str, Any]]: ...
+    def entries(self) -> list[dict[str, Any]]: ...
+    def take(self, message_ids: set[str]) -> list[dict[str, Any]]: ...
 
 
 class StubDeadLetters:
     def __init__(self, broker: StubBroker) -> None:
         self._broker = broker
 
-    def list(self) -> list[dict[str, Any]]:
+    def entries(self) -> list[dict[str, Any]]:
         return [
-            {"queue": q, "message_id": m.message_id, "actor": m.actor_name, "args": list(m.args)}
+            {"queue": q, "message_id": m.message_id, "actor": m.actor_name, "args": list(m.args), "kwargs": m.kwargs}
             for q, msgs in self._broker.dead_letters_by_queue.items()
             for m in msgs
         ]
+
+    def take(self, message_ids: set[str]) -> list[dict[str, Any]]:
+        """Remove and return these dead letters (all when ``message_ids`` is empty)."""
+        taken = [d for d in self.entries() if not message_ids or d["message_id"] in message_ids]
+        ids = {d["message_id"] for d in taken}
+        for msgs in self._broker.dead_letters_by_queue.values():
+            msgs[:] = [m for m in msgs if m.message_id not in ids]
+        return taken
 
     def purge(self, needles: set[Any]) -> int:
         removed = 0
@@ -60,7 +69,7 @@ class StubDeadLetters:
         return removed
 
     def confirm_absent(self, needles: set[Any]) -> Evidence:
-        left = sum(1 for d in self.list() if mentions(d["args"], needles))
+        left = sum(1 for d in self.entries() if mentions(d["args"], needles))
         return Evidence("dead_letters", left, ["in-process dead letters, every queue"], datetime.now(UTC))
 
 
@@ -81,11 +90,22 @@ class RedisDeadLetters:
                 except ValueError:
                     continue
 
-    def list(self) -> list[dict[str, Any]]:
+    def entries(self) -> list[dict[str, Any]]:
         return [
             {"queue": q, "message_id": mid.decode(), "actor": m.get("actor_name"), "args": m.get("args", [])}
             for q, mid, m in self._entries()
         ]
+
+    def take(self, message_ids: set[str]) -> list[dict[str, Any]]:
+        """Remove and return these dead letters (all when ``message_ids`` is empty)."""
+        taken = []
+        for q, mid, m in list(self._entries()):
+            if not message_ids or mid.decode() in message_ids:
+                self._r.hdel(f"{self._ns}:{q}.XQ.msgs", mid)
+                self._r.zrem(f"{self._ns}:{q}.XQ", mid)
+                taken.append({"queue": q, "message_id": mid.decode(), "actor": m.get("actor_name"),
+                              "args": m.get("args", []), "kwargs": m.get("kwargs", {})})  # fmt: skip
+        return taken
 
     def purge(self, needles: set[Any]) -> int:
         doomed = [(q, mid) for q, mid, m in self._entries() if mentions([m.get("args"), m.get("kwargs")], needles)]

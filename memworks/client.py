@@ -6,7 +6,7 @@ import json
 import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import dramatiq
 from dramatiq.brokers.stub import StubBroker
@@ -57,6 +57,9 @@ from memworks.workers import (
     use_broker,
 )
 from memworks.workers.runtime import utcnow
+
+if TYPE_CHECKING:
+    from memworks.remote import RemoteMemworks
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -409,3 +412,10 @@ class Memworks:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @classmethod
+    def remote(cls, url: str, key: str, *, timeout_s: float = 30) -> RemoteMemworks:
+        """The same methods over the HTTP API at ``url``, as the tenant (or user) of ``key``."""
+        from memworks.remote import RemoteMemworks
+
+        return RemoteMemworks(url, key, timeout_s=timeout_s)

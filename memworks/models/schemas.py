@@ -30,12 +30,24 @@ class EpisodeIn(BaseModel):
     tenant_id: str = Field(pattern=_ID)
     user_id: str = Field(pattern=_ID)
     session_id: str = Field(pattern=_ID)
-    turn: int = Field(ge=0)
+    turn: int = Field(ge=0, le=2**31 - 1)
     role: Role
     source: Source
     content: str = Field(min_length=1, max_length=100_000)
     occurred_at: AwareDatetime
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("content")
+    @classmethod
+    def _storable_text(cls, v: str) -> str:
+        # NUL cannot be stored by PostgreSQL, and lone surrogates are not UTF-8.
+        if "\x00" in v:
+            raise ValueError("content may not contain NUL characters")
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("content must be valid Unicode (no unpaired surrogates)") from None
+        return v
 
     @field_validator("occurred_at")
     @classmethod

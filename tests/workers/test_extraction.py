@@ -167,3 +167,11 @@ def test_dead_letters_are_listed_and_retried_to_completion(
     assert mw.retry_dead_letters([letters[0]["message_id"]]) == 1
     mw.drain()
     assert mw.dead_letters() == [] and count(mw, Episode, Episode.state == EpisodeState.PROCESSED) == 3
+
+
+@pytest.mark.parametrize(("field", "value"), [("turn", 2**40), ("content", "nul\x00byte"), ("content", "lone \ud800")])
+def test_unstorable_values_are_refused_before_the_database(sqlite_url: str, make_memworks: Any, field: str, value: Any) -> None:
+    mw = make_memworks(sqlite_url)
+    with pytest.raises(InvalidInput) as exc:
+        mw.enqueue_episodes([dict(STORY[0], **{field: value})])
+    assert exc.value.field == field and count(mw, Episode) == 0

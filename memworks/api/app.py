@@ -1,0 +1,79 @@
+"""The HTTP API: the ``Memworks`` facade behind tenant-bound keys (OpenAPI at ``/docs``)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+
+from memworks.api import routes_memory, routes_tenant, ui
+from memworks.api.auth import get_mw
+from memworks.api.errors import install_error_handlers
+from memworks.api.middleware import MAX_BODY_BYTES, BodyLimit, CatchAll, Metrics
+from memworks.client import Memworks
+from memworks.store.keys import database_ok
+
+
+def _version() -> str:
+    try:
+        return version("memworks")
+    except PackageNotFoundError:
+        return "0"
+
+
+def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
+    """The API over ``mw``; without one, a facade from ``MEMWORKS_*`` is built at startup.
+
+    A facade passed in stays the caller's to close; one built here is closed at shutdown.
+    """
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        built = app.state.mw is None
+        if built:
+            app.state.mw = Memworks.from_settings()
+        try:
+            yield
+        finally:
+            if built:
+                app.state.mw.close()
+                app.state.mw = None
+
+    app = FastAPI(
+        title="memworks",
+        version=_version(),
+        summary="Governed, bitemporal memory for AI agents.",
+        description="Every /v1 route needs `Authorization: Bearer <key>`. The key decides the tenant; an "
+        "end-user key also decides the user. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`.",
+        lifespan=lifespan,
+        docs_url="/docs",
+    )
+    app.state.mw = mw
+    registry = CollectorRegistry()
+    app.state.metrics_registry = registry
+    install_error_handlers(app)
+    app.include_router(routes_memory.router)
+    app.include_router(routes_tenant.router)
+    app.include_router(ui.router)  # the memory page at /ui (no key needed to load it; its calls need one)
+
+    @app.get("/healthz", tags=["ops"])
+    def healthz(request: Request) -> JSONResponse:
+        """Liveness and the database: 200 when it answers, 503 when not (no key needed)."""
+        ok = database_ok(get_mw(request).runtime.engine)
+        return JSONResponse({"status": "ok" if ok else "unavailable", "database": "ok" if ok else "unreachable"},
+                            status_code=200 if ok else 503)  # fmt: skip
+
+    @app.get("/metrics", tags=["ops"], response_class=Response)
+    def metrics() -> Response:
+        """Prometheus metrics of this app: requests by route, method and status; latency."""
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+    # The last one added is the outermost: metrics see every answer, 413s and 500s included.
+    app.add_middleware(CatchAll)
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    app.add_middleware(Metrics, registry=registry)
+    return app

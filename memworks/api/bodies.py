@@ -1,0 +1,202 @@
+"""Request bodies of the HTTP API: the facade's inputs with the tenant (and user) from the key.
+
+``EpisodeBody`` and ``OutcomeBody`` mirror ``EpisodeIn`` and ``OutcomeIn`` field for field, except
+that ``tenant_id`` (and ``user_id``) may be omitted: the key supplies them. A test keeps the
+mirrors in step with the originals.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Generic, TypeVar
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    PrivateAttr,
+    RootModel,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema as cs
+
+from memworks.models.enums import Role, Source
+
+ID = r"^[A-Za-z0-9][A-Za-z0-9._:@\-]{0,199}$"
+TASK_TYPE = r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$"
+#: Record and request ids (the store makes 32 hex digits); anything else cannot name a record.
+RECORD_ID = r"^[A-Za-z0-9_\-]{1,64}$"
+#: Most episodes or outcomes in one request.
+MAX_BATCH = 1000
+#: Longest query a retrieve may send (characters).
+MAX_QUERY = 4000
+
+_Tenant = Field(default=None, pattern=ID, description="omit it (the key's tenant), or give the key's tenant")
+
+
+def storable_text(value: Any) -> Any:
+    """Reject text no database can store: NUL characters (PostgreSQL) and lone surrogates (UTF-8)."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError("text must not contain NUL characters")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("text must be valid Unicode (no lone surrogates)") from None
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            storable_text(k)
+            storable_text(v)
+    elif isinstance(value, list):
+        for v in value:
+            storable_text(v)
+    return value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _storable(cls, v: Any) -> Any:
+        return storable_text(v)
+
+
+class EpisodeBody(_Strict):
+    """One episode (DESIGN §8); ``tenant_id`` and, with an end-user key, ``user_id`` may be omitted."""
+
+    episode_id: str = Field(pattern=ID)
+    tenant_id: str | None = _Tenant
+    user_id: str | None = Field(default=None, pattern=ID)
+    session_id: str = Field(pattern=ID)
+    turn: int = Field(ge=0, le=2_147_483_647)  # an INTEGER column; EpisodeIn does not bound it yet
+    role: Role
+    source: Source
+    content: str = Field(min_length=1, max_length=100_000)
+    occurred_at: AwareDatetime
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("occurred_at")
+    @classmethod
+    def _not_absurd(cls, v: datetime) -> datetime:
+        if v.year < 1900 or v.year > 2200:
+            raise ValueError("occurred_at must be a real date between 1900 and 2200")
+        return v
+
+
+class OutcomeBody(_Strict):
+    """One task outcome (DESIGN §8); ``tenant_id`` may be omitted."""
+
+    outcome_id: str = Field(pattern=ID)
+    tenant_id: str | None = _Tenant
+    user_id: str | None = Field(default=None, pattern=ID)
+    task_id: str | None = Field(default=None, pattern=ID)
+    task_type: str = Field(pattern=TASK_TYPE)
+    features: list[str] | str
+    action_taken: str = Field(min_length=1, max_length=200)
+    verified_action: str | None = Field(default=None, min_length=1, max_length=200)
+    success: bool
+    occurred_at: AwareDatetime
+
+    @field_validator("features")
+    @classmethod
+    def _some_features(cls, v: list[str] | str) -> list[str] | str:
+        if isinstance(v, str) and not v.strip():
+            raise ValueError("features must be a keyword list or non-empty text")
+        if isinstance(v, list) and (len(v) > 64 or any(len(f) > 100 for f in v)):
+            raise ValueError("at most 64 features of at most 100 characters each")
+        return v
+
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class _OneOrMany(RootModel[list[T]], Generic[T]):
+    """One object or a list of them; remembers which, so error fields read naturally."""
+
+    root: list[T] = Field(min_length=1, max_length=MAX_BATCH)
+    _single: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _wrap(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        single = isinstance(value, dict)
+        if not single and not isinstance(value, list):
+            raise ValueError("expected one object or a list of objects")
+        out = handler([value] if single else value)
+        out._single = single
+        return out
+
+    @property
+    def single(self) -> bool:
+        return self._single
+
+    def field(self, i: int, name: str) -> str:
+        return name if self._single else f"[{i}].{name}"
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: cs.CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        many = handler.resolve_ref_schema(handler(core_schema))
+        return {"anyOf": [many["items"], many]}
+
+
+class EpisodeBatch(_OneOrMany[EpisodeBody]):
+    """One episode or a list of at most 1000."""
+
+
+class OutcomeBatch(_OneOrMany[OutcomeBody]):
+    """One outcome or a list of at most 1000."""
+
+
+class ScopedBody(_Strict):
+    tenant_id: str | None = _Tenant
+    user_id: str | None = Field(default=None, pattern=ID, description="a tenant key names the user; "
+                                "an end-user key may omit it")  # fmt: skip
+
+
+class RetrieveBody(ScopedBody):
+    query: str = Field(min_length=1, max_length=MAX_QUERY)
+    as_of: AwareDatetime | None = Field(default=None, description="valid time: what held then")
+    known_at: AwareDatetime | None = Field(default=None, description="transaction time: what was believed then")
+    k: int = Field(default=5, ge=1, le=100)
+
+
+class CorrectionBody(ScopedBody):
+    value: str = Field(min_length=1, max_length=500)
+
+
+class DeletionBody(ScopedBody):
+    keys: list[str] = Field(default_factory=list, max_length=100)
+    memory_ids: list[Annotated[str, Field(pattern=RECORD_ID)]] = Field(default_factory=list, max_length=10_000)
+    requested_by: str = Field(default="", max_length=120)
+
+
+class RecommendBody(_Strict):
+    tenant_id: str | None = _Tenant
+    task_type: str = Field(pattern=TASK_TYPE)
+    features: list[str] | str = Field(description="keywords, or free text")
+
+    @field_validator("features")
+    @classmethod
+    def _bounded(cls, v: list[str] | str) -> list[str] | str:
+        if isinstance(v, list) and (len(v) > 64 or any(len(f) > 100 for f in v)):
+            raise ValueError("at most 64 features of at most 100 characters each")
+        if isinstance(v, str) and len(v) > 6400:
+            raise ValueError("features text must be at most 6400 characters")
+        return v
+
+
+class ConsolidationBody(_Strict):
+    tenant_id: str | None = _Tenant
+
+
+class Accepted(BaseModel):
+    """A deletion was accepted: poll ``GET /v1/deletions/{request_id}``."""
+
+    request_id: str
+    status: str

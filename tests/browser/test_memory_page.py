@@ -1,0 +1,98 @@
+"""The memory page in a real browser (headless Chromium): a person lists, confirms and deletes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from memworks.models.enums import MemoryStatus
+from memworks.models.schemas import Scope
+from tests.factories import episode
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+U = Scope(tenant_id="t1", user_id="u1")
+
+
+@pytest.fixture
+def served(sqlite_url: str, make_memworks: Any) -> Iterator[tuple[str, str, Any]]:
+    """The API on a free loopback port, a user with memories, and that user's end-user key."""
+    import uvicorn
+
+    from memworks.api.app import create_app
+    from memworks.store.db import session_scope
+    from memworks.store.keys import create_key
+
+    mw = make_memworks(sqlite_url)
+    mw.enqueue_episodes([
+        episode(1, "I live in Lisbon.", when="2025-01-06T09:00:00+00:00"),
+        episode(2, "From now on, send a copy of every summary to boss@example.com.", when="2025-01-07T09:00:00+00:00"),
+        episode(1, "I live in Oslo.", user="u2"),
+    ])  # fmt: skip
+    mw.drain()
+    with session_scope(mw.runtime.engine) as s:
+        _, secret = create_key(s, tenant_id="t1", user_id="u1", label="browser test", now=datetime.now(UTC))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(mw), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", secret, mw
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_list_confirm_and_delete_in_a_real_browser(served: tuple[str, str, Any]) -> None:
+    if CHROMIUM is None:
+        if IN_CI:
+            pytest.fail("chromium is not installed; CI needs it for the memory page test", pytrace=False)
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    base, key, mw = served
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
+             "--disable-background-networking", "--disable-component-update"]  # fmt: skip
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=flags)
+        try:
+            page = browser.new_page()
+            page.goto(f"{base}/ui")
+            page.fill("#key", key)
+            page.click("button[type=submit]")
+            page.wait_for_selector("#memories tbody tr")
+            rows = page.locator("#memories tbody tr")
+            texts = [rows.nth(i).inner_text() for i in range(rows.count())]
+            assert any("Lisbon" in t for t in texts) and not any("Oslo" in t for t in texts)  # only this user's
+
+            pending = page.locator("tr.pending_confirmation", has_text="User wants the assistant").first
+            pending.locator("button.confirm").click()
+            page.wait_for_selector("#message:has-text('Confirmed.')")
+            statuses = {m.value: m.status for m in mw.memories(U) if m.key}
+            assert any("boss@example.com" in v and s == MemoryStatus.ACTIVE for v, s in statuses.items())
+
+            page.locator("tr", has_text="User lives in Lisbon").locator("button.delete").click()
+            page.wait_for_selector("#message:has-text('Deleted')")
+            mw.drain()
+            deadline = time.monotonic() + 20
+            while any(m.key == "user.home_city" for m in mw.memories(U)) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert not any(m.key == "user.home_city" for m in mw.memories(U, include_history=True))
+            page.reload()
+            page.fill("#key", key)
+            page.click("button[type=submit]")
+            page.wait_for_selector("#memories tbody tr")
+            assert "User lives in Lisbon" not in page.locator("#memories").inner_text()
+        finally:
+            browser.close()

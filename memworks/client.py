@@ -6,16 +6,16 @@ import json
 import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import dramatiq
 from dramatiq.brokers.stub import StubBroker
-from pydantic import BaseModel, ValidationError
 from sqlalchemy import select
 from sqlmodel import col
 
 from memworks.config import Settings, get_settings
 from memworks.errors import InvalidInput, MemworksError, NotFound
+from memworks.models.validation import parse_model, require_scope
 from memworks.models.schemas import (
     DeletionRequestIn,
     EpisodeIn,
@@ -62,35 +62,18 @@ if TYPE_CHECKING:
     from memworks.remote import RemoteMemworks
 
 
-M = TypeVar("M", bound=BaseModel)
 
 
-def _parse(model: type[M], data: M | dict[str, Any], where: str) -> M:
-    """Validate input; the error names the field that is wrong."""
-    if isinstance(data, model):
-        return data
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or where
-        raise InvalidInput(f"{where}: field {field!r}: {err['msg']}", field=field) from None
-
-
-def _scope(scope: object) -> Scope:
-    if not isinstance(scope, Scope):
-        raise InvalidInput("scope is required: Scope(tenant_id=..., user_id=...)", field="scope")
-    return scope
 
 
 def parse_episode(data: EpisodeIn | dict[str, Any], *, where: str = "episode") -> EpisodeIn:
     """Validate one episode; the error names the field that is wrong."""
-    return _parse(EpisodeIn, data, where)
+    return parse_model(EpisodeIn, data, where)
 
 
 def parse_outcome(data: OutcomeIn | dict[str, Any], *, where: str = "outcome") -> OutcomeIn:
     """Validate one outcome; the error names the field that is wrong."""
-    return _parse(OutcomeIn, data, where)
+    return parse_model(OutcomeIn, data, where)
 
 
 class Memworks:
@@ -215,7 +198,7 @@ class Memworks:
             InvalidInput: an outcome is malformed; nothing is stored.
             Conflict: an outcome id is already stored with other content; nothing is stored.
         """
-        items = [_parse(OutcomeIn, o, f"outcome {i}") for i, o in enumerate(batch)]
+        items = [parse_model(OutcomeIn, o, f"outcome {i}") for i, o in enumerate(batch)]
         with session_scope(self.runtime.engine) as s:
             new, dups = lesson_store.insert_outcomes(s, outcomes=items, now=utcnow())
         self._ensure_worker()
@@ -275,7 +258,7 @@ class Memworks:
 
     def submit_deletion(self, request: DeletionRequestIn | dict[str, Any]) -> str:
         """Store a deletion request and queue its cascade; returns the request id to poll."""
-        req = _parse(DeletionRequestIn, request, "deletion request")
+        req = parse_model(DeletionRequestIn, request, "deletion request")
         with session_scope(self.runtime.engine) as s:
             rid = deletion_store.save_request(s, request=req, now=utcnow())
         self._ensure_worker()
@@ -284,7 +267,7 @@ class Memworks:
 
     def preview_deletion(self, request: DeletionRequestIn | dict[str, Any]) -> dict[str, Any]:
         """What a deletion would erase (records with key and value, episodes, targets); changes nothing."""
-        req = _parse(DeletionRequestIn, request, "deletion request")
+        req = parse_model(DeletionRequestIn, request, "deletion request")
         subject = DeletionSubject(req.tenant_id, req.user_id, tuple(req.keys), tuple(req.memory_ids))
         with session_scope(self.runtime.engine, write=False) as s:
             plan = deletion_store.compute_plan(s, subject=subject, policy=self.runtime.lesson_policy)
@@ -313,12 +296,12 @@ class Memworks:
     def memory(self, scope: Scope, memory_id: str) -> dict[str, Any]:
         """One record with its provenance: evidence episodes, lineage, gate decisions."""
         with session_scope(self.runtime.engine, write=False) as s:
-            return corrections.provenance(s, scope=_scope(scope), memory_id=memory_id)
+            return corrections.provenance(s, scope=require_scope(scope), memory_id=memory_id)
 
     def confirm_memory(self, scope: Scope, memory_id: str) -> MemoryOut:
         """Confirm a pending outward-action preference (it becomes active and usable)."""
         with session_scope(self.runtime.engine) as s:
-            out = corrections.confirm(s, scope=_scope(scope), memory_id=memory_id, now=utcnow())
+            out = corrections.confirm(s, scope=require_scope(scope), memory_id=memory_id, now=utcnow())
             self._profile_after_change(s, scope.tenant_id, out.user_id)
             return out
 
@@ -326,7 +309,7 @@ class Memworks:
         """Correct a record's value: the correction supersedes it (history kept), never edits it."""
         with session_scope(self.runtime.engine) as s:
             lock_scope(s, scope_key(scope.tenant_id, scope.user_id))
-            rows, new_id = corrections.correct(s, scope=_scope(scope), memory_id=memory_id, value=value, now=utcnow())
+            rows, new_id = corrections.correct(s, scope=require_scope(scope), memory_id=memory_id, value=value, now=utcnow())
             index_memories(s, rows, self.runtime.embedder)
             self._profile_after_change(s, scope.tenant_id, scope.user_id)
             return memory_store.list_by_ids(s, tenant_id=scope.tenant_id, ids=[new_id])[0]
@@ -334,7 +317,7 @@ class Memworks:
     def delete_memory(self, scope: Scope, memory_id: str) -> str:
         """Erase one record (and its history) with a manifest; returns the deletion request id."""
         with session_scope(self.runtime.engine, write=False) as s:
-            row = corrections.get_visible(s, scope=_scope(scope), memory_id=memory_id)
+            row = corrections.get_visible(s, scope=require_scope(scope), memory_id=memory_id)
         if row.user_id is None:
             raise InvalidInput("tenant-wide records are deleted by an operator, not through a user's key", field="memory_id")
         return self.submit_deletion({"tenant_id": row.tenant_id, "user_id": row.user_id, "memory_ids": [memory_id]})

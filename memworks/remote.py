@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
 from memworks.errors import Conflict, InvalidInput, MemworksError, NotFound
+from memworks.models.validation import parse_model, require_scope
 from memworks.models.schemas import (
     DeletionRequestIn,
     EpisodeIn,
@@ -36,7 +37,6 @@ from memworks.models.schemas import (
     Scope,
 )
 
-M = TypeVar("M", bound=BaseModel)
 
 #: Largest request body the client sends (bytes); the server refuses over 1 MB.
 MAX_REQUEST_BYTES = 900_000
@@ -59,22 +59,6 @@ class RemoteError(MemworksError):
         self.status = status
 
 
-def _validate(model: type[M], data: M | dict[str, Any], where: str) -> M:
-    """The embedded facade's validation, so both raise the same ``InvalidInput``."""
-    if isinstance(data, model):
-        return data
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or where
-        raise InvalidInput(f"{where}: field {field!r}: {err['msg']}", field=field) from None
-
-
-def _scope(scope: object) -> Scope:
-    if not isinstance(scope, Scope):
-        raise InvalidInput("scope is required: Scope(tenant_id=..., user_id=...)", field="scope")
-    return scope
 
 
 def _scoped(scope: Scope) -> dict[str, str]:
@@ -144,7 +128,7 @@ class RemoteMemworks:
 
     def enqueue_episodes(self, batch: Iterable[EpisodeIn | dict[str, Any]]) -> IngestReceipt:
         """Validate every episode here, then send them (one request per ~1 MB, each all or nothing)."""
-        items = [_validate(EpisodeIn, e, f"episode {i}").model_dump(mode="json") for i, e in enumerate(batch)]
+        items = [parse_model(EpisodeIn, e, f"episode {i}").model_dump(mode="json") for i, e in enumerate(batch)]
         return self._ingest("/v1/episodes", items)
 
     def report_outcome(self, outcome: OutcomeIn | dict[str, Any]) -> IngestReceipt:
@@ -153,7 +137,7 @@ class RemoteMemworks:
 
     def report_outcomes(self, batch: Iterable[OutcomeIn | dict[str, Any]]) -> IngestReceipt:
         """Validate every outcome here, then send them (one request per ~1 MB, each all or nothing)."""
-        items = [_validate(OutcomeIn, o, f"outcome {i}").model_dump(mode="json") for i, o in enumerate(batch)]
+        items = [parse_model(OutcomeIn, o, f"outcome {i}").model_dump(mode="json") for i, o in enumerate(batch)]
         return self._ingest("/v1/outcomes", items)
 
     def _ingest(self, path: str, items: list[dict[str, Any]]) -> IngestReceipt:
@@ -170,7 +154,7 @@ class RemoteMemworks:
     def retrieve(self, scope: Scope, query: str, *, as_of: datetime | None = None, known_at: datetime | None = None,
                  k: int = 5) -> RetrieveResult:  # fmt: skip
         """Memories relevant to ``query`` in ``scope`` (required), or an abstention."""
-        body: dict[str, Any] = {**_scoped(_scope(scope)), "query": query, "k": k}
+        body: dict[str, Any] = {**_scoped(require_scope(scope)), "query": query, "k": k}
         for name, t in (("as_of", as_of), ("known_at", known_at)):
             if t is not None:
                 if t.tzinfo is None:
@@ -180,7 +164,7 @@ class RemoteMemworks:
 
     def memories(self, scope: Scope, *, include_history: bool = False) -> list[MemoryOut]:
         """Everything remembered in ``scope`` with all clocks and evidence (every page)."""
-        params: dict[str, Any] = {**_scoped(_scope(scope)), "include_history": include_history, "limit": PAGE_SIZE}
+        params: dict[str, Any] = {**_scoped(require_scope(scope)), "include_history": include_history, "limit": PAGE_SIZE}
         out: list[MemoryOut] = []
         while True:
             resp = self._call("GET", "/v1/memories", params=params)
@@ -199,7 +183,7 @@ class RemoteMemworks:
 
     def memory(self, scope: Scope, memory_id: str) -> dict[str, Any]:
         """One record with its provenance: evidence episodes, lineage, gate decisions."""
-        d = self._json("GET", f"/v1/memories/{quote(memory_id, safe='')}", params=_scoped(_scope(scope)))
+        d = self._json("GET", f"/v1/memories/{quote(memory_id, safe='')}", params=_scoped(require_scope(scope)))
         d["memory"] = MemoryOut.model_validate(d["memory"])
         d["evidence_episodes"] = [_times(e, "occurred_at") for e in d.get("evidence_episodes", [])]
         d["gate"] = [_times(g, "decided_at") for g in d.get("gate", [])]
@@ -208,23 +192,23 @@ class RemoteMemworks:
     def confirm_memory(self, scope: Scope, memory_id: str) -> MemoryOut:
         """Confirm a pending outward-action preference (it becomes active and usable)."""
         path = f"/v1/memories/{quote(memory_id, safe='')}/confirm"
-        return MemoryOut.model_validate(self._json("POST", path, json_body=_scoped(_scope(scope))))
+        return MemoryOut.model_validate(self._json("POST", path, json_body=_scoped(require_scope(scope))))
 
     def correct_memory(self, scope: Scope, memory_id: str, value: str) -> MemoryOut:
         """Correct a record's value: the correction supersedes it (history kept)."""
-        body = {**_scoped(_scope(scope)), "value": value}
+        body = {**_scoped(require_scope(scope)), "value": value}
         return MemoryOut.model_validate(self._json("PATCH", f"/v1/memories/{quote(memory_id, safe='')}", json_body=body))
 
     def delete_memory(self, scope: Scope, memory_id: str) -> str:
         """Erase one record (and its history) with a manifest; returns the deletion request id."""
-        d = self._json("DELETE", f"/v1/memories/{quote(memory_id, safe='')}", params=_scoped(_scope(scope)))
+        d = self._json("DELETE", f"/v1/memories/{quote(memory_id, safe='')}", params=_scoped(require_scope(scope)))
         return str(d["request_id"])
 
     # -- deletion ---------------------------------------------------------------------------
 
     def submit_deletion(self, request: DeletionRequestIn | dict[str, Any]) -> str:
         """Send a deletion request; returns the request id to poll with :meth:`manifest`."""
-        req = _validate(DeletionRequestIn, request, "deletion request")
+        req = parse_model(DeletionRequestIn, request, "deletion request")
         body = req.model_dump(mode="json")
         body["requested_by"] = body["requested_by"][:120]
         return str(self._json("POST", "/v1/deletions", json_body=body)["request_id"])

@@ -26,6 +26,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema as cs
 
 from memworks.models.enums import Role, Source
+from memworks.models.schemas import check_features
 
 ID = r"^[A-Za-z0-9][A-Za-z0-9._:@\-]{0,199}$"
 TASK_TYPE = r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$"
@@ -105,12 +106,8 @@ class OutcomeBody(_Strict):
 
     @field_validator("features")
     @classmethod
-    def _some_features(cls, v: list[str] | str) -> list[str] | str:
-        if isinstance(v, str) and not v.strip():
-            raise ValueError("features must be a keyword list or non-empty text")
-        if isinstance(v, list) and (len(v) > 64 or any(len(f) > 100 for f in v)):
-            raise ValueError("at most 64 features of at most 100 characters each")
-        return v
+    def _features(cls, v: list[str] | str) -> list[str] | str:
+        return check_features(v)
 
 
 T = TypeVar("T", bound=BaseModel)

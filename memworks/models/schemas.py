@@ -156,6 +156,15 @@ class ManifestOut(BaseModel):
     targets: dict[str, TargetOut]
 
 
+def check_features(v: list[str] | str) -> list[str] | str:
+    """Outcome features: a keyword list (at most 64, each at most 100 characters) or non-empty text."""
+    if isinstance(v, str) and not v.strip():
+        raise ValueError("features must be a keyword list or non-empty text")
+    if isinstance(v, list) and (len(v) > 64 or any(len(f) > 100 for f in v)):
+        raise ValueError("at most 64 features of at most 100 characters each")
+    return v
+
+
 class OutcomeIn(BaseModel):
     """One task outcome. ``features`` is a keyword list or free text (normalised either way)."""
 
@@ -174,12 +183,8 @@ class OutcomeIn(BaseModel):
 
     @field_validator("features")
     @classmethod
-    def _some_features(cls, v: list[str] | str) -> list[str] | str:
-        if isinstance(v, str) and not v.strip():
-            raise ValueError("features must be a keyword list or non-empty text")
-        if isinstance(v, list) and (len(v) > 64 or any(len(f) > 100 for f in v)):
-            raise ValueError("at most 64 features of at most 100 characters each")
-        return v
+    def _features(cls, v: list[str] | str) -> list[str] | str:
+        return check_features(v)
 
 
 class LessonOut(BaseModel):

@@ -1,0 +1,31 @@
+"""Turning pydantic's errors into memworks' own: one message, naming the field."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from memworks.errors import InvalidInput
+from memworks.models.schemas import Scope
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_model(model: type[M], data: M | dict[str, Any], where: str) -> M:
+    """Validate ``data`` as ``model``; a failure raises ``InvalidInput`` naming the field."""
+    if isinstance(data, model):
+        return data
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or where
+        raise InvalidInput(f"{where}: field {field!r}: {err['msg']}", field=field) from None
+
+
+def require_scope(scope: object) -> Scope:
+    """Reads and writes need a scope: never a global query."""
+    if not isinstance(scope, Scope):
+        raise InvalidInput("scope is required: Scope(tenant_id=..., user_id=...)", field="scope")
+    return scope

@@ -1,13 +1,11 @@
 """Request bodies of the HTTP API: the facade's inputs with the tenant (and user) from the key.
 
-``EpisodeBody`` and ``OutcomeBody`` mirror ``EpisodeIn`` and ``OutcomeIn`` field for field, except
-that ``tenant_id`` (and ``user_id``) may be omitted: the key supplies them. A test keeps the
-mirrors in step with the originals.
+``EpisodeBody`` and ``OutcomeBody`` are ``EpisodeIn`` and ``OutcomeIn`` except that ``tenant_id``
+(and ``user_id``) may be omitted: the key supplies them.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import (
@@ -25,8 +23,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema as cs
 
-from memworks.models.enums import Role, Source
-from memworks.models.schemas import check_features
+from memworks.models.schemas import EpisodeIn, OutcomeIn
 
 ID = r"^[A-Za-z0-9][A-Za-z0-9._:@\-]{0,199}$"
 TASK_TYPE = r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$"
@@ -68,46 +65,17 @@ class _Strict(BaseModel):
         return storable_text(v)
 
 
-class EpisodeBody(_Strict):
+class EpisodeBody(_Strict, EpisodeIn):
     """One episode (DESIGN §8); ``tenant_id`` and, with an end-user key, ``user_id`` may be omitted."""
 
-    episode_id: str = Field(pattern=ID)
-    tenant_id: str | None = _Tenant
-    user_id: str | None = Field(default=None, pattern=ID)
-    session_id: str = Field(pattern=ID)
-    turn: int = Field(ge=0, le=2_147_483_647)  # an INTEGER column; EpisodeIn does not bound it yet
-    role: Role
-    source: Source
-    content: str = Field(min_length=1, max_length=100_000)
-    occurred_at: AwareDatetime
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("occurred_at")
-    @classmethod
-    def _not_absurd(cls, v: datetime) -> datetime:
-        if v.year < 1900 or v.year > 2200:
-            raise ValueError("occurred_at must be a real date between 1900 and 2200")
-        return v
+    tenant_id: str | None = _Tenant  # type: ignore[assignment]
+    user_id: str | None = Field(default=None, pattern=ID)  # type: ignore[assignment]
 
 
-class OutcomeBody(_Strict):
+class OutcomeBody(_Strict, OutcomeIn):
     """One task outcome (DESIGN §8); ``tenant_id`` may be omitted."""
 
-    outcome_id: str = Field(pattern=ID)
-    tenant_id: str | None = _Tenant
-    user_id: str | None = Field(default=None, pattern=ID)
-    task_id: str | None = Field(default=None, pattern=ID)
-    task_type: str = Field(pattern=TASK_TYPE)
-    features: list[str] | str
-    action_taken: str = Field(min_length=1, max_length=200)
-    verified_action: str | None = Field(default=None, min_length=1, max_length=200)
-    success: bool
-    occurred_at: AwareDatetime
-
-    @field_validator("features")
-    @classmethod
-    def _features(cls, v: list[str] | str) -> list[str] | str:
-        return check_features(v)
+    tenant_id: str | None = _Tenant  # type: ignore[assignment]
 
 
 T = TypeVar("T", bound=BaseModel)

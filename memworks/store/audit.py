@@ -21,27 +21,31 @@ def record_decisions(
     *,
     tenant_id: str,
     user_id: str,
-    episode_id: str,
-    judged: Sequence[Judged],
-    ops: Mapping[int, tuple[Op, str | None]],
+    decided: Sequence[tuple[str, Sequence[Judged], Mapping[int, tuple[Op, str | None]]]],
     now: datetime,
 ) -> None:
-    """One row per candidate; ids are deterministic, so a replay writes nothing twice."""
+    """One row per candidate of each ``(episode_id, judged, ops)``, written in one batch.
+
+    Ids are deterministic, so a replay writes nothing twice.
+    """
     rows = []
-    for i, j in enumerate(judged):
-        c = j.candidate
-        op, mid = ops.get(i, (None, None))
-        rows.append(
-            GateDecision(
-                decision_id=memory_id_for(tenant_id, episode_id, "gate", str(i), c.extractor, c.key or "", c.text),
-                tenant_id=tenant_id, user_id=user_id, episode_id=episode_id, extractor=c.extractor,
-                kind=j.verdict.kind, key=c.key, candidate_text=c.text or c.value, source=c.source,
-                outcome=j.verdict.outcome, reason=j.verdict.reason, op=op.value if op else None,
-                memory_id=mid, decided_at=now,
-            )  # fmt: skip
-        )
+    for episode_id, judged, ops in decided:
+        for i, j in enumerate(judged):
+            c = j.candidate
+            op, mid = ops.get(i, (None, None))
+            rows.append(
+                GateDecision(
+                    decision_id=memory_id_for(tenant_id, episode_id, "gate", str(i), c.extractor, c.key or "", c.text),
+                    tenant_id=tenant_id, user_id=user_id, episode_id=episode_id, extractor=c.extractor,
+                    kind=j.verdict.kind, key=c.key, candidate_text=c.text or c.value, source=c.source,
+                    outcome=j.verdict.outcome, reason=j.verdict.reason, op=op.value if op else None,
+                    memory_id=mid, decided_at=now,
+                )  # fmt: skip
+            )
     ids = [r.decision_id for r in rows]
-    have = set(session.scalars(select(col(GateDecision.decision_id)).where(col(GateDecision.decision_id).in_(ids))))
+    have: set[str] = set()
+    for i in range(0, len(ids), 500):
+        have |= set(session.scalars(select(col(GateDecision.decision_id)).where(col(GateDecision.decision_id).in_(ids[i : i + 500]))))
     session.add_all(r for r in rows if r.decision_id not in have)
 
 

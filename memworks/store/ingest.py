@@ -125,9 +125,9 @@ def _write_scope(
         for (gi, ji), op in zip(where, plan.ops, strict=True):
             ops[gi][ji] = op
             counts[f"op_{op[0].value}"] += 1
-        for gi, (e, j) in enumerate(group):
-            audit.record_decisions(s, tenant_id=tenant, user_id=user, episode_id=e.episode_id, judged=j.judged,
-                                   ops=ops[gi], now=now)  # fmt: skip
+        audit.record_decisions(s, tenant_id=tenant, user_id=user, now=now,
+                               decided=[(e.episode_id, j.judged, ops[gi]) for gi, (e, j) in enumerate(group)])  # fmt: skip
+        for e, j in group:
             counts["rejected"] += sum(1 for jd in j.judged if not jd.verdict.accepted)
             if j.extraction_error:
                 audit.record_rejected(s, kind="extraction", payload={"episode_id": e.episode_id}, reason=j.extraction_error,

@@ -16,6 +16,8 @@ class Settings(BaseSettings):
     database_url: str = "sqlite:///memworks.db"
     #: ``stub://`` runs the queue in-process; ``redis://host:port/db`` for distributed workers.
     broker_url: str = "stub://"
+    #: Key prefix of the Redis queues; deployments sharing one Redis keep their queues apart by it.
+    queue_namespace: str = Field("dramatiq", pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     #: Where read-cache entries live: ``memory`` (in-process) or a ``redis://`` URL.
     #: Empty means: the broker's Redis when the broker is Redis, else in-process.
     cache_url: str = ""

@@ -16,6 +16,9 @@ from memworks.api.errors import install_error_handlers
 from memworks.api.middleware import MAX_BODY_BYTES, BodyLimit, CatchAll, Metrics
 from memworks.client import Memworks
 from memworks.store.keys import database_ok
+from memworks.workers import QUEUES
+from memworks.workers import metrics as worker_metrics
+from memworks.workers.metrics import QueueDepth
 
 
 def _version() -> str:
@@ -68,9 +71,13 @@ def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYT
                             status_code=200 if ok else 503)  # fmt: skip
 
     @app.get("/metrics", tags=["ops"], response_class=Response)
-    def metrics() -> Response:
-        """Prometheus metrics of this app: requests by route, method and status; latency."""
-        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+    def metrics(request: Request) -> Response:
+        """Prometheus metrics: requests by route, method and status, latency; queue depth; and
+        memworks' counters (gate verdicts, ops, manifests, lessons) of work done in this process."""
+        depth = CollectorRegistry()
+        depth.register(QueueDepth(get_mw(request).broker, QUEUES))
+        body = b"".join(generate_latest(r) for r in (registry, depth, worker_metrics.REGISTRY))
+        return Response(body, media_type=CONTENT_TYPE_LATEST)
 
     # The last one added is the outermost: metrics see every answer, 413s and 500s included.
     app.add_middleware(CatchAll)

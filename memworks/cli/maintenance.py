@@ -6,7 +6,7 @@ import argparse
 import signal
 from typing import Any
 
-from memworks.cli.common import EXIT_OK
+from memworks.cli.common import EXIT_FAIL, EXIT_OK
 from memworks.output import dumps, table
 
 
@@ -33,6 +33,17 @@ def register(sub: Any) -> None:
     s = sub.add_parser("sweep", help="re-send episodes stored but never processed")
     s.add_argument("--older-than", type=int, default=0, help="seconds since they were received")
     s.set_defaults(handler=_sweep)
+
+    ch = sub.add_parser("chaos", help="prove exactly-once processing through worker kills and a Redis restart (loopback only)")
+    ch.add_argument("--episodes", type=int, default=1000)
+    ch.add_argument("--kills", type=int, default=10, help="random SIGKILLs of worker process groups")
+    ch.add_argument("--workers", type=int, default=2, help="worker processes running at once")
+    ch.add_argument("--seed", type=int, default=7)
+    ch.add_argument("--own-redis", action="store_true",
+                    help="start a private redis-server and restart it for real (default: empty a scratch namespace)")
+    ch.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the queue to settle")
+    ch.add_argument("--json", action="store_true")
+    ch.set_defaults(handler=_chaos)
 
 
 def _scheduler(args: argparse.Namespace) -> int:
@@ -102,3 +113,22 @@ def _dead_letters(args: argparse.Namespace) -> int:
             mw.drain()
             print(dumps({"retried": n}) if args.json else f"{n} dead letters sent again")
     return EXIT_OK
+
+
+def _chaos(args: argparse.Namespace) -> int:
+    import sys
+
+    from memworks.chaos import ChaosConfig, run
+    from memworks.config import get_settings
+
+    settings = get_settings()
+    cfg = ChaosConfig(episodes=args.episodes, kills=args.kills, workers=args.workers, seed=args.seed,
+                      own_redis=args.own_redis, timeout_s=args.timeout)  # fmt: skip
+    say = (lambda m: print(m, file=sys.stderr, flush=True)) if args.json else (lambda m: print(m, flush=True))
+    report = run(cfg, database_url=settings.database_url, broker_url=settings.broker_url, say=say)
+    if args.json:
+        print(dumps(report))
+    else:
+        print(table([(k, v) for k, v in report.items() if k != "examples"], ["measure", "value"]))
+    ok = report["lost"] == 0 and report["duplicated"] == 0 and report["identical_state"]
+    return EXIT_OK if ok else EXIT_FAIL

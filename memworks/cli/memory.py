@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +24,9 @@ def register(sub: Any) -> None:
     w.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     w.add_argument("--threads", type=int, default=4)
     w.add_argument("--queues", nargs="*", default=None, help="only these queues")
+    w.add_argument("--metrics-port", type=int, default=0,
+                   help="serve Prometheus metrics of all processes on this port (0: off; one per host)")
+    w.add_argument("--metrics-host", default="127.0.0.1", help="address the metrics server binds")
     w.set_defaults(handler=_worker)
 
     db = sub.add_parser("db", help="database schema")
@@ -80,6 +84,12 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _worker(args: argparse.Namespace) -> int:
     queues = ["-Q", *args.queues] if args.queues else []
+    if args.metrics_port:
+        # dramatiq's Prometheus middleware and memworks' counters share one multiprocess directory,
+        # which must be set before any process imports prometheus_client.
+        prom_dir = tempfile.mkdtemp(prefix="memworks-prometheus-")
+        os.environ.update(dramatiq_prom_db=prom_dir, PROMETHEUS_MULTIPROC_DIR=prom_dir,
+                          dramatiq_prom_port=str(args.metrics_port), dramatiq_prom_host=args.metrics_host)  # fmt: skip
     cmd = [sys.executable, "-m", "dramatiq", "memworks.workers", "--processes", str(args.processes),
            "--threads", str(args.threads), "--skip-logging", *queues]  # fmt: skip
     os.execv(sys.executable, cmd)

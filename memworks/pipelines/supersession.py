@@ -236,7 +236,8 @@ def _assert(
         twin = next(
             (m for m in slots.records.values()
              if m.key == c.key and m.status is status and m.retracted_at is None
-             and m.kind is item.verdict.kind and same_value(m.value, c.value) and same_value(m.text, c.text)),
+             and m.kind is item.verdict.kind and same_value(m.value, c.value) and same_value(m.text, c.text)
+             and (c.key is not None or m.valid_from == item.valid_from)),  # a keyless twin is the same event
             None,
         )  # fmt: skip
         if twin is not None:

@@ -111,7 +111,8 @@ def consolidate_user(session: Session, *, tenant_id: str, user_id: str, knobs: K
     profile = profiles.rebuild(session, tenant_id=tenant_id, user_id=user_id, count_tokens=knobs.count_tokens,
                                max_tokens=knobs.profile_max_tokens, now=now)  # fmt: skip
     counts["profile_tokens"] = profile.tokens if profile else 0
-    versions.bump(session, tenant_id=tenant_id, user_id=user_id)
+    if any(counts[k] for k in ("merged", "summaries", "repairs")):  # forgetting bumps on its own
+        versions.bump(session, tenant_id=tenant_id, user_id=user_id)  # cached reads of the scope are stale
     return dict(counts)
 
 

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import select, tuple_, update
 from sqlmodel import Session, col
 
 from memworks.models.enums import EpisodeState
@@ -56,10 +56,38 @@ def insert_episodes(session: Session, *, episodes: Sequence[EpisodeIn], now: dat
     return [row.id for row in rows if row.id is not None], duplicates
 
 
+def event_order(e: Episode) -> tuple[datetime, str, int, int]:
+    return (e.occurred_at, e.session_id, e.turn, e.id or 0)
+
+
 def get_episodes(session: Session, *, ids: Sequence[int]) -> list[Episode]:
     """Episodes by row id, in event order."""
     rows = session.scalars(select(Episode).where(col(Episode.id).in_(ids))).all()
-    return sorted(rows, key=lambda r: (r.occurred_at, r.session_id, r.turn, r.id or 0))
+    return sorted(rows, key=event_order)
+
+
+def earlier_received(session: Session, *, ahead_of: Sequence[Episode]) -> list[Episode]:
+    """Unprocessed episodes of the same scopes that arrived before the latest of ``ahead_of``.
+
+    A scope's episodes are applied in the order they arrived, whichever message carries them:
+    the writer of a later episode takes the earlier ones along.
+    """
+    latest: dict[tuple[str, str], int] = {}
+    for e in ahead_of:
+        key = (e.tenant_id, e.user_id)
+        latest[key] = max(latest.get(key, 0), e.id or 0)
+    if not latest:
+        return []
+    have = {e.id for e in ahead_of}
+    rows = session.scalars(
+        select(Episode).where(
+            tuple_(col(Episode.tenant_id), col(Episode.user_id)).in_(list(latest)),
+            col(Episode.id) < max(latest.values()),
+            col(Episode.state) == EpisodeState.RECEIVED,
+            col(Episode.tombstoned_at).is_(None),
+        )
+    ).all()
+    return [e for e in rows if e.id not in have and (e.id or 0) < latest[(e.tenant_id, e.user_id)]]
 
 
 def session_context(session: Session, *, episode: Episode, limit: int) -> list[Episode]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -39,6 +39,8 @@ class IngestOutcome:
     tenants: list[str] = field(default_factory=list)
     #: Deletion requests opened by users' retractions ("forget where I live"), to be driven.
     deletions: list[str] = field(default_factory=list)
+    #: Gate verdicts by (outcome, reason category), for the metrics.
+    gate: Counter[tuple[str, str]] = field(default_factory=Counter)
 
 
 def process_episodes(
@@ -66,23 +68,37 @@ def process_episodes(
     """
     out = IngestOutcome()
     counts = out.counts
-    context_turns = int(getattr(extractor, "context_turns", 0))
+    judge = _Judge(extractor, embedder)
     with session_scope(engine, write=False) as s:
         rows = [e for e in episodes.get_episodes(s, ids=ids) if e.state is EpisodeState.RECEIVED and e.tombstoned_at is None]
-        contexts = {e.id: [to_turn(c) for c in episodes.session_context(s, episode=e, limit=context_turns)] for e in rows}
-    counts["skipped"] = len(set(ids)) - len(rows)
-    judgements = [(e, judge_episode(to_turn(e), extractor=extractor, context=contexts[e.id])) for e in rows]
-    texts = list(dict.fromkeys(a.candidate.text for _, j in judgements for a in j.accepted()))
-    vectors = dict(zip(texts, embedder.embed(texts), strict=True))
+        counts["skipped"] = len(set(ids)) - len(rows)
+        rows = sorted(rows + episodes.earlier_received(s, ahead_of=rows), key=episodes.event_order)
+        judgements = judge(s, rows)
 
     groups: dict[tuple[str, str], list[tuple[Episode, EpisodeJudgement]]] = defaultdict(list)
     for e, j in judgements:
         groups[(e.tenant_id, e.user_id)].append((e, j))
     for (tenant, user), group in groups.items():
-        out.deletions += _write_scope(engine, tenant, user, group, vectors, embedder, now(), counts, forgetting,
-                                      after_write)  # fmt: skip
+        out.deletions += _write_scope(engine, tenant, user, group, judge, now(), out, forgetting, after_write)
     out.counts, out.tenants = dict(counts), sorted({t for t, _ in groups})
     return out
+
+
+class _Judge:
+    """Extraction and embedding (outside any transaction where possible), vectors kept by text."""
+
+    def __init__(self, extractor: Extractor, embedder: Embedder) -> None:
+        self.extractor, self.embedder = extractor, embedder
+        self.context_turns = int(getattr(extractor, "context_turns", 0))
+        self.vectors: dict[str, npt.NDArray[np.float32]] = {}
+
+    def __call__(self, s: Session, rows: Sequence[Episode]) -> list[tuple[Episode, EpisodeJudgement]]:
+        contexts = {e.id: [to_turn(c) for c in episodes.session_context(s, episode=e, limit=self.context_turns)] for e in rows}
+        judged = [(e, judge_episode(to_turn(e), extractor=self.extractor, context=contexts[e.id])) for e in rows]
+        texts = list(dict.fromkeys(a.candidate.text for _, j in judged for a in j.accepted()))
+        texts = [t for t in texts if t not in self.vectors]
+        self.vectors.update(zip(texts, self.embedder.embed(texts), strict=True))
+        return judged
 
 
 def _write_scope(
@@ -90,13 +106,13 @@ def _write_scope(
     tenant: str,
     user: str,
     group: list[tuple[Episode, EpisodeJudgement]],
-    vectors: dict[str, npt.NDArray[np.float32]],
-    embedder: Embedder,
+    judge: _Judge,
     now: datetime,
-    counts: dict[str, int],
+    out: IngestOutcome,
     forgetting: ForgettingPolicy | None,
     after_write: Callable[[Session, str, str, datetime], None] | None,
 ) -> list[str]:
+    counts = out.counts
     with session_scope(engine, write=True) as s:
         lock_scope(s, scope_key(tenant, user))
         still = {e.id for e in episodes.get_episodes(s, ids=[e.id for e, _ in group if e.id is not None])
@@ -105,6 +121,9 @@ def _write_scope(
         group = [(e, j) for e, j in group if e.id in still]
         if not group:
             return []
+        # Arrived since the pre-pass, ahead of this group: written first, in this transaction.
+        group = sorted(group + judge(s, episodes.earlier_received(s, ahead_of=[e for e, _ in group])),
+                       key=lambda ej: episodes.event_order(ej[0]))  # fmt: skip
         items: list[Accepted] = []
         where: list[tuple[int, int]] = []  # (group index, judged index) of each item
         for gi, (_, j) in enumerate(group):
@@ -114,10 +133,11 @@ def _write_scope(
                     items.append(next(accepted))
                     where.append((gi, ji))
         keys = {a.candidate.key for a in items if a.candidate.key}
-        existing = memories.load_slots(s, tenant_id=tenant, user_id=user, keys=keys)
+        texts = {a.candidate.text for a in items if a.candidate.key is None}
+        existing = memories.load_slots(s, tenant_id=tenant, user_id=user, keys=keys, texts=texts)
         plan = decide_writes(items, existing, scope_key=scope_key(tenant, user), now=now)
         new_rows = memories.apply_plan(s, plan=plan, tenant_id=tenant, user_id=user, now=now, forgetting=forgetting)
-        index_memories(s, new_rows, embedder, vectors)
+        index_memories(s, new_rows, judge.embedder, judge.vectors)
         if plan.deleted:
             lexical.purge(s, plan.deleted)
             vector.purge(s, plan.deleted)
@@ -129,6 +149,7 @@ def _write_scope(
                                decided=[(e.episode_id, j.judged, ops[gi]) for gi, (e, j) in enumerate(group)])  # fmt: skip
         for e, j in group:
             counts["rejected"] += sum(1 for jd in j.judged if not jd.verdict.accepted)
+            out.gate.update((jd.verdict.outcome.value, jd.verdict.reason.split(":")[0]) for jd in j.judged)
             if j.extraction_error:
                 audit.record_rejected(s, kind="extraction", payload={"episode_id": e.episode_id}, reason=j.extraction_error,
                                       now=now, tenant_id=tenant, reference=e.episode_id)  # fmt: skip

@@ -82,21 +82,19 @@ def views(session: Session, *, tenant_id: str, rows: Sequence[Memory]) -> list[M
     return [to_view(r, ev.get(r.memory_id, ()), der.get(r.memory_id, ())) for r in rows]
 
 
-def load_slots(session: Session, *, tenant_id: str, user_id: str, keys: Iterable[str]) -> list[MemoryView]:
-    """Every non-deleted record of the user's slots ``keys``, plus records derived from them."""
+def load_slots(
+    session: Session, *, tenant_id: str, user_id: str, keys: Iterable[str], texts: Iterable[str] = ()
+) -> list[MemoryView]:
+    """Every non-deleted record of the user's slots ``keys``, plus records derived from them,
+    plus keyless records with one of ``texts`` (a restated event is found in any batch)."""
     keys = sorted(set(keys))
-    if not keys:
+    prints = sorted({fingerprint(t) for t in texts})
+    if not keys and not prints:
         return []
-    rows = list(
-        session.scalars(
-            select(Memory).where(
-                col(Memory.tenant_id) == tenant_id,
-                col(Memory.user_id) == user_id,
-                col(Memory.key).in_(keys),
-                col(Memory.status) != MemoryStatus.DELETED,
-            )
-        )
-    )
+    live = [col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id, col(Memory.status) != MemoryStatus.DELETED]
+    rows = list(session.scalars(select(Memory).where(*live, col(Memory.key).in_(keys)))) if keys else []
+    for chunk in _chunks(prints):
+        rows += session.scalars(select(Memory).where(*live, col(Memory.key).is_(None), col(Memory.fingerprint).in_(chunk)))
     ids = [r.memory_id for r in rows]
     child_ids = {
         c

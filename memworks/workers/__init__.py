@@ -1,5 +1,7 @@
 """dramatiq broker set-up and thin actors. ``dramatiq memworks.workers`` runs them."""
 
+import os
+
 import dramatiq
 
 from memworks.config import get_settings
@@ -9,6 +11,7 @@ from memworks.workers.broker import QUEUES, build_broker, use_broker
 dramatiq.set_broker(build_broker(get_settings()))
 
 from memworks.workers.broker import add_middleware  # noqa: E402
+from memworks.workers.common import CheckArguments  # noqa: E402
 from memworks.workers.deletion import (  # noqa: E402
     RecordTargetErrors,
     plan_deletion_request,
@@ -26,6 +29,12 @@ from memworks.workers.maintenance import (  # noqa: E402
 )
 from memworks.workers.runtime import Runtime, get_runtime, set_runtime  # noqa: E402
 
+add_middleware(CheckArguments())
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR") and os.environ.get("dramatiq_prom_db"):
+    # A `memworks worker --metrics-port` process: queue latency, retries and dead letters per actor.
+    from dramatiq.middleware.prometheus import Prometheus
+
+    add_middleware(Prometheus())
 add_middleware(RecordTargetErrors())
 use_broker(dramatiq.get_broker())
 

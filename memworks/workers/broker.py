@@ -38,7 +38,7 @@ def build_broker(settings: Settings) -> dramatiq.Broker:
     if settings.is_embedded_broker:
         broker = StubBroker()
     else:
-        broker = RedisBroker(url=settings.broker_url)  # type: ignore[no-untyped-call]  # dramatiq leaves it unannotated
+        broker = RedisBroker(url=settings.broker_url, namespace=settings.queue_namespace)  # type: ignore[no-untyped-call]
     broker.add_middleware(CurrentMessage())
     broker.add_middleware(BindLogContext())
     return broker

@@ -19,6 +19,7 @@ from memworks.store import profiles
 from memworks.store.db import checkpoint, lock_scope, session_scope
 from memworks.store.erasure import PROJECTIONS, Subject
 from memworks.store.projections.dead_letters import dead_letters_of
+from memworks.workers import metrics
 from memworks.workers.broker import QUEUES, register
 from memworks.workers.common import reject
 from memworks.workers.runtime import get_runtime, utcnow
@@ -81,6 +82,8 @@ def plan_deletion_request(request_id: str) -> None:
         plan = store.compute_plan(s, subject=store.subject_of(row), policy=rt.lesson_policy)
         fresh = store.save_plan(s, row=row, plan=plan, now=utcnow())
         open_targets = [t.target for t in store.targets_of(s, request_id=request_id) if t.state != "CLOSED"]
+    if fresh:
+        metrics.MANIFESTS.labels("opened").inc()
     for target in open_targets:
         _send(purge_target, request_id, target)
     log.info("deletion.planned", request_id=request_id, tenant=row.tenant_id, fresh=fresh, **plan.summary())
@@ -130,7 +133,10 @@ def verify_target(request_id: str, target: str) -> None:
         status = store.finish_if_closed(s, request_id=request_id, now=utcnow())
     if t.state == "OPEN":
         _send(purge_target, request_id, target, delay=REPURGE_DELAY_MS * 2 ** (t.attempts - 1))
+    if t.state == "FAILED":
+        metrics.MANIFESTS.labels("target_failed").inc()
     if status == "complete":
+        metrics.MANIFESTS.labels("complete").inc()
         checkpoint(rt.engine)  # erased pages leave the WAL too
     log.info("deletion.verified", request_id=request_id, target=target, state=t.state, remaining=t.remaining,
              status=status)  # fmt: skip

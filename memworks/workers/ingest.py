@@ -14,6 +14,7 @@ from memworks.logging import get_logger
 from memworks.store import audit, profiles
 from memworks.store.db import session_scope
 from memworks.store.ingest import process_episodes
+from memworks.workers import metrics
 from memworks.workers.broker import register
 from memworks.workers.common import message_id, reject
 from memworks.workers.deletion import plan_deletion_request
@@ -45,6 +46,8 @@ def extract_memories(episode_ids: list[int]) -> None:
     outcome = process_episodes(rt.engine, ids=payload.episode_ids, extractor=rt.extractor, embedder=rt.embedder,
                                now=utcnow, forgetting=rt.forgetting_policy, after_write=_rebuild_profile)  # fmt: skip
     counts, tenants = outcome.counts, outcome.tenants
+    metrics.count_gate(outcome.gate)
+    metrics.count_ops(counts)
     ms = (time.perf_counter() - t0) * 1000
     with session_scope(rt.engine) as s:
         audit.record_job(s, actor="extract_memories", message_id=message_id(), outcome="ok", started_at=started,

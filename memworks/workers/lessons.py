@@ -13,6 +13,7 @@ from memworks.pipelines.lessons import mine_candidates, needs_rollback, run_gate
 from memworks.store import audit
 from memworks.store import lessons as store
 from memworks.store.db import lock_scope, session_scope
+from memworks.workers import metrics
 from memworks.workers.broker import register
 from memworks.workers.common import message_id, reject
 from memworks.workers.runtime import get_runtime, utcnow
@@ -61,4 +62,5 @@ def mine_lessons(tenant_id: str, task_type: str) -> None:
         ms = (time.perf_counter() - t0) * 1000
         audit.record_job(s, actor="mine_lessons", message_id=message_id(), outcome="ok", started_at=now, duration_ms=ms,
                          tenant_id=tenant_id, scope=task_type, counts=counts)  # fmt: skip
+    metrics.count_lessons(counts)
     log.info("lessons.mined", tenant=tenant_id, task_type=task_type, duration_ms=round(ms, 1), **counts)

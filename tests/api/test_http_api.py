@@ -228,6 +228,37 @@ def test_health_metrics_and_docs(client: Any, key: dict[str, str], mw: Any) -> N
     create_app(mw)  # a second app in the same process has a registry of its own: no clash
 
 
+def metric(text: str, name: str, **labels: str) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return sum(s.value for f in text_string_to_metric_families(text) for s in f.samples
+               if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()))  # fmt: skip
+
+
+def test_metrics_count_what_the_work_did_and_the_queue_depth(client: Any, key: dict[str, str], mw: Any) -> None:
+    # Given the counters before; When a story with small talk is told and a user deleted
+    before = client.get("/metrics").text
+    lines = [("I live in Lisbon.", "2025-01-06T09:00:00+00:00"), ("thanks so much!", "2025-01-07T09:00:00+00:00"),
+             ("I moved to Berlin two weeks ago.", "2025-03-15T09:00:00+00:00")]  # fmt: skip
+    assert client.post("/v1/episodes", json=story("ta", lines=lines, with_tenant=False), headers=key).status_code == 202
+    mw.drain()
+    assert client.post("/v1/deletions", json={"user_id": "u1"}, headers=key).status_code == 202
+    mw.drain()
+    after = client.get("/metrics").text
+
+    def delta(name: str, **labels: str) -> float:
+        return metric(after, name, **labels) - metric(before, name, **labels)
+
+    # Then the gate's verdicts, the ops and the manifests are counted, and the queues are empty
+    assert delta("memworks_gate_decisions_total", outcome="rejected", reason="small talk") == 1
+    assert delta("memworks_gate_decisions_total", outcome="accepted") >= 3
+    assert delta("memworks_memory_ops_total", op="add") >= 3 and delta("memworks_memory_ops_total", op="update") >= 1
+    assert delta("memworks_manifests_total", status="opened") == 1 == delta("memworks_manifests_total", status="complete")
+    assert {q: metric(after, "memworks_queue_depth", queue=q) for q in ("extraction", "maintenance", "deletion")} == {
+        "extraction": 0, "maintenance": 0, "deletion": 0}  # fmt: skip
+    assert 'memworks_queue_depth{queue="deletion"}' in after
+
+
 def test_health_says_when_the_database_is_unreachable(client: Any, monkeypatch: Any, tmp_path: Any) -> None:
     from sqlalchemy import create_engine
 

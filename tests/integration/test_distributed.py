@@ -141,3 +141,63 @@ def test_lessons_are_learned_through_redis_workers(pg_url: str, redis_url: str, 
         worker.stop()
     assert mw.recommend("t1", "triage", ["login", "breach"]).action == "escalate_security"
     assert [l.version for l in mw.lessons("t1") if l.pattern == ["breach"]] == [1]
+
+
+def test_worker_processes_serve_queue_and_memworks_metrics(pg_url: str, redis_url: str, make_memworks: Any, tmp_path: Any) -> None:
+    # Given `memworks worker --metrics-port`, when it serves the queue, then one scrape of that port
+    # shows dramatiq's per-actor counts and latency and memworks' own counters from the workers.
+    import httpx
+
+    from memworks.chaos import free_port
+
+    port = free_port()
+    env = dict(os.environ, MEMWORKS_DATABASE_URL=pg_url, MEMWORKS_BROKER_URL=redis_url)
+    log = (tmp_path / "worker.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memworks.cli", "worker", "--processes", "1", "--threads", "1", "--metrics-port", str(port)],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    try:
+        mw = make_memworks(pg_url, broker_url=redis_url)
+        mw.enqueue_episodes(STORY + [episode(5, "thanks!", when="2025-03-17T09:00:00+00:00")])
+        wait_until(processed(mw.runtime.engine, len(STORY) + 1))
+
+        def scraped() -> bool:
+            try:
+                text = httpx.get(f"http://127.0.0.1:{port}/", timeout=2).text
+            except httpx.HTTPError:
+                return False
+            return 'dramatiq_messages_total{actor_name="extract_memories"' in text and "memworks_memory_ops_total" in text
+
+        wait_until(scraped, timeout_s=30)
+        text = httpx.get(f"http://127.0.0.1:{port}/", timeout=2).text
+        assert "dramatiq_message_duration_milliseconds_bucket" in text
+        assert 'memworks_gate_decisions_total{outcome="rejected",reason="small talk"} 1.0' in text
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+        log.close()
+
+
+def test_chaos_harness_keeps_every_episode_exactly_once(pg_url: str) -> None:
+    # Given worker processes on PostgreSQL and a private Redis, when 1,000 episodes are ingested
+    # while workers are SIGKILLed ten times and Redis is restarted empty once, then every episode
+    # is processed exactly once and the memory table equals a clean run's.
+    import json
+
+    env = dict(os.environ, MEMWORKS_DATABASE_URL=pg_url, MEMWORKS_BROKER_URL="redis://127.0.0.1:6379/0")
+    out = subprocess.run([sys.executable, "-m", "memworks.cli", "chaos", "--episodes", "1000", "--kills", "10",
+                          "--own-redis", "--json"], env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+    report = json.loads(out.stdout)
+    assert out.returncode == 0, (report, out.stderr[-2000:])
+    assert report["episodes"] == report["processed_once"] == 1000
+    assert report["lost"] == report["duplicated"] == 0 and report["identical_state"] is True
+    assert report["kills"] == 10 and report["redis_flushes"] == 1 and report["memories"] > 1000
+
+
+def test_chaos_refuses_anything_but_loopback() -> None:
+    env = dict(os.environ, MEMWORKS_DATABASE_URL="postgresql+psycopg://postgres@db.example.com:5432/x",
+               MEMWORKS_BROKER_URL="redis://127.0.0.1:6379/0")  # fmt: skip
+    out = subprocess.run([sys.executable, "-m", "memworks.cli", "chaos", "--episodes", "10"], env=env,
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert out.returncode == 2 and "loopback" in out.stderr and "MEMWORKS_DATABASE_URL" in out.stderr

@@ -71,7 +71,8 @@ def _rebuild_profile(s: Session, tenant: str, user: str, now: datetime, exclude:
 
 
 @register
-@dramatiq.actor(queue_name="deletion", max_retries=5, min_backoff=500, max_backoff=30_000, throws=(InvalidInput, NotFound))
+@dramatiq.actor(queue_name="deletion", max_retries=5, min_backoff=500, max_backoff=30_000, time_limit=300_000,
+                throws=(InvalidInput, NotFound))  # fmt: skip
 def plan_deletion_request(request_id: str) -> None:
     """Save the plan and open every target (once), then start every target's purge."""
     _check("plan_deletion_request", RequestPayload, request_id=request_id)
@@ -90,7 +91,8 @@ def plan_deletion_request(request_id: str) -> None:
 
 
 @register
-@dramatiq.actor(queue_name="deletion", max_retries=5, min_backoff=500, max_backoff=30_000, throws=(InvalidInput, NotFound))
+@dramatiq.actor(queue_name="deletion", max_retries=5, min_backoff=500, max_backoff=30_000, time_limit=300_000,
+                throws=(InvalidInput, NotFound))  # fmt: skip
 def purge_target(request_id: str, target: str) -> None:
     """Remove the plan's entries from one projection, then ask for its verification."""
     _check("purge_target", TargetPayload, request_id=request_id, target=target)
@@ -109,7 +111,8 @@ def purge_target(request_id: str, target: str) -> None:
 
 
 @register
-@dramatiq.actor(queue_name="deletion", max_retries=5, min_backoff=500, max_backoff=30_000, throws=(InvalidInput, NotFound))
+@dramatiq.actor(queue_name="deletion", max_retries=5, min_backoff=500, max_backoff=30_000, time_limit=300_000,
+                throws=(InvalidInput, NotFound))  # fmt: skip
 def verify_target(request_id: str, target: str) -> None:
     """Close the target if its projection confirms absence; otherwise purge again, later."""
     _check("verify_target", TargetPayload, request_id=request_id, target=target)
@@ -143,7 +146,7 @@ def verify_target(request_id: str, target: str) -> None:
 
 
 @register
-@dramatiq.actor(queue_name="maintenance", max_retries=3, throws=(InvalidInput,))
+@dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000, throws=(InvalidInput,))
 def resume_deletions(older_than_s: int = 0) -> None:
     """The sweeper: re-drive every request that is still pending or has targets not CLOSED."""
     rt = get_runtime()

@@ -29,7 +29,7 @@ class TenantPayload(BaseModel):
 
 
 @register
-@dramatiq.actor(queue_name="maintenance", max_retries=3)
+@dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
 def fan_out_consolidation() -> None:
     """One consolidation message per tenant, so tenants run in parallel and fail alone."""
     with session_scope(get_runtime().engine, write=False) as s:
@@ -75,7 +75,7 @@ def consolidate(tenant_id: str) -> None:
 
 
 @register
-@dramatiq.actor(queue_name="maintenance", max_retries=3)
+@dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
 def sweep_expired() -> None:
     """The hourly TTL sweep across every tenant."""
     with session_scope(get_runtime().engine) as s:
@@ -84,7 +84,7 @@ def sweep_expired() -> None:
 
 
 @register
-@dramatiq.actor(queue_name="maintenance", max_retries=3)
+@dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
 def resend_unprocessed(older_than_s: int = 300) -> None:
     """The outbox sweeper: episodes stored but never processed (a message lost) are sent again."""
     rt = get_runtime()

@@ -1,38 +1,120 @@
-"""``memworks eval``: memory quality measured, with JSON and plots."""
+"""``memworks eval``: memory quality measured on scenarios and real data, with JSON and plots."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from memworks.cli.common import EXIT_FAIL, EXIT_OK
+from memworks.errors import InvalidInput
 from memworks.output import dumps, table
+
+SUITES = ("probes", "simulation", "locomo", "longmemeval", "lessons")
+LONGMEMEVAL_FILES = ("longmemeval_oracle_sample_2q.json", "longmemeval_oracle_temporal25.json")
 
 
 def register(sub: Any) -> None:
-    e = sub.add_parser("eval", help="evaluate memworks: lessons")
-    e.add_argument("suite", choices=["lessons"])
+    e = sub.add_parser("eval", help="evaluate memworks: probes, simulation, locomo, longmemeval, lessons, all")
+    e.add_argument("suite", choices=[*SUITES, "all"])
+    e.add_argument("--data", type=Path, nargs="*", default=None,
+                   help="locomo: the LoCoMo JSON; longmemeval: its JSON files; all: the folder holding them")  # fmt: skip
+    e.add_argument("--limit", type=int, default=None, help="locomo: only the first N conversations")
     e.add_argument("--json", action="store_true", help="print the JSON report")
     e.add_argument("--out", type=Path, default=Path("eval-out"), help="folder for the JSON report and plots")
     e.set_defaults(handler=_eval)
 
 
 def _eval(args: argparse.Namespace) -> int:
+    say: Callable[[str], None] = (lambda m: print(m, file=sys.stderr, flush=True)) if args.json else print
+    args.out.mkdir(parents=True, exist_ok=True)
+    suites = SUITES if args.suite == "all" else (args.suite,)
+    report: dict[str, Any] = {}
+    verdicts: dict[str, bool] = {}
+    for name in suites:
+        say(f"== eval {name}")
+        report[name], verdicts[name] = RUNNERS[name](args, say)
+    path = args.out / ("report.json" if args.suite == "all" else f"{args.suite}.json")
+    path.write_text(json.dumps(report if args.suite == "all" else report[args.suite], indent=2, default=str))
+    if args.json:
+        print(dumps(report if args.suite == "all" else report[args.suite]))
+    else:
+        print(table([(n, "met" if ok else "NOT met") for n, ok in verdicts.items()], ["suite", "targets"]))
+        print(f"report: {path}")
+    return EXIT_OK if all(verdicts.values()) else EXIT_FAIL
+
+
+def _data_file(args: argparse.Namespace, names: tuple[str, ...], suite: str) -> list[Path]:
+    """The data files of ``suite``: given directly, or found by name in the ``--data`` folder."""
+    given = list(args.data or [])
+    if not given:
+        raise InvalidInput(f"eval {suite} needs --data PATH (the data stays outside the repository)", field="--data")
+    if len(given) == 1 and given[0].is_dir():
+        found = [given[0] / n for n in names if (given[0] / n).exists()]
+        if not found:
+            raise InvalidInput(f"--data {given[0]} holds none of {', '.join(names)}", field="--data")
+        return found
+    for p in given:
+        if not p.is_file():
+            raise InvalidInput(f"--data {p} is not a file", field="--data")
+    return given
+
+
+def _probes(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
+    from memworks.evaluation import probes
+
+    r = probes.run(out=say)
+    r["plot"] = str(probes.plot(r, args.out / "probes.png"))
+    mw = r["designs"]["memworks"]
+    ok = all(mw["slices"][s] == 1.0 for s in ("knowledge_update", "temporal_reasoning", "abstention", "isolation",
+                                              "deletion"))  # fmt: skip
+    ok = ok and mw["tokens_per_question"] * 10 <= r["designs"]["transcript_only"]["tokens_per_question"]
+    return r, ok
+
+
+def _simulation(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
+    from memworks.evaluation import simulation
+
+    sweep = simulation.sweep(out=say, progress=not args.json)
+    runs = list(sweep["by_error_rate"].values())
+    r = dict(runs[0]) | {"by_error_rate": sweep["by_error_rate"]}
+    r["plot"] = str(simulation.plot(runs, args.out / "simulation.png"))
+    bt = runs[0]["rows"]["bitemporal"]
+    return r, bt["current"] >= 0.95 and bt["history"] >= 0.90
+
+
+def _locomo(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
+    from memworks.evaluation import locomo
+
+    (path,) = _data_file(args, ("locomo_dev.json",), "locomo")[:1]
+    r = locomo.run(path, limit=args.limit, out=say, progress=not args.json)
+    r["plot"] = str(locomo.plot(r, args.out / "locomo.png"))
+    scored = [c for c in r["categories"].values() if c.get("scored", True) and c["n"]]
+    ok = all(c["memworks"]["recall@10"] > c["bm25"]["recall@10"] for c in scored if "recall@10" in c["bm25"])
+    return r, ok
+
+
+def _longmemeval(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
+    from memworks.evaluation import longmemeval
+
+    r = longmemeval.run(_data_file(args, LONGMEMEVAL_FILES, "longmemeval"), out=say)
+    return r, r["knowledge_update"]["accuracy"] == 1.0
+
+
+def _lessons(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
     from memworks.evaluation import lessons
 
-    say = (lambda s: None) if args.json else print
     results = [lessons.run(free_text=False, out=say), lessons.run(free_text=True, out=say)]
     png = lessons.plot(results, args.out / "lessons_curve.png")
-    report = {"lessons": {r["features"]: r for r in results}, "plot": str(png)}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "lessons.json").write_text(json.dumps(report, indent=2))
-    if args.json:
-        print(dumps(report))
-    else:
-        rows = [(r["features"], *[f"{a:.2f}" for a in r["accuracy"]]) for r in results]
-        print(table(rows, ["features", *[f"ep{i + 1}" for i in range(len(results[0]["accuracy"]))]]))
-        print(f"plot: {png}")
-    ok = all(r["final_accuracy"] == 1.0 and r["max_promotions_per_episode"] <= 1 for r in results)
-    return EXIT_OK if ok else EXIT_FAIL
+    r = {"lessons": {x["features"]: x for x in results}, "plot": str(png)}
+    for x in results:
+        say(f"lessons ({x['features']}): accuracy by episode {', '.join(f'{a:.2f}' for a in x['accuracy'])}")
+    return r, all(x["final_accuracy"] == 1.0 and x["max_promotions_per_episode"] <= 1 for x in results)
+
+
+RUNNERS: dict[str, Callable[[argparse.Namespace, Callable[[str], None]], tuple[dict[str, Any], bool]]] = {
+    "probes": _probes, "simulation": _simulation, "locomo": _locomo, "longmemeval": _longmemeval, "lessons": _lessons,
+}  # fmt: skip

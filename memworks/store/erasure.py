@@ -165,10 +165,15 @@ def check_lexical(session: Session, s: Subject) -> Evidence:
 
 
 def purge_vector(session: Session, s: Subject) -> int:
+    # Every process's in-memory matrix of the scope is stale from this version on (each reloads
+    # on its next query of the scope, or drops it unused after its age limit); this one's now.
+    versions.bump(session, tenant_id=s.tenant_id, user_id=s.user_id)
+    vector.MATRICES.drop(s.tenant_id, s.user_id)
     return vector.purge(session, s.plan.memory_ids)
 
 
 def check_vector(session: Session, s: Subject) -> Evidence:
+    vector.MATRICES.drop(s.tenant_id, s.user_id)
     by_id = vector.confirm_absent(session, s.plan.memory_ids)
     copies = sum(
         _count(session, select(func.count()).select_from(VectorEntry).where(

@@ -10,6 +10,7 @@ from sqlmodel import Session
 
 from memworks.models.tables import Memory
 from memworks.pipelines.protocols import Embedder
+from memworks.pipelines.slots import index_text
 from memworks.store.projections import lexical, vector
 from memworks.store.projections.base import IndexRecord
 
@@ -18,15 +19,17 @@ def index_memories(
     session: Session, rows: Sequence[Memory], embedder: Embedder,
     vectors: dict[str, npt.NDArray[np.float32]] | None = None,
 ) -> None:  # fmt: skip
-    """Index ``rows``; texts missing from ``vectors`` are embedded here, in one batch."""
+    """Index ``rows``; index texts (:func:`index_text`) missing from ``vectors`` are embedded
+    here, in one batch."""
     rows = [r for r in rows if r.text]
     if not rows:
         return
     vectors = {} if vectors is None else vectors
-    missing = list(dict.fromkeys(r.text for r in rows if r.text not in vectors))
+    texts = [index_text(r.key, r.text) for r in rows]
+    missing = list(dict.fromkeys(t for t in texts if t not in vectors))
     if missing:
         vectors.update(zip(missing, embedder.embed(missing), strict=True))
-    records = [IndexRecord(r.memory_id, r.tenant_id, r.user_id, r.text) for r in rows]
+    records = [IndexRecord(r.memory_id, r.tenant_id, r.user_id, t) for r, t in zip(rows, texts, strict=True)]
     prints = [r.fingerprint for r in rows]
     lexical.apply(session, records, prints)
-    vector.apply(session, records, np.stack([vectors[r.text] for r in rows]), prints, model=embedder.name)
+    vector.apply(session, records, np.stack([vectors[t] for t in texts]), prints, model=embedder.name)

@@ -20,6 +20,7 @@ from memworks.pipelines.consolidation import ForgettingPolicy
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.ingest import EpisodeJudgement, judge_episode
 from memworks.pipelines.protocols import Embedder
+from memworks.pipelines.slots import index_text
 from memworks.pipelines.supersession import Accepted, decide_writes, scope_key
 from memworks.store import audit, deletion, episodes, memories, versions
 from memworks.store.db import lock_scope, session_scope
@@ -95,7 +96,7 @@ class _Judge:
     def __call__(self, s: Session, rows: Sequence[Episode]) -> list[tuple[Episode, EpisodeJudgement]]:
         contexts = {e.id: [to_turn(c) for c in episodes.session_context(s, episode=e, limit=self.context_turns)] for e in rows}
         judged = [(e, judge_episode(to_turn(e), extractor=self.extractor, context=contexts[e.id])) for e in rows]
-        texts = list(dict.fromkeys(a.candidate.text for _, j in judged for a in j.accepted()))
+        texts = list(dict.fromkeys(index_text(a.candidate.key, a.candidate.text) for _, j in judged for a in j.accepted()))
         texts = [t for t in texts if t not in self.vectors]
         self.vectors.update(zip(texts, self.embedder.embed(texts), strict=True))
         return judged

@@ -29,6 +29,11 @@ def register(sub: Any) -> None:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    import logging
+
+    from memworks.logging import configure_logging
+
+    configure_logging(logging.WARNING)  # the stores' per-job lines would drown the report
     say: Callable[[str], None] = (lambda m: print(m, file=sys.stderr, flush=True)) if args.json else print
     args.out.mkdir(parents=True, exist_ok=True)
     suites = SUITES if args.suite == "all" else (args.suite,)

@@ -1,0 +1,394 @@
+"""``memworks eval longmemeval``: temporal reasoning, knowledge updates and abstention on real questions.
+
+Each question's haystack sessions are replayed, in date order, into a scope of its own: user turns
+as the user's words, assistant turns as model inference (kept as untrusted transcripts, never
+durable facts). A deterministic reader then answers from what memworks returns:
+
+* temporal questions of a known form ("which ... first, A or B", "how many days between A and
+  B", "how many days before A did I B", "how many months ago did I A", "what was the date on
+  which I A"): each event is looked up with ``retrieve``; the retrieved sentence that names most
+  of the event's terms and holds a time expression is dated with memworks' own time parser,
+  anchored at the record's ``valid_from``. A second reader uses ``valid_from`` alone, which is
+  what the records themselves carry. Other forms are reported as not handled, and fail.
+* knowledge updates: the newer value must be current and the older one closed (superseded,
+  ``valid_to`` set) in ``memories(include_history=True)``.
+* abstention (``_abs``): memworks abstains, or the reader finds no retrieved, dated sentence for
+  some event of the question (graded as abstained).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from memworks.pipelines.extraction.patterns import ABBREVIATIONS
+from memworks.pipelines.extraction.timeparse import find_time, resolve_time
+from memworks.pipelines.terms import terms
+
+TENANT = "longmemeval"
+#: Hits read per event lookup.
+READ_K = 10
+#: Rank depth at which a question's retrieval must reach an answer session.
+SESSION_K = 5
+METHOD = (
+    "Each question's haystack sessions replayed in date order into a scope of its own (embedded store, rules "
+    "extractor): user turns role user / source user, assistant turns role assistant / source model_inference "
+    "(untrusted transcripts, never retrieved in present reads); session dates as UTC, turns one second apart. "
+    "Temporal questions of five forms are answered deterministically: each event phrase is looked up with "
+    "retrieve(k=10); the retrieved sentence (or sentence pair) with a time expression that holds more than half "
+    "of the phrase's index terms (most terms first, then single sentences, then rank) is dated with memworks' timeparse anchored at the record's "
+    "valid_from. Day counts pass within one day; 'which first' passes when the earlier event is the option the "
+    "answer names. The valid_from reader takes the best-matching record's valid_from instead. Knowledge "
+    "updates pass when an active keyed record holds the new value and a superseded one of the same key has "
+    "valid_to set. Abstention passes when retrieve abstains or some event has no supported dated sentence."
+)
+
+_DATE_FORMAT = "%Y/%m/%d (%a) %H:%M"
+_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("order", re.compile(r"\bfirst\b[^,]*,\s*(?:the\s+)?(.+?)\s+or\s+(?:the\s+)?(.+?)\?*$", re.I)),
+    ("days_between", re.compile(r"\bhow many days (?:had |have )?passed between (?:the )?(.+?) and (?:the )?(.+?)\?*$", re.I)),
+    ("days_before", re.compile(r"\bhow many days before (?:the )?(.+?) did i (.+?)\?*$", re.I)),
+    ("months_ago", re.compile(r"\bhow many months ago did i (.+?)\?*$", re.I)),
+    ("date_of", re.compile(r"\bwhat was the date on which i (.+?)\?*$", re.I)),
+)  # fmt: skip
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Case:
+    """One LongMemEval question with its haystack, sessions in date order."""
+
+    question_id: str
+    question_type: str
+    question: str
+    answer: str
+    question_date: datetime
+    #: (session id, session start, turns) in date order.
+    sessions: tuple[tuple[str, datetime, tuple[Mapping[str, Any], ...]], ...]
+    answer_session_ids: tuple[str, ...]
+
+    @property
+    def abstention(self) -> bool:
+        return self.question_id.endswith("_abs")
+
+
+@dataclass(frozen=True)
+class Dated:
+    """An event phrase located in a retrieved record and dated."""
+
+    phrase: str
+    when: datetime
+    sentence: str
+    memory_id: str
+    rank: int
+    overlap: int
+
+
+# -- parsing ------------------------------------------------------------------------------
+
+
+def parse_date(text: str) -> datetime:
+    """``"2023/05/30 (Tue) 08:08"`` as an aware UTC datetime."""
+    return datetime.strptime(text.strip(), _DATE_FORMAT).replace(tzinfo=UTC)
+
+
+def parse_case(item: Mapping[str, Any]) -> Case:
+    sessions = sorted(
+        zip(item["haystack_session_ids"], map(parse_date, item["haystack_dates"]), item["haystack_sessions"], strict=True),
+        key=lambda s: (s[1], s[0]),
+    )
+    return Case(
+        question_id=str(item["question_id"]), question_type=str(item["question_type"]), question=str(item["question"]),
+        answer=str(item["answer"]), question_date=parse_date(item["question_date"]),
+        sessions=tuple((str(sid), when, tuple(turns)) for sid, when, turns in sessions),
+        answer_session_ids=tuple(str(s) for s in item.get("answer_session_ids") or ()),
+    )  # fmt: skip
+
+
+def load(paths: Sequence[Path]) -> list[Case]:
+    """The questions of LongMemEval JSON files (native schema), each question id once."""
+    seen: dict[str, Case] = {}
+    for path in paths:
+        for item in json.loads(Path(path).read_text()):
+            case = parse_case(item)
+            seen.setdefault(case.question_id, case)
+    return list(seen.values())
+
+
+def question_form(question: str) -> tuple[str, tuple[str, ...]] | None:
+    """The temporal question's form and its event phrases, or None for forms not handled."""
+    for form, rx in _FORMS:
+        if m := rx.search(question.strip()):
+            return form, tuple(p.strip(" '\"") for p in m.groups())
+    return None
+
+
+def episodes_for(case: Case) -> list[list[dict[str, Any]]]:
+    """Episodes to enqueue, one batch per session, in date order."""
+    batches = []
+    for sid, start, turns in case.sessions:
+        batch = []
+        for i, t in enumerate(turns):
+            content = str(t.get("content") or "").strip()
+            if not content:
+                continue
+            user = t.get("role") == "user"
+            batch.append({
+                "episode_id": f"{case.question_id}-{sid}-{i}", "tenant_id": TENANT, "user_id": case.question_id,
+                "session_id": sid, "turn": i, "role": "user" if user else "assistant",
+                "source": "user" if user else "model_inference", "content": content,
+                "occurred_at": (start + timedelta(seconds=i)).isoformat(), "metadata": {"longmemeval_session": sid},
+            })  # fmt: skip
+        batches.append(batch)
+    return batches
+
+
+# -- the deterministic reader -------------------------------------------------------------
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` split into sentences; "St. Mary's" and "e.g." do not end one."""
+    out, start = [], 0
+    for m in re.finditer(r"[.!?]+(?=\s|$)|\n+", text):
+        words = text[start : m.start()].split()
+        if m[0] == "." and words and words[-1].lower() in ABBREVIATIONS:
+            continue
+        out.append(text[start : m.end()].strip())
+        start = m.end()
+    out.append(text[start:].strip())
+    return [x for x in out if x]
+
+
+def supported(phrase_terms: set[str], overlap: int) -> bool:
+    """A sentence supports an event phrase when it holds more than half of the phrase's terms."""
+    return bool(phrase_terms) and overlap > len(phrase_terms) / 2
+
+
+def date_event(phrase: str, hits: Sequence[Any], *, text_dates: bool = True) -> Dated | None:
+    """Locate ``phrase`` in retrieved ``hits`` (best first) and date it, or None.
+
+    A span is one sentence, or a sentence and the next one ("I got the Dell XPS 13. I ordered
+    it on January 28th."). The span holding most of the phrase's terms wins, then the shorter
+    span, then the better-ranked hit, then the earlier span. With ``text_dates`` only spans
+    with a time expression count, dated by memworks' time parser (its first sentence that has
+    one, anchored at the hit's ``valid_from``); without, the hit's ``valid_from`` is the date.
+    """
+    want = set(terms(phrase))
+    best: tuple[int, int, int, int] | None = None
+    found: Dated | None = None
+    for rank, hit in enumerate(hits):
+        parts = sentences(hit.text)
+        for si in range(len(parts)):
+            for width in (1, 2):
+                if si + width > len(parts):
+                    continue
+                span = " ".join(parts[si : si + width])
+                overlap = len(want & set(terms(span)))
+                key = (-overlap, width, rank, si)
+                if not supported(want, overlap) or (best is not None and key >= best):
+                    continue
+                # Each sentence is parsed on its own: a future marker in one ("I'll need ...")
+                # must not turn the next one's "January 28th" into next year's.
+                when: datetime | None = hit.valid_from
+                if text_dates:
+                    found_at = (find_time(p, hit.valid_from) for p in parts[si : si + width])
+                    when = next((t.when for t in found_at if t is not None), None)
+                if when is None:
+                    continue
+                best = key
+                found = Dated(phrase, when, span, hit.memory_id, rank, overlap)
+    return found
+
+
+def _number(text: str) -> int | None:
+    if m := re.search(r"\d+", text):
+        return int(m[0])
+    for word in re.findall(r"[a-z]+", text.lower()):
+        if word in _NUMBER_WORDS:
+            return _NUMBER_WORDS[word]
+    return None
+
+
+def _option_named(answer: str, options: Sequence[str]) -> int | None:
+    said = set(terms(answer))
+    scores = [len(said & set(terms(o))) for o in options]
+    top = max(scores)
+    return scores.index(top) if top and scores.count(top) == 1 else None
+
+
+def grade_temporal(case: Case, form: str, events: Sequence[Dated]) -> tuple[bool, str, str]:
+    """(passed, predicted answer, reason) for a temporal question whose events are all dated."""
+    if form == "order":
+        a, b = events
+        if a.when.date() == b.when.date():
+            return False, "", f"both events dated {a.when.date()}: order unknown"
+        first = 0 if a.when < b.when else 1
+        gold = _option_named(case.answer, [e.phrase for e in events])
+        if gold is None:
+            return False, events[first].phrase, f"the answer {case.answer!r} names neither option clearly"
+        dates = f"{a.when.date()} vs {b.when.date()}"
+        return first == gold, events[first].phrase, f"{dates}; answer names {events[gold].phrase!r}"
+    if form in ("days_between", "days_before"):
+        days = abs((events[1].when.date() - events[0].when.date()).days)
+        gold_days = _number(case.answer)
+        ok = gold_days is not None and abs(days - gold_days) <= 1
+        return ok, f"{days} days", f"{events[0].when.date()} → {events[1].when.date()} = {days} days, gold {gold_days}"
+    if form == "months_ago":
+        when, asked = events[0].when, case.question_date
+        months = (asked.year - when.year) * 12 + asked.month - when.month
+        gold_months = _number(case.answer)
+        return gold_months == months, f"{months} months", f"{when.date()} → {asked.date()}, gold {gold_months}"
+    when = events[0].when
+    gold_when = resolve_time(case.answer, case.question_date)
+    if gold_when is None:
+        return False, str(when.date()), f"the answer {case.answer!r} holds no date"
+    ok = abs((when.date() - gold_when.date()).days) <= 1
+    return ok, str(when.date()), f"dated {when.date()}, gold {gold_when.date()}"
+
+
+# -- the run ------------------------------------------------------------------------------
+
+
+def run(paths: Sequence[Path], *, out: Callable[[str], None] = print) -> dict[str, Any]:
+    """Replay LongMemEval questions into memworks and grade each deterministically.
+
+    Returns:
+        ``temporal`` (``n``, ``correct``, ``accuracy``) for the text-date reader and
+        ``temporal_valid_from`` for the valid_from reader, ``knowledge_update``,
+        ``abstention``, and every case with its verdict and reason.
+    """
+    from memworks.client import Memworks
+    from memworks.config import Settings
+
+    cases = load(paths)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="memworks-longmemeval-") as tmp:
+        settings = Settings(database_url=f"sqlite:///{Path(tmp) / 'longmemeval.db'}", broker_url="stub://")
+        with Memworks(settings) as mw:
+            for case in cases:
+                for batch in episodes_for(case):
+                    mw.enqueue_episodes(batch)
+                    mw.drain()
+                results.append(_judge(mw, case))
+                r = results[-1]
+                out(f"  {'PASS' if r['passed'] else 'FAIL'} {case.question_id:<20} {r['kind']:<16} {r['reason']}")
+    report: dict[str, Any] = {
+        "temporal": _score(r for r in results if r["kind"] == "temporal"),
+        "temporal_valid_from": _score(
+            {"passed": r["valid_from_reader"]["passed"]} for r in results if r["kind"] == "temporal"
+        ),
+        "knowledge_update": _score(r for r in results if r["kind"] == "knowledge_update"),
+        "abstention": _score(r for r in results if r["kind"] == "abstention"),
+        "cases": results,
+        "method": METHOD,
+    }
+    for name in ("temporal", "temporal_valid_from", "knowledge_update", "abstention"):
+        s = report[name]
+        out(f"{name}: {s['correct']}/{s['n']} ({s['accuracy']:.2f})")
+    return report
+
+
+def _score(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    passed = [bool(r["passed"]) for r in rows]
+    return {"n": len(passed), "correct": sum(passed), "accuracy": round(sum(passed) / len(passed), 4) if passed else 0.0}
+
+
+def _judge(mw: Any, case: Case) -> dict[str, Any]:
+    from memworks.models.schemas import Scope
+
+    scope = Scope(tenant_id=TENANT, user_id=case.question_id)
+    res = mw.retrieve(scope, case.question, k=READ_K)
+    sessions = {f"{case.question_id}-{sid}-" for sid in case.answer_session_ids}
+    session_hit = any(e.startswith(tuple(sessions)) for h in res.hits[:SESSION_K] for e in h.evidence)
+    row: dict[str, Any] = {
+        "question_id": case.question_id, "question_type": case.question_type, "question": case.question,
+        "answer": case.answer, "abstained": res.abstained, f"session_hit@{SESSION_K}": session_hit,
+    }  # fmt: skip
+    if case.abstention:
+        row["kind"] = "abstention"
+        row.update(_abstention(mw, scope, case, res.abstained))
+    elif case.question_type == "knowledge-update":
+        row["kind"] = "knowledge_update"
+        row.update(_knowledge_update(mw, scope, case, res))
+    elif case.question_type == "temporal-reasoning":
+        row["kind"] = "temporal"
+        row.update(_temporal(mw, scope, case, text_dates=True))
+        row["valid_from_reader"] = _temporal(mw, scope, case, text_dates=False)
+    else:
+        row.update(kind="other", passed=False, reason=f"question type {case.question_type!r} is not graded")
+    return row
+
+
+def _lookup(mw: Any, scope: Any, phrase: str, *, text_dates: bool) -> Dated | None:
+    hits = mw.retrieve(scope, phrase, k=READ_K).hits
+    return date_event(phrase, hits, text_dates=text_dates)
+
+
+def _temporal(mw: Any, scope: Any, case: Case, *, text_dates: bool) -> dict[str, Any]:
+    parsed = question_form(case.question)
+    if parsed is None:
+        return {"passed": False, "form": None, "predicted": None,
+                "reason": "question form not handled by the deterministic reader"}  # fmt: skip
+    form, phrases = parsed
+    events = [_lookup(mw, scope, p, text_dates=text_dates) for p in phrases]
+    found = [e for e in events if e is not None]
+    evidence = [{"phrase": e.phrase, "date": str(e.when.date()), "sentence": e.sentence[:200], "rank": e.rank}
+                for e in found]  # fmt: skip
+    missing = [p for p, e in zip(phrases, events, strict=True) if e is None]
+    if missing:
+        return {"passed": False, "form": form, "predicted": None, "events": evidence,
+                "reason": f"no retrieved sentence supports and dates {missing[0]!r}"}  # fmt: skip
+    passed, predicted, reason = grade_temporal(case, form, found)
+    return {"passed": passed, "form": form, "predicted": predicted, "events": evidence, "reason": reason}
+
+
+def _abstention(mw: Any, scope: Any, case: Case, abstained: bool) -> dict[str, Any]:
+    if abstained:
+        return {"passed": True, "predicted": "abstained", "reason": "retrieve abstained"}
+    parsed = question_form(case.question)
+    if parsed is None:
+        return {"passed": False, "predicted": None, "reason": "retrieve answered and the question form is not handled"}
+    events = {p: _lookup(mw, scope, p, text_dates=True) for p in parsed[1]}
+    missing = [p for p, e in events.items() if e is None]
+    if missing:
+        return {"passed": True, "predicted": "abstained",
+                "reason": f"retrieve answered, but no retrieved sentence supports and dates {missing[0]!r}: "
+                          "graded as abstained"}  # fmt: skip
+    dated = ", ".join(f"{p!r} on {e.when.date()}" for p, e in events.items() if e is not None)
+    return {"passed": False, "predicted": dated, "reason": f"answered an unanswerable question: {dated}"}
+
+
+def _answer_values(answer: str) -> list[str]:
+    return re.findall(r"\d+(?::\d+)+", answer) or [answer.split("(")[0].strip()]
+
+
+def _knowledge_update(mw: Any, scope: Any, case: Case, res: Any) -> dict[str, Any]:
+    values = _answer_values(case.answer)
+    history = mw.memories(scope, include_history=True)
+    keyed = [m for m in history if m.key]
+    keys = sorted({m.key for m in keyed})
+    current = [m for m in keyed if m.status == "active" and any(v in m.value or v in m.text for v in values)]
+    closed = [m for m in keyed if m.status == "superseded" and m.valid_to is not None
+              and any(m.key == c.key for c in current)]  # fmt: skip
+    rank = next((i for i, h in enumerate(res.hits) if any(v in h.text for v in values)), None)
+    seen = f"retrieve ranks the new value {values[0]!r} at hit {rank + 1}" if rank is not None else (
+        f"no retrieved hit holds {values[0]!r}")  # fmt: skip
+    row: dict[str, Any] = {"keys": keys, "top_hits": [f"{h.valid_from:%Y-%m-%d %H:%M} {h.text[:160]}" for h in res.hits[:3]]}
+    if current and closed:
+        now, old = current[0], closed[0]
+        return row | {"passed": True, "predicted": now.value,
+                      "reason": f"{now.key} = {now.value!r} current, {old.value!r} closed at {old.valid_to}; {seen}"}  # fmt: skip
+    if current:
+        why = f"{current[0].key} holds the new value but no older value of it was closed"
+    else:
+        why = (f"no keyed record holds {values[0]!r} (keys in this scope: {', '.join(keys) or 'none'}): the update is "
+               "not tracked in a slot, so nothing can be superseded")  # fmt: skip
+    predicted = res.hits[rank].text[:200] if rank is not None else None
+    return row | {"passed": False, "predicted": predicted, "reason": f"{why}; {seen}"}

@@ -261,8 +261,8 @@ def _assert(
     if holder is None:
         # Earlier than anything stored: history that the first record already closes.
         first = chain[0]
-        if same_value(first.value, c.value):
-            return _reinforce(plan, slots, first, item)
+        if same_value(first.value, c.value):  # the same value, said earlier: it held since then
+            return Op.UPDATE, _revise(plan, slots, first, now, valid_from=t, evidence=c.evidence).memory_id
         new.valid_to, new.superseded_by = first.valid_from, first.memory_id
         new.status, new.superseded_at = MemoryStatus.SUPERSEDED, now
     elif holder.valid_to is None:
@@ -271,6 +271,12 @@ def _assert(
         new.supersedes = holder.memory_id
         slots.put(_with(holder, valid_to=t, superseded_by=new.memory_id, superseded_at=now,
                           status=MemoryStatus.SUPERSEDED))  # fmt: skip
+    elif (succ := next((m for m in chain if m.valid_from == holder.valid_to), None)) is not None and same_value(
+            succ.value, c.value):  # fmt: skip
+        # A late statement of the next record's value: that value began earlier.
+        later = _revise(plan, slots, succ, now, valid_from=t, evidence=c.evidence)
+        _revise(plan, slots, holder, now, valid_to=t, superseded_by=later.memory_id)
+        return Op.UPDATE, later.memory_id
     else:
         # A late correction inside a closed interval: shrink the holder by re-recording it.
         revised = NewMemory(
@@ -289,6 +295,37 @@ def _assert(
     plan.new.append(new)
     slots.put(_as_view(new, now))
     return Op.UPDATE, new.memory_id
+
+
+def _revise(plan: WritePlan, slots: _Slots, m: MemoryView, now: datetime, *, evidence: Sequence[str] = (),
+            **changes: Any) -> MemoryView:  # fmt: skip
+    """Re-record ``m`` with ``changes`` (valid time, successor) and more evidence; ``m`` is retired
+    by transaction time. A record made earlier in this plan is changed in place instead."""
+    more = tuple(e for e in dict.fromkeys(evidence) if e not in m.evidence)
+    pending = next((n for n in plan.new if n.memory_id == m.memory_id), None)
+    if pending is not None:
+        for k, v in changes.items():
+            setattr(pending, k, v)
+        pending.evidence += more
+        view = _with(m, evidence=m.evidence + more, **changes)
+        slots.put(view)
+        return view
+    valid_to = changes.get("valid_to", m.valid_to)
+    revised = NewMemory(
+        memory_id=memory_id_for(m.memory_id, "revised", now.isoformat(), *sorted(f"{k}={v}" for k, v in changes.items())),
+        kind=m.kind, key=m.key, value=m.value, text=m.text, source=m.source, confidence=m.confidence,
+        trusted=m.trusted, status=MemoryStatus.ACTIVE if valid_to is None else MemoryStatus.SUPERSEDED,
+        extractor=m.extractor, valid_from=changes.get("valid_from", m.valid_from), valid_to=valid_to,
+        superseded_by=changes.get("superseded_by", m.superseded_by),
+        superseded_at=None if valid_to is None else (m.superseded_at or now),
+        evidence=m.evidence + more, derived_from=m.derived_from, revises=m.memory_id,
+    )  # fmt: skip
+    plan.revised.append(m.memory_id)
+    plan.new.append(revised)
+    slots.put(_with(m, retracted_at=now))
+    view = _as_view(revised, now)
+    slots.put(view)
+    return view
 
 
 def _retract(plan: WritePlan, slots: _Slots, key: str, scope_key: str) -> str | None:

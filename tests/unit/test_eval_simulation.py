@@ -127,10 +127,9 @@ def test_writes_group_sessions_and_shuffle_only_their_order() -> None:
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "store bug: supersession keeps only valid_from of a reinforced record, so a statement that "
-    "arrives late (older event time) overrides newer restatements, an earlier restatement of the "
-    "same value does not extend its validity back, and a late correction leaves two adjacent "
-    "records with the same value"
+    "known gap: a reinforced record keeps the valid time of its first statement only, so a "
+    "statement that arrives late (an older event) inside it is taken as the latest change, even "
+    "when a restatement after that event exists"
 ))  # fmt: skip
 def test_store_answers_do_not_depend_on_delivery_order() -> None:
     """Given the same episodes delivered in another order, the valid-time answers are the same."""

@@ -112,6 +112,29 @@ def test_late_correction_inside_a_closed_interval_re_records_the_holder() -> Non
     assert len(old) == 1 and old[0].valid_to == day(60) and old[0].retracted_at == later
 
 
+def test_the_same_value_said_earlier_extends_the_record_back() -> None:
+    # Berlin is known from day 60; then an older "I live in Berlin" from day 10 arrives.
+    rows = apply(decide_writes([item("Berlin", day(60), ep="e2")], [], scope_key=SCOPE, now=NOW), [])
+    later = NOW + timedelta(days=1)
+    rows = apply(decide_writes([item("Berlin", day(10), ep="e1")], rows, scope_key=SCOPE, now=later), rows, later)
+    believed = [m for m in rows if m.retracted_at is None]
+    assert [(m.valid_from, m.valid_to, m.value, sorted(m.evidence)) for m in believed] == [(day(10), None, "Berlin", ["e1", "e2"])]
+    assert [m.valid_from for m in rows if m.retracted_at == later] == [day(60)]  # what was believed, kept
+
+
+def test_a_late_statement_of_the_next_value_moves_the_change_earlier() -> None:
+    # Lisbon [0, 60), Berlin [60, ∞); then "I live in Berlin" from day 30 arrives: one Berlin, from day 30.
+    rows = apply(decide_writes([item("Lisbon", day(0), ep="e1"), item("Berlin", day(60), ep="e3")], [],
+                               scope_key=SCOPE, now=NOW), [])  # fmt: skip
+    later = NOW + timedelta(days=1)
+    rows = apply(decide_writes([item("Berlin", day(30), ep="e2")], rows, scope_key=SCOPE, now=later), rows, later)
+    believed = sorted((m.valid_from, m.valid_to, m.value) for m in rows if m.retracted_at is None)
+    assert believed == [(day(0), day(30), "Lisbon"), (day(30), None, "Berlin")]
+    lisbon = next(m for m in rows if m.value == "Lisbon" and m.retracted_at is None)
+    berlin = next(m for m in rows if m.value == "Berlin" and m.retracted_at is None)
+    assert lisbon.superseded_by == berlin.memory_id and sorted(berlin.evidence) == ["e2", "e3"]
+
+
 def test_retraction_deletes_chain_derived_records_and_evidence_transcripts() -> None:
     tz = Candidate(key="user.timezone", value="Europe/Lisbon", text="tz", evidence=("e1",), derived_from_key="user.home_city")
     items = [item("Lisbon", day(0), ep="e1"), Accepted(tz, judge(tz), "e1", day(0)), item("Berlin", day(9), ep="e2")]

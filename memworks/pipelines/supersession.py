@@ -300,16 +300,9 @@ def _assert(
 def _revise(plan: WritePlan, slots: _Slots, m: MemoryView, now: datetime, *, evidence: Sequence[str] = (),
             **changes: Any) -> MemoryView:  # fmt: skip
     """Re-record ``m`` with ``changes`` (valid time, successor) and more evidence; ``m`` is retired
-    by transaction time. A record made earlier in this plan is changed in place instead."""
+    by transaction time. A record made earlier in the same plan is re-recorded too, so a batch
+    leaves the same history as its episodes written one by one."""
     more = tuple(e for e in dict.fromkeys(evidence) if e not in m.evidence)
-    pending = next((n for n in plan.new if n.memory_id == m.memory_id), None)
-    if pending is not None:
-        for k, v in changes.items():
-            setattr(pending, k, v)
-        pending.evidence += more
-        view = _with(m, evidence=m.evidence + more, **changes)
-        slots.put(view)
-        return view
     valid_to = changes.get("valid_to", m.valid_to)
     revised = NewMemory(
         memory_id=memory_id_for(m.memory_id, "revised", now.isoformat(), *sorted(f"{k}={v}" for k, v in changes.items())),

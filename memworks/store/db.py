@@ -110,3 +110,17 @@ def checkpoint(engine: Engine) -> None:
     if engine.dialect.name == "sqlite":
         with engine.connect() as conn:
             conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def analyze(engine: Engine) -> None:
+    """Refresh the query planner's statistics.
+
+    Without them SQLite guesses that an equality on any indexed column matches ten rows, so a
+    lookup of a hundred ids by primary key loses to a scan of the whole tenant through the scope
+    index. ``analysis_limit`` samples each index, keeping this cheap on big stores. PostgreSQL's
+    autovacuum keeps its own statistics; ANALYZE there only hurries them.
+    """
+    with engine.begin() as conn:
+        if engine.dialect.name == "sqlite":
+            conn.exec_driver_sql("PRAGMA analysis_limit=1000")
+        conn.exec_driver_sql("ANALYZE")

@@ -14,7 +14,7 @@ from memworks.models.tables import ConsolidationRun
 from memworks.store import audit, episodes
 from memworks.store import consolidation as store
 from memworks.store import lessons as lesson_store
-from memworks.store.db import lock_scope, session_scope
+from memworks.store.db import analyze, lock_scope, session_scope
 from memworks.workers.broker import register
 from memworks.workers.common import message_id, reject
 from memworks.workers.ingest import extract_memories
@@ -32,7 +32,9 @@ class TenantPayload(BaseModel):
 @dramatiq.actor(queue_name="maintenance", max_retries=3, time_limit=300_000)
 def fan_out_consolidation() -> None:
     """One consolidation message per tenant, so tenants run in parallel and fail alone."""
-    with session_scope(get_runtime().engine, write=False) as s:
+    rt = get_runtime()
+    analyze(rt.engine)  # the planner's statistics follow the day's growth
+    with session_scope(rt.engine, write=False) as s:
         tenants = store.tenants(s)
     for t in tenants:
         consolidate.send(t)

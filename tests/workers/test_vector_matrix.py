@@ -78,3 +78,24 @@ def test_a_deletion_drops_the_scope_matrix_from_memory(sqlite_url: str, make_mem
     mw.drain()
     assert not any(k[1:] == ("t1", "u1") for k in vector.MATRICES._entries)
     assert mw.retrieve(U, "Where do I live?").abstained
+
+
+def test_the_nightly_fan_out_refreshes_the_planner_statistics(sqlite_url: str, make_memworks: Any) -> None:
+    # Without statistics SQLite prefers the scope index (a scan of the whole tenant) to a lookup
+    # of candidate ids by primary key (measured in `memworks bench retrieve`).
+    from sqlalchemy import text
+
+    import memworks.workers as w
+
+    mw = loaded(make_memworks, sqlite_url)
+
+    def stats() -> set[str]:
+        with mw.runtime.engine.connect() as c:
+            if not c.execute(text("SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'")).first():
+                return set()
+            return {str(r[0]) for r in c.execute(text("SELECT tbl FROM sqlite_stat1"))}
+
+    assert "memory" not in stats()
+    w.fan_out_consolidation.send()
+    mw.drain()
+    assert {"memory", "lineage", "vector_entry", "lexical_posting"} <= stats()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from memworks.cli import deletion, evaluate, lessons, maintenance, memory
+from memworks.cli import bench, deletion, evaluate, lessons, maintenance, memory
 from memworks.cli.common import EXIT_BAD_INPUT, EXIT_FAIL, Parser
 from memworks.errors import Conflict, InvalidInput, MemworksError, NotFound
 from memworks.cli import api
@@ -16,7 +16,7 @@ from memworks.cli import api
 def build_parser() -> Parser:
     p = Parser(prog="memworks", description="Governed, bitemporal memory for AI agents.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for module in (memory, deletion, lessons, maintenance, evaluate, api):
+    for module in (memory, deletion, lessons, maintenance, evaluate, bench, api):
         module.register(sub)
     return p
 

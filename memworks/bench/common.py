@@ -1,0 +1,386 @@
+"""What every benchmark shares: options, timing, percentiles, peak RSS, progress, plots, the machine.
+
+Peak RSS comes from ``/proc`` (Linux): for this process the kernel's own high-water mark
+(``VmHWM``, reset at the start of a benchmark through ``/proc/self/clear_refs``), for worker
+processes a sampler thread that reads ``VmRSS`` of every process in their trees every 100 ms.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+
+#: Sampling period of the RSS sampler (s).
+RSS_PERIOD_S = 0.1
+#: Default PostgreSQL server the benchmarks create scratch databases on.
+PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+#: Default Redis for the distributed ingest run when no private redis-server can be started.
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@dataclass
+class Options:
+    """How a benchmark run is sized and where it reports."""
+
+    out: Path
+    quick: bool = False
+    #: Progress bars and per-step lines (on stderr); off for ``--json`` and in tests.
+    progress: bool = True
+    pg_url: str = PG_URL
+    redis_url: str = REDIS_URL
+    #: Record a py-spy profile of each benchmark (all threads and worker subprocesses).
+    profile: bool = False
+    #: Sizes that override the defaults, per benchmark (tests use tiny ones).
+    sizes: dict[str, Any] = field(default_factory=dict)
+    say: Callable[[str], None] = field(default=lambda m: print(m, file=sys.stderr, flush=True))
+
+    def size(self, name: str, full: T, quick: T) -> T:
+        """The size ``name``: an override if given, else the quick or the full default."""
+        if name in self.sizes:
+            return self.sizes[name]  # type: ignore[no-any-return]
+        return quick if self.quick else full
+
+
+# -- timing and statistics ------------------------------------------------------------------
+
+
+@contextmanager
+def stopwatch() -> Iterator[list[float]]:
+    """``with stopwatch() as t: ...`` then ``t[0]`` holds the elapsed seconds."""
+    box = [0.0]
+    t0 = time.perf_counter()
+    try:
+        yield box
+    finally:
+        box[0] = time.perf_counter() - t0
+
+
+def percentiles(values_ms: Sequence[float]) -> dict[str, float]:
+    """p50/p95/p99, mean and max of latencies (ms), rounded to 0.01 ms."""
+    if not values_ms:
+        return {"p50": 0.0, "p95": 0.0, "p99": 0.0, "mean": 0.0, "max": 0.0, "n": 0}
+    a = np.asarray(values_ms, dtype=np.float64)
+    p50, p95, p99 = np.percentile(a, [50, 95, 99])
+    return {"p50": round(float(p50), 2), "p95": round(float(p95), 2), "p99": round(float(p99), 2),
+            "mean": round(float(a.mean()), 2), "max": round(float(a.max()), 2), "n": int(a.size)}  # fmt: skip
+
+
+def fit_exponent(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The slope of ``log y`` against ``log x`` (1 linear, 2 quadratic); NaN with fewer than 2 points."""
+    pts = [(x, y) for x, y in zip(xs, ys, strict=True) if x > 0 and y > 0]
+    if len(pts) < 2:
+        return float("nan")
+    lx, ly = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
+    slope = np.polyfit(lx, ly, 1)[0]
+    return round(float(slope), 3)
+
+
+def ratio(a: float, b: float) -> float:
+    return round(a / b, 3) if b > 0 else float("nan")
+
+
+# -- peak RSS ---------------------------------------------------------------------------------
+
+
+def _status_kb(pid: int | str, field_name: str) -> int:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith(field_name + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _parents() -> dict[int, int]:
+    """pid → parent pid of every process (from ``/proc/<pid>/stat``)."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # The command name may hold spaces and parentheses: the fields follow the last ")".
+        rest = stat[stat.rfind(")") + 2 :].split()
+        if len(rest) > 1:
+            out[int(name)] = int(rest[1])
+    return out
+
+
+def process_tree(roots: Iterable[int]) -> list[int]:
+    """``roots`` and every process descending from them."""
+    parents = _parents()
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parents.items():
+        children.setdefault(ppid, []).append(pid)
+    seen: list[int] = []
+    stack = [r for r in roots if r in parents]
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.append(pid)
+        stack.extend(children.get(pid, []))
+    return seen
+
+
+class PeakRss:
+    """Peak resident memory of this process, or of the process trees of ``roots`` (MB).
+
+    For this process the kernel's high-water mark is reset on start and read on stop; for
+    other processes a thread samples every :data:`RSS_PERIOD_S`, so a peak shorter than that
+    may be missed. ``peak_mb`` is the largest single process; ``peak_sum_mb`` the largest sum.
+    """
+
+    def __init__(self, roots: Callable[[], Iterable[int]] | None = None) -> None:
+        self._roots = roots
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.peak_kb = 0
+        self.peak_sum_kb = 0
+        self.processes = 0
+
+    def __enter__(self) -> PeakRss:
+        if self._roots is None:
+            try:  # "5" resets VmHWM to the current RSS (Linux ≥ 4.0)
+                with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+                    f.write("5")
+            except OSError:
+                pass
+        self._thread = threading.Thread(target=self._run, name="bench-rss", daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        pids = process_tree(self._roots()) if self._roots else [os.getpid()]
+        sizes = [_status_kb(p, "VmRSS") for p in pids]
+        if sizes:
+            self.peak_kb = max(self.peak_kb, *sizes)
+            self.peak_sum_kb = max(self.peak_sum_kb, sum(sizes))
+            self.processes = max(self.processes, len(pids))
+
+    def _run(self) -> None:
+        while not self._stop.wait(RSS_PERIOD_S):
+            self._sample()
+
+    def __exit__(self, *exc: object) -> None:
+        self._sample()
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if self._roots is None:
+            self.peak_kb = max(self.peak_kb, _status_kb("self", "VmHWM"))
+            self.peak_sum_kb = max(self.peak_sum_kb, self.peak_kb)
+
+    @property
+    def peak_mb(self) -> float:
+        return round(self.peak_kb / 1024, 1)
+
+    @property
+    def peak_sum_mb(self) -> float:
+        return round(self.peak_sum_kb / 1024, 1)
+
+
+# -- progress, tables, files ----------------------------------------------------------------
+
+
+def progress(items: Iterable[T], *, total: int | None, desc: str, enabled: bool) -> Iterator[T]:
+    """A tqdm bar on stderr when ``enabled`` (tqdm comes with huggingface_hub, a dependency of tokenizers)."""
+    if not enabled:
+        yield from items
+        return
+    from tqdm import tqdm  # type: ignore[import-untyped,unused-ignore]
+
+    yield from tqdm(items, total=total, desc=desc, file=sys.stderr, leave=False, dynamic_ncols=True)
+
+
+def finite(data: Any) -> Any:
+    """``data`` with NaN and infinities as None, so the JSON is strict (``NaN`` is not JSON)."""
+    if isinstance(data, float):
+        return data if np.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: finite(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite(v) for v in data]
+    return data
+
+
+def write_json(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(finite(data), indent=2, default=str, allow_nan=False))
+    return path
+
+
+def plot(path: Path, draw: Callable[[Any], None], *, title: str, size: tuple[float, float] = (7, 4)) -> Path:
+    """One PNG from ``draw(axes)``, rendered with matplotlib's Agg backend (no display)."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=size)
+    draw(ax)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# -- the machine ----------------------------------------------------------------------------
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def postgres_version(pg_url: str) -> str | None:
+    """The server's version string, or None when it is not reachable."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(pg_url, connect_args={"connect_timeout": 3})
+    try:
+        with engine.connect() as c:
+            return str(c.execute(text("SHOW server_version")).scalar())
+    except Exception:  # noqa: BLE001 - any failure means "not reachable"; the report says None
+        return None
+    finally:
+        engine.dispose()
+
+
+def machine(pg_url: str) -> dict[str, Any]:
+    """CPU count and model, RAM, Python, SQLite and PostgreSQL versions."""
+    return {
+        "cpus": os.cpu_count(), "cpu_model": _cpu_model(),
+        "ram_gb": round(_status_meminfo("MemTotal") / 1024 / 1024, 1), "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version, "postgres": postgres_version(pg_url), "platform": platform.platform(),
+    }  # fmt: skip
+
+
+def _status_meminfo(name: str) -> int:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith(name + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+# -- profiling ------------------------------------------------------------------------------
+
+
+def _py_spy() -> str | None:
+    beside = Path(sys.executable).with_name("py-spy")
+    return str(beside) if beside.exists() else shutil.which("py-spy")
+
+
+@contextmanager
+def profiled(opts: Options, name: str) -> Iterator[dict[str, Any]]:
+    """Record this process (all threads, and its subprocesses) with py-spy while the block runs.
+
+    Yields a dict that receives ``{"raw": path, "top_self": [...], "top_total": [...]}`` after the
+    block; empty when profiling is off or py-spy is missing (the benchmark runs either way).
+    """
+    result: dict[str, Any] = {}
+    exe = _py_spy() if opts.profile else None
+    if exe is None:
+        if opts.profile:
+            opts.say("profile: py-spy not found (pip install py-spy); running unprofiled")
+        yield result
+        return
+    raw = opts.out / f"{name}.pyspy.txt"
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen([exe, "record", "--pid", str(os.getpid()), "--subprocesses", "--rate", "50",
+                             "--format", "raw", "--output", str(raw), "--nonblocking"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    time.sleep(0.5)  # attach before the work starts
+    try:
+        yield result
+    finally:
+        proc.send_signal(signal.SIGINT)  # py-spy writes its output on SIGINT
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        if raw.exists():
+            result.update(summarise_profile(raw))
+
+
+#: Frames that only wait (idle threads, the sampler itself), left out of the top lists.
+_IDLE = ("wait (threading.py", "select (", "_wait_for_tstate_lock", "sleep (", "bench-rss", "poll (",
+         "_run (memworks/bench/common.py", "get (queue.py", "accept (", "recv_into (")  # fmt: skip
+
+
+def _function(frame: str) -> str:
+    """``"f (path/x.py:12)"`` → ``"f (path/x.py)"``: samples of one function add up across its lines."""
+    m = re.match(r"^(.*) \((.*):\d+\)$", frame)
+    return f"{m.group(1)} ({m.group(2)})" if m else frame
+
+
+def summarise_profile(raw: Path, top: int = 15) -> dict[str, Any]:
+    """Top functions of a py-spy raw (collapsed) profile: by own samples, by inclusive samples, and
+    inclusive within memworks' own code (the benchmark harness and CLI left out).
+
+    Stacks whose innermost frame only waits are left out, so idle worker threads do not crowd
+    out the work.
+    """
+    own: Counter[str] = Counter()
+    inclusive: Counter[str] = Counter()
+    ours: Counter[str] = Counter()
+    busy = 0
+    for line in raw.read_text(errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        frames = stack.split(";")
+        if any(mark in frames[-1] for mark in _IDLE):
+            continue
+        n = int(count)
+        busy += n
+        own[_function(frames[-1])] += n
+        funcs = {_function(f) for f in frames[1:]}  # the first frame names the process
+        for f in funcs:
+            inclusive[f] += n
+            if "memworks/" in f and "memworks/bench/" not in f and "memworks/cli/" not in f:
+                ours[f] += n
+
+    def share(c: Counter[str]) -> list[dict[str, Any]]:
+        return [{"frame": f, "samples": n, "share": round(n / busy, 3)} for f, n in c.most_common(top)] if busy else []
+
+    return {"raw": str(raw), "busy_samples": busy, "rate_hz": 50, "top_self": share(own),
+            "top_total": share(inclusive), "top_memworks": share(ours)}  # fmt: skip

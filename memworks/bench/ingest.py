@@ -1,0 +1,231 @@
+"""End-to-end ingestion throughput: episodes/s from enqueue until every episode is processed.
+
+Three ways, one stream (:func:`memworks.bench.data.episode_stream`: the rules extractor's
+vocabulary, a few users, 5% retrieved documents with an injection):
+
+* **embedder** — ``get_embedder("minilm").embed`` on the stream's texts in batches of 64: the
+  ceiling an embedding-bound pipeline is compared against;
+* **embedded** — the default deployment: SQLite and the in-process StubBroker worker through the
+  facade (``enqueue_episodes`` then ``drain``), timed in this process;
+* **redis** — PostgreSQL and Redis with 1 and 2 ``memworks worker`` processes (a scratch
+  database and a private ``redis-server``, or a scratch queue namespace on the given Redis).
+  The workers are started and warmed (model loaded, one message each) before the clock starts;
+  the run ends when the database shows every episode processed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from memworks.bench import data
+from memworks.bench.common import Options, PeakRss, plot, ratio, stopwatch
+from memworks.chaos import Workers
+
+NAME = "ingest"
+#: Texts per embedder call (the extraction actor embeds a message's texts in batches of 64).
+BATCH = 64
+#: Episodes sent (one message each) to warm distributed workers before timing.
+WARMUP_EPISODES = 8
+
+
+def run(opts: Options) -> dict[str, Any]:
+    """Run the ingestion benchmark; returns its report (see the module docstring)."""
+    n: int = opts.size("ingest.episodes", 2_000, 300)
+    users: int = opts.size("ingest.users", 40, 20)
+    worker_counts: list[int] = opts.size("ingest.workers", [1, 2], [1, 2])
+    threads: int = opts.size("ingest.threads", 4, 4)
+    pool = data.build_pool(limit=opts.sizes.get("pool"))
+    episodes = data.episode_stream(n, pool, users=users, seed=13, tenant="ing")
+    report: dict[str, Any] = {"episodes": n, "users": users, "worker_threads": threads}
+    report["embedder"] = _embedder(opts, [e["content"] for e in episodes])
+    report["embedded"] = _embedded(opts, episodes)
+    report["redis"] = {}
+    for w in worker_counts:
+        report["redis"][str(w)] = _distributed(opts, episodes, w, threads)
+    eps = {w: r["eps"] for w, r in report["redis"].items() if "eps" in r}
+    sps = report["embedder"]["sps"]
+    report |= {
+        "embedder_sps": sps, "embedded_eps": report["embedded"]["eps"],
+        "redis_eps": max(eps.values()) if eps else float("nan"), "redis_eps_by_workers": eps,
+        "embedded_vs_embedder": ratio(report["embedded"]["eps"], sps),
+        "peak_rss_mb": report["embedded"]["peak_rss_mb"],
+        "worker_peak_rss_mb": max((r.get("peak_rss_mb", 0.0) for r in report["redis"].values()), default=0.0),
+    }  # fmt: skip
+    return report
+
+
+def _embedder(opts: Options, texts: list[str]) -> dict[str, Any]:
+    from memworks.adapters.embedder import get_embedder
+
+    embedder = get_embedder("minilm")
+    embedder.embed(texts[:BATCH])  # loaded and warm
+    with stopwatch() as t:
+        for i in range(0, len(texts), BATCH):
+            embedder.embed(texts[i : i + BATCH])
+    sps = round(len(texts) / t[0], 1)
+    opts.say(f"ingest: embedder {sps} sentences/s ({len(texts)} texts, batches of {BATCH})")
+    return {"sps": sps, "texts": len(texts), "seconds": round(t[0], 2), "batch": BATCH}
+
+
+def _embedded(opts: Options, episodes: list[dict[str, Any]]) -> dict[str, Any]:
+    from memworks.client import Memworks
+    from memworks.config import Settings
+
+    with tempfile.TemporaryDirectory(prefix="memworks-bench-") as tmp:
+        url = f"sqlite:///{Path(tmp) / 'ingest.db'}"
+        with Memworks(Settings(database_url=url, broker_url="stub://", cache_url="memory")) as mw:
+            _ = mw.runtime.embedder, mw.runtime.extractor  # loaded before the clock starts
+            with PeakRss() as rss, stopwatch() as t:
+                mw.enqueue_episodes(episodes)
+                mw.drain()
+            done, memories = _counts(mw.runtime.engine)
+    eps = round(len(episodes) / t[0], 1)
+    opts.say(f"ingest: embedded (SQLite + in-process worker) {eps} episodes/s, {done}/{len(episodes)} processed")
+    return {"eps": eps, "seconds": round(t[0], 2), "processed": done, "memories": memories,
+            "memories_per_episode": round(memories / max(done, 1), 2), "peak_rss_mb": rss.peak_mb}  # fmt: skip
+
+
+def _counts(engine: Any, tenant_prefix: str = "ing-") -> tuple[int, int]:
+    from sqlalchemy import func, select
+    from sqlmodel import Session, col
+
+    from memworks.models.enums import EpisodeState
+    from memworks.models.tables import Episode, Memory
+
+    processed = (col(Episode.state) == EpisodeState.PROCESSED, col(Episode.tenant_id).startswith(tenant_prefix))
+    with Session(engine) as s:
+        done = s.scalar(select(func.count()).select_from(Episode).where(*processed))
+        ours = col(Memory.tenant_id).startswith(tenant_prefix)
+        memories = s.scalar(select(func.count()).select_from(Memory).where(ours))
+    return int(done or 0), int(memories or 0)
+
+
+def _distributed(opts: Options, episodes: list[dict[str, Any]], workers: int, threads: int) -> dict[str, Any]:
+    from memworks.bench.common import postgres_version
+
+    if postgres_version(opts.pg_url) is None:
+        opts.say(f"ingest: distributed run skipped (PostgreSQL at {opts.pg_url} is not reachable)")
+        return {"skipped": f"PostgreSQL at {opts.pg_url} is not reachable"}
+    from memworks.chaos import PrivateRedis
+
+    try:
+        private: PrivateRedis | None = PrivateRedis()
+    except Exception as exc:  # noqa: BLE001 - no redis-server binary: use the given Redis instead
+        opts.say(f"ingest: no private redis-server ({exc}); using {opts.redis_url} with a scratch namespace")
+        private = None
+    try:
+        return _distributed_run(opts, episodes, workers, threads, private.url if private else opts.redis_url,
+                                shared_redis=private is None)
+    finally:
+        if private is not None:
+            private.stop()
+
+
+class _Workers(Workers):
+    """``chaos.Workers`` whose log files are closed in this process once the child holds them
+    (the harness leaves them open, which pytest reports as a ResourceWarning)."""
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        self.started += 1
+        with (self.log_dir / f"worker-{self.started}.log").open("wb") as log:
+            return subprocess.Popen(
+                [sys.executable, "-m", "memworks.cli", "worker", "--processes", "1", "--threads", str(self.threads)],
+                env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+
+
+def _drop_namespace(broker_url: str, namespace: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(broker_url)
+    try:
+        for key in client.scan_iter(f"{namespace}:*"):
+            client.delete(key)
+    finally:
+        client.close()
+
+
+def _distributed_run(opts: Options, episodes: list[dict[str, Any]], workers: int, threads: int, broker_url: str,
+                     *, shared_redis: bool) -> dict[str, Any]:  # fmt: skip
+    from memworks.chaos import scratch_database
+    from memworks.client import Memworks
+    from memworks.config import Settings
+    from memworks.store.db import get_engine, upgrade
+
+    namespace = f"memworks-bench-{uuid.uuid4().hex[:8]}"
+    with scratch_database(opts.pg_url) as db, tempfile.TemporaryDirectory(prefix="memworks-bench-") as tmp:
+        upgrade(db)
+        env = dict(os.environ, MEMWORKS_DATABASE_URL=db, MEMWORKS_BROKER_URL=broker_url,
+                   MEMWORKS_QUEUE_NAMESPACE=namespace, MEMWORKS_CACHE_URL="memory")  # fmt: skip
+        settings = Settings(database_url=db, broker_url=broker_url, queue_namespace=namespace, cache_url="memory")
+        mw = Memworks(settings)
+        procs = _Workers(env, workers, threads, Path(tmp))
+        try:
+            warm = data.episode_stream(WARMUP_EPISODES, data.build_pool(limit=opts.sizes.get("pool")), users=4,
+                                       seed=99, tenant="warm")  # fmt: skip
+            for e in warm:  # one message each, so every process is likely to load its model
+                mw.enqueue_episodes([e])
+            if not _wait(mw.runtime.engine, WARMUP_EPISODES, prefix="warm-", timeout_s=180):
+                return {"skipped": "the workers did not start within 180 s", "workers": workers}
+            with PeakRss(lambda: [p.pid for p in procs.procs]) as rss, stopwatch() as t:
+                mw.enqueue_episodes(episodes)
+                ok = _wait(mw.runtime.engine, len(episodes), prefix="ing-", timeout_s=1800)
+            done, memories = _counts(mw.runtime.engine)
+        finally:
+            procs.stop()
+            mw.close()
+            get_engine(db).dispose()
+            if shared_redis:  # a private server goes with everything in it
+                _drop_namespace(broker_url, namespace)
+    eps = round(len(episodes) / t[0], 1)
+    opts.say(f"ingest: Redis + PostgreSQL, {workers} worker process(es) × {threads} threads: {eps} episodes/s"
+             f"{'' if ok else ' (timed out)'}; worker peak RSS {rss.peak_mb} MB")  # fmt: skip
+    return {"eps": eps, "seconds": round(t[0], 2), "processed": done, "memories": memories, "workers": workers,
+            "threads": threads, "completed": ok, "peak_rss_mb": rss.peak_mb, "peak_rss_sum_mb": rss.peak_sum_mb,
+            "processes_seen": rss.processes}  # fmt: skip
+
+
+def _wait(engine: Any, n: int, *, prefix: str, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if _counts(engine, prefix)[0] >= n:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def rows(r: dict[str, Any]) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = [("embedder (batches of 64)", r["embedder"]["sps"], "sentences/s", ""),
+                                  ("embedded: SQLite + in-process worker", r["embedded"]["eps"], "episodes/s",
+                                   r["embedded"]["peak_rss_mb"])]  # fmt: skip
+    for w, d in r["redis"].items():
+        if "eps" in d:
+            out.append((f"Redis + PostgreSQL, {w} worker process(es)", d["eps"], "episodes/s", d["peak_rss_mb"]))
+        else:
+            out.append((f"Redis + PostgreSQL, {w} worker process(es)", "skipped", d.get("skipped", ""), ""))
+    out.append(("embedded / embedder", r["embedded_vs_embedder"], "ratio (goal ≥ 0.8)", ""))
+    return out
+
+
+HEADERS = ["run", "rate", "unit", "peak RSS MB"]
+
+
+def draw(r: dict[str, Any], path: Path) -> Path:
+    labels = ["embedder\n(sentences/s)", "embedded\n(SQLite)"]
+    labels += [f"Redis+PG\n{w} proc" for w in r["redis_eps_by_workers"]]
+    values = [r["embedder_sps"], r["embedded_eps"], *r["redis_eps_by_workers"].values()]
+
+    def paint(ax: Any) -> None:
+        ax.bar(labels, values, color=["#888888", "#1f77b4"] + ["#2ca02c"] * (len(values) - 2))
+        for i, v in enumerate(values):
+            ax.text(i, v, f"{v:.0f}", ha="center", va="bottom", fontsize=8)
+        ax.set_ylabel("per second")
+
+    return plot(path, paint, title=f"ingest throughput, {r['episodes']:,} episodes (enqueue → processed)")

@@ -1,0 +1,267 @@
+"""Retrieval latency by scope size, isolation from other tenants' rows, and exactness.
+
+For each database and scope size a fresh store is bulk-loaded (:mod:`memworks.bench.data`) and
+``Memworks.retrieve(scope, query)`` is timed end to end, the query's embedding included. The
+read cache is out of the way twice over: ``cache_ttl_s=0`` (an entry expires as it is written:
+``MemoryCache.get`` drops anything past its expiry) and every timed query is a different string
+(the cache key holds the query). A few untimed queries warm the process first.
+
+The 1k scope's store then grows by 10× and 100× its size in rows of other tenants, and the
+same queries run again: ``foreign_100x_ratio`` is p95 with 100× foreign rows over p95 without.
+
+``recall_vs_exact`` compares memworks' vector search (``projections.vector.search`` with the
+read path's visibility filter, top 10) with brute-force cosine over the vectors the loader
+wrote for the same scope.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memworks.bench import data
+from memworks.bench.common import Options, PeakRss, percentiles, plot, ratio, stopwatch
+
+NAME = "retrieve"
+TENANT, USER = "bench", "caller"
+#: Untimed queries that warm the process (compiled statements, the embedder, the pool).
+WARMUP = 3
+#: Queries checked for recall@10 per store (each is one exact vector search).
+RECALL_QUERIES = 30
+
+_QUESTIONS = (
+    "Where do I live these days?", "Which city is home for me now?", "Where do I work?", "Who is my employer?",
+    "What is my job title?", "What do I do for a living?", "What kind of food do I like?", "What are my hobbies?",
+    "Am I allergic to anything?", "What is my pet called?", "What's my sister's name?", "What's my favourite colour?",
+    "Do I prefer tea or coffee?", "Which seat do I like on planes?", "How should answers be formatted for me?",
+    "What is my diet?", "Where did I grow up?", "What time zone am I in?", "What did we discuss about the budget?",
+    "What should I pack for the trip?",
+)  # fmt: skip
+
+
+def queries(n: int, *, seed: int = 11) -> list[str]:
+    """``n`` distinct questions in the pool's vocabulary (distinct strings never share a cache entry)."""
+    rng = random.Random(seed)
+    out = list(_QUESTIONS)
+    out += [f"Do I still live in {c}?" for c in data.CITIES] + [f"Do I work at {e}?" for e in data.EMPLOYERS]
+    out += [f"Do I like {t}?" for t in data.THINGS] + [f"Am I allergic to {a}?" for a in data.ALLERGENS]
+    out += [f"Is my {s} called {n}?" for s, n in data.PETS] + [f"Who is {n}?" for _, n in data.FAMILY]
+    out += [f"Am I a {j}?" for j in data.JOBS]
+    out = list(dict.fromkeys(out))
+    rng.shuffle(out)
+    while len(out) < n:  # more than the templates give: numbered variants, still distinct
+        out.append(f"{out[len(out) % len(_QUESTIONS)]} ({len(out)})")
+    return out[:n]
+
+
+def run(opts: Options) -> dict[str, Any]:
+    """Run the retrieval benchmark; returns its report (see the module docstring)."""
+    from memworks.adapters.embedder import get_embedder
+
+    sizes: list[int] = opts.size("retrieve.sizes", [1_000, 10_000, 100_000], [1_000, 10_000])
+    dbs: list[str] = opts.size("retrieve.dbs", ["sqlite", "postgresql"], ["sqlite"])
+    foreign: list[int] = opts.size("retrieve.foreign", [10, 100], [10, 100])
+    n_queries: int = opts.size("retrieve.queries", 100, 100)
+    budget_s: float = opts.size("retrieve.budget_s", 30.0, 15.0)
+    pool = data.build_pool(limit=opts.sizes.get("pool"))
+    qs = queries(n_queries + WARMUP)
+    warm, timed = qs[:WARMUP], qs[WARMUP:]
+    qvecs = get_embedder("minilm").embed(timed[:RECALL_QUERIES])
+    report: dict[str, Any] = {"sizes": sizes, "databases": {}, "queries": len(timed), "budget_s": budget_s}
+    with PeakRss() as rss:
+        for db in dbs:
+            try:
+                report["databases"][db] = _database(opts, db, sizes, foreign, pool, warm, timed, qvecs, budget_s)
+            except _Unavailable as exc:
+                opts.say(f"retrieve: {db} skipped ({exc})")
+                report["databases"][db] = {"skipped": str(exc)}
+    report["peak_rss_mb"] = rss.peak_mb
+    return _summary(report)
+
+
+class _Unavailable(Exception):
+    pass
+
+
+def _database(opts: Options, db: str, sizes: list[int], foreign: list[int], pool: data.Pool, warm: list[str],
+              timed: list[str], qvecs: npt.NDArray[np.float32], budget_s: float) -> dict[str, Any]:  # fmt: skip
+    out: dict[str, Any] = {"by_size": {}, "foreign": {}}
+    for n in sizes:
+        with _store(opts, db) as url:
+            opts.say(f"retrieve[{db}]: loading a scope of {n:,} memories")
+            loaded = data.load_isolated(url, [data.UserSpec(TENANT, USER, n)], pool, seed=n, keep=[(TENANT, USER)],
+                                        queries=qvecs)  # fmt: skip
+            row = {"memories": loaded.memories, "build_s": loaded.seconds}
+            with _memworks(url) as mw:
+                row |= _measure(opts, mw, loaded, warm, timed, qvecs, budget_s, f"{db} {n:,}")
+                out["by_size"][str(n)] = row
+                if n != min(sizes) or not foreign:
+                    continue
+                # Same scope, same queries, growing amounts of other tenants' rows.
+                out["foreign"]["0"] = {"foreign_rows": 0} | row
+                have = 0
+                for times in sorted(foreign):
+                    extra = times * loaded.memories - have
+                    opts.say(f"retrieve[{db}]: adding {extra:,} rows of other tenants ({times}× the scope)")
+                    more = data.load_isolated(url, data.foreign_specs(extra, prefix=f"other{times}"), pool, seed=times)
+                    have += more.memories
+                    out["foreign"][str(times)] = {"foreign_rows": have, "build_s": more.seconds} | _measure(
+                        opts, mw, loaded, warm, timed, qvecs, budget_s, f"{db} {n:,} + {times}× foreign")
+    return out
+
+
+@contextmanager
+def _store(opts: Options, db: str) -> Iterator[str]:
+    """A fresh, migrated database: a temporary SQLite file, or a scratch PostgreSQL database."""
+    from memworks.chaos import scratch_database
+    from memworks.store.db import get_engine, upgrade
+
+    if db == "sqlite":
+        with tempfile.TemporaryDirectory(prefix="memworks-bench-") as tmp:
+            url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+            upgrade(url)
+            yield url
+            get_engine(url).dispose()
+        return
+    from memworks.bench.common import postgres_version
+
+    if postgres_version(opts.pg_url) is None:
+        raise _Unavailable(f"PostgreSQL at {opts.pg_url} is not reachable")
+    with scratch_database(opts.pg_url) as url:
+        upgrade(url)
+        try:
+            yield url
+        finally:
+            get_engine(url).dispose()
+
+
+@contextmanager
+def _memworks(url: str) -> Iterator[Any]:
+    from memworks.client import Memworks
+    from memworks.config import Settings
+
+    mw = Memworks(Settings(database_url=url, broker_url="stub://", cache_url="memory", cache_ttl_s=0))
+    try:
+        yield mw
+    finally:
+        mw.close()
+
+
+def _measure(opts: Options, mw: Any, loaded: data.Loaded, warm: list[str], timed: list[str],
+             qvecs: npt.NDArray[np.float32], budget_s: float, label: str) -> dict[str, Any]:  # fmt: skip
+    from memworks.bench.common import progress
+    from memworks.models.schemas import Scope
+
+    scope = Scope(tenant_id=TENANT, user_id=USER)
+    for q in warm:
+        mw.retrieve(scope, q)
+    latencies: list[float] = []
+    abstained = 0
+    deadline = time.perf_counter() + budget_s
+    for q in progress(timed, total=len(timed), desc=f"retrieve {label}", enabled=opts.progress):
+        with stopwatch() as t:
+            result = mw.retrieve(scope, q)
+        latencies.append(t[0] * 1000)
+        abstained += result.abstained
+        if time.perf_counter() > deadline and len(latencies) >= 20:
+            break
+    stats = percentiles(latencies)
+    recall = _recall(mw, loaded, qvecs)
+    opts.say(f"retrieve[{label}]: p50 {stats['p50']} ms, p95 {stats['p95']} ms, p99 {stats['p99']} ms over "
+             f"{stats['n']} queries; recall@10 vs exact {recall}")  # fmt: skip
+    return {"latency_ms": stats, "recall_vs_exact": recall, "abstained": abstained,
+            "visible": loaded.visible[(TENANT, USER)]}  # fmt: skip
+
+
+def _recall(mw: Any, loaded: data.Loaded, qvecs: npt.NDArray[np.float32], k: int = 10) -> float:
+    """Mean recall@k of memworks' vector search against brute-force cosine over the loader's vectors."""
+    from memworks.models.schemas import Scope
+    from memworks.store.db import session_scope
+    from memworks.store.filters import visible
+    from memworks.store.projections import vector
+    from memworks.workers.runtime import utcnow
+
+    exact = loaded.exact[(TENANT, USER)]
+    scope = Scope(tenant_id=TENANT, user_id=USER)
+    hits = 0
+    for q, truth in zip(qvecs, exact, strict=True):
+        with session_scope(mw.runtime.engine, write=False) as s:
+            where = visible(scope, now=utcnow(), as_of=None, known_at=None)
+            found = vector.search(s, scope=scope, query=q, where=where, limit=k)
+        hits += len(set(truth[:k]) & set(sorted(found, key=lambda m: -found[m])[:k]))
+    return round(hits / (k * len(qvecs)), 4) if len(qvecs) else float("nan")
+
+
+def _summary(report: dict[str, Any]) -> dict[str, Any]:
+    """The headline figures: p95 by size (SQLite first, the embedded default), the foreign ratio, recall."""
+    by_db: dict[str, dict[str, float]] = {}
+    ratios: dict[str, float] = {}
+    recalls: list[float] = []
+    for db, r in report["databases"].items():
+        if "skipped" in r:
+            continue
+        by_db[db] = {n: row["latency_ms"]["p95"] for n, row in r["by_size"].items()}
+        recalls += [row["recall_vs_exact"] for row in [*r["by_size"].values(), *r["foreign"].values()]]
+        f = r["foreign"]
+        if "0" in f and "100" in f:
+            ratios[db] = ratio(f["100"]["latency_ms"]["p95"], f["0"]["latency_ms"]["p95"])
+    first = by_db.get("sqlite") or next(iter(by_db.values()), {})
+    report |= {
+        "p95_ms": first, "p95_ms_by_db": by_db,
+        "foreign_100x_ratio": max(ratios.values()) if ratios else float("nan"), "foreign_100x_ratio_by_db": ratios,
+        "recall_vs_exact": min(recalls) if recalls else float("nan"),
+    }  # fmt: skip
+    return report
+
+
+def rows(r: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Table rows: database, store, p50/p95/p99 (ms), queries, recall."""
+    out: list[tuple[Any, ...]] = []
+    for db, d in r["databases"].items():
+        if "skipped" in d:
+            out.append((db, "skipped", "", "", "", "", ""))
+            continue
+        for n, row in d["by_size"].items():
+            lat = row["latency_ms"]
+            out.append((db, f"{int(n):,} in scope", lat["p50"], lat["p95"], lat["p99"], lat["n"],
+                        row["recall_vs_exact"]))  # fmt: skip
+        for times, row in d["foreign"].items():
+            if times != "0":
+                lat = row["latency_ms"]
+                out.append((db, f"1k + {row['foreign_rows']:,} foreign", lat["p50"], lat["p95"], lat["p99"], lat["n"],
+                            row["recall_vs_exact"]))  # fmt: skip
+    return out
+
+
+HEADERS = ["db", "store", "p50 ms", "p95 ms", "p99 ms", "queries", "recall@10"]
+
+
+def draw(r: dict[str, Any], path: Path) -> Path:
+    """p50 and p95 against scope size (log-log), one line per database; foreign-row points beside."""
+
+    def paint(ax: Any) -> None:
+        for db, d in r["databases"].items():
+            if "skipped" in d:
+                continue
+            ns = [int(n) for n in d["by_size"]]
+            for q, style in (("p95", "-o"), ("p50", "--.")):
+                ax.plot(ns, [d["by_size"][str(n)]["latency_ms"][q] for n in ns], style, label=f"{db} {q}")
+            for times, row in d["foreign"].items():
+                if times != "0":
+                    ax.plot([int(min(ns))], [row["latency_ms"]["p95"]], "x", markersize=9,
+                            label=f"{db} p95, 1k scope + {times}× foreign")  # fmt: skip
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("memories in the caller's scope")
+        ax.set_ylabel("Memworks.retrieve latency (ms)")
+        ax.legend(fontsize=7)
+
+    return plot(path, paint, title="retrieve latency by scope size (query embedding included, cache bypassed)")

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Float, case, delete, func, literal, select
+from sqlalchemy import Float, case, delete, func, insert, literal, select
 from sqlmodel import Session, col
 
 from memworks.models.schemas import Scope
@@ -37,18 +37,18 @@ def apply(session: Session, records: Sequence[IndexRecord], fingerprints: Sequen
     if not records:
         return
     purge(session, [r.memory_id for r in records])
-    docs, postings = [], []
+    docs: list[dict[str, Any]] = []
+    postings: list[dict[str, Any]] = []
     for r, fp in zip(records, fingerprints, strict=True):
         counts = term_counts(r.text)
-        docs.append(LexicalDoc(memory_id=r.memory_id, tenant_id=r.tenant_id, user_id=r.user_id or "",
-                               length=sum(counts.values()), fingerprint=fp))  # fmt: skip
-        postings += [
-            LexicalPosting(tenant_id=r.tenant_id, user_id=r.user_id or "", term=t, memory_id=r.memory_id, tf=n)
-            for t, n in counts.items()
-        ]
-    session.add_all(docs)
-    session.add_all(postings)
-    session.flush()
+        docs.append({"memory_id": r.memory_id, "tenant_id": r.tenant_id, "user_id": r.user_id or "",
+                     "length": sum(counts.values()), "fingerprint": fp})  # fmt: skip
+        postings += [{"tenant_id": r.tenant_id, "user_id": r.user_id or "", "term": t, "memory_id": r.memory_id, "tf": n}
+                     for t, n in counts.items()]  # fmt: skip
+    # One multi-row insert per table, not an ORM object per posting.
+    session.execute(insert(LexicalDoc), docs)
+    if postings:
+        session.execute(insert(LexicalPosting), postings)
 
 
 def purge(session: Session, memory_ids: Sequence[str]) -> int:

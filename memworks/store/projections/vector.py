@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import delete, func, insert, or_, select
 from sqlmodel import Session, col
 
 from memworks.models.schemas import Scope
@@ -37,14 +37,11 @@ def apply(
     if not records:
         return
     purge(session, [r.memory_id for r in records])
-    session.add_all(
-        VectorEntry(
-            memory_id=r.memory_id, tenant_id=r.tenant_id, user_id=r.user_id, model=model,
-            vector=np.ascontiguousarray(v, dtype=np.float32).tobytes(), fingerprint=fp,
-        )  # fmt: skip
+    session.execute(insert(VectorEntry), [
+        {"memory_id": r.memory_id, "tenant_id": r.tenant_id, "user_id": r.user_id, "model": model,
+         "vector": np.ascontiguousarray(v, dtype=np.float32).tobytes(), "fingerprint": fp}
         for r, v, fp in zip(records, vectors, fingerprints, strict=True)
-    )
-    session.flush()
+    ])  # fmt: skip
 
 
 def purge(session: Session, memory_ids: Sequence[str]) -> int:

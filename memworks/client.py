@@ -41,7 +41,7 @@ from memworks.store import episodes as episode_store
 from memworks.store import memories as memory_store
 from memworks.store.db import lock_scope, session_scope
 from memworks.store.indexing import index_memories
-from memworks.store.projections.vector import MATRICES
+from memworks.store.projections.scope_cache import SCOPES
 from memworks.store.projections.dead_letters import dead_letters_of
 from memworks.store.retrieval import retrieve as retrieve_memories
 from memworks.workers import (
@@ -388,7 +388,7 @@ class Memworks:
             if self._worker is not None:
                 self._worker.stop()
                 self._worker = None
-        MATRICES.drop_database(self.runtime.engine.url.render_as_string(hide_password=True))
+        SCOPES.drop_database(self.runtime.engine.url.render_as_string(hide_password=True))
         self.runtime.engine.dispose()
         set_runtime(None)
 

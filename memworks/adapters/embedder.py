@@ -66,6 +66,10 @@ class MiniLMEmbedder:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
+        # Idle pool threads sleep instead of spinning: on two cores a spinning pool starved
+        # numpy's BLAS threads of the vector search that follows each query embedding (p95 of a
+        # read at 10k memories went from 28 ms to 10 ms; batch throughput is unchanged).
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._lock = threading.Lock()  # the tokenizer's padding state is shared

@@ -69,6 +69,8 @@ NOISE = 0.01
 EPISODE_GAP_MIN = 10
 #: Turns per session (summaries are per session).
 SESSION_TURNS = 10
+#: Fewest memory rows of one user of another tenant.
+MIN_FOREIGN_ROWS = 20
 #: Rows per INSERT batch / COPY.
 CHUNK = 20_000
 
@@ -529,8 +531,8 @@ def load_users(url: str, specs: Sequence[UserSpec], pool: Pool, *, seed: int, no
     return out
 
 
-def load_isolated(url: str, specs: Sequence[UserSpec], pool: Pool, *, seed: int,
-                  keep: Sequence[tuple[str, str]] = (), queries: npt.NDArray[np.float32] | None = None) -> Loaded:  # fmt: skip
+def load_isolated(url: str, specs: Sequence[UserSpec], pool: Pool, *, seed: int, keep: Sequence[tuple[str, str]] = (),
+                  queries: npt.NDArray[np.float32] | None = None) -> Loaded:  # fmt: skip
     """:func:`load_users` in a child process, so the rows it builds never count in this
     process's memory (the benchmarks report this process's peak RSS as the worker's).
 
@@ -568,18 +570,16 @@ def _extend(into: Rows, r: Rows) -> None:
 
 
 def foreign_specs(total: int, *, tenants: int = 10, users_per_tenant: int = 100, prefix: str = "other",
-                  with_gate: bool = False, offset: int = 0) -> list[UserSpec]:  # fmt: skip
-    """``total`` memory rows of other tenants, spread evenly over their users."""
-    n_users = tenants * users_per_tenant
-    per = max(total // n_users, 1)
-    specs, left = [], total
-    for i in range(n_users):
-        if left <= 0:
-            break
-        t, u = divmod(i, users_per_tenant)
-        specs.append(UserSpec(f"{prefix}-{t:03d}", f"u{u + offset:05d}", min(per, left), with_gate))
-        left -= per
-    return specs
+                  with_gate: bool = False) -> list[UserSpec]:  # fmt: skip
+    """About ``total`` memory rows of other tenants, spread evenly over up to ``tenants`` ×
+    ``users_per_tenant`` users of at least :data:`MIN_FOREIGN_ROWS` rows each (a user may go
+    over by the rows of one episode)."""
+    if total <= 0:
+        return []
+    n_users = max(min(tenants * users_per_tenant, total // MIN_FOREIGN_ROWS), 1)
+    base, extra = divmod(total, n_users)
+    return [UserSpec(f"{prefix}-{i // users_per_tenant:03d}", f"u{i % users_per_tenant:05d}", base + (i < extra),
+                     with_gate) for i in range(n_users)]  # fmt: skip
 
 
 def episode_stream(n: int, pool: Pool, *, users: int, seed: int, tenant: str = "bench") -> list[dict[str, Any]]:

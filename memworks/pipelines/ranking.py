@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryKind
 
 #: RRF damping constant. Lower than the usual 60: among ~100 candidates a top match on one
@@ -35,9 +35,22 @@ class RankPolicy:
     min_similarity_lexical: float = 0.15
 
 
+class Candidate(Protocol):
+    """What ranking reads of a record (a ``MemoryView`` has it; the read path loads only this)."""
+
+    @property
+    def memory_id(self) -> str: ...
+    @property
+    def kind(self) -> MemoryKind: ...
+    @property
+    def extractor(self) -> str: ...
+    @property
+    def confidence(self) -> float: ...
+
+
 @dataclass(frozen=True)
 class Ranked:
-    memory: MemoryView
+    memory: Candidate
     score: float
     similarity: float
     lexical_rank: int | None
@@ -45,7 +58,7 @@ class Ranked:
 
 
 def rank(
-    memories: Mapping[str, MemoryView],
+    memories: Mapping[str, Candidate],
     lexical: Sequence[str],
     similarities: Mapping[str, float],
     *,

@@ -25,6 +25,7 @@ from memworks.store.projections import lexical, vector
 from memworks.store.projections.base import Evidence
 from memworks.store.projections.cache import ReadCache, cache_prefix
 from memworks.store.projections.dead_letters import DeadLetters
+from memworks.store.projections.scope_cache import SCOPES
 
 #: Rows per IN (...) list.
 CHUNK = 500
@@ -156,24 +157,30 @@ def check_transcripts(session: Session, s: Subject) -> Evidence:
 
 
 def purge_lexical(session: Session, s: Subject) -> int:
+    _forget_loaded(session, s)
     return lexical.purge(session, s.plan.memory_ids)
 
 
+def _forget_loaded(session: Session, s: Subject) -> None:
+    # Every process's in-memory copy of the scope's indexes is stale from this version on (each
+    # reloads on its next query of the scope, or drops it unused after its age limit); this one's now.
+    versions.bump(session, tenant_id=s.tenant_id, user_id=s.user_id)
+    SCOPES.drop(s.tenant_id, s.user_id)
+
+
 def check_lexical(session: Session, s: Subject) -> Evidence:
+    SCOPES.drop(s.tenant_id, s.user_id)
     return lexical.confirm_absent(session, tenant_id=s.tenant_id, user_id=s.user_id, memory_ids=s.plan.memory_ids,
                                   fingerprints=s.plan.fingerprints)  # fmt: skip
 
 
 def purge_vector(session: Session, s: Subject) -> int:
-    # Every process's in-memory matrix of the scope is stale from this version on (each reloads
-    # on its next query of the scope, or drops it unused after its age limit); this one's now.
-    versions.bump(session, tenant_id=s.tenant_id, user_id=s.user_id)
-    vector.MATRICES.drop(s.tenant_id, s.user_id)
+    _forget_loaded(session, s)
     return vector.purge(session, s.plan.memory_ids)
 
 
 def check_vector(session: Session, s: Subject) -> Evidence:
-    vector.MATRICES.drop(s.tenant_id, s.user_id)
+    SCOPES.drop(s.tenant_id, s.user_id)
     by_id = vector.confirm_absent(session, s.plan.memory_ids)
     copies = sum(
         _count(session, select(func.count()).select_from(VectorEntry).where(

@@ -6,11 +6,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, or_, select, update
+from sqlalchemy import ColumnElement, Row, or_, select, update
 from sqlmodel import Session, col
 
 from memworks.models.drafts import MemoryView
-from memworks.models.enums import MemoryStatus, Relation
+from memworks.models.enums import MemoryKind, MemoryStatus, Relation
 from memworks.models.schemas import MemoryOut, Scope
 from memworks.models.tables import Lineage, Memory
 from memworks.pipelines.consolidation import ForgettingPolicy, expires_at_for
@@ -225,6 +225,12 @@ def list_memories(session: Session, *, scope: Scope, include_history: bool) -> l
         MemoryOut(**r.model_dump(), evidence=ev.get(r.memory_id, []))
         for r in rows
     ]
+
+
+def rank_fields(session: Session, *, ids: Sequence[str]) -> list[Row[tuple[str, MemoryKind, str, float]]]:
+    """What ranking reads of each record (``memory_id``, ``kind``, ``extractor``, ``confidence``)."""
+    fields = (col(Memory.memory_id), col(Memory.kind), col(Memory.extractor), col(Memory.confidence))
+    return [r for chunk in _chunks(list(ids)) for r in session.execute(select(*fields).where(fields[0].in_(chunk)))]
 
 
 def get_rows(session: Session, *, ids: Sequence[str]) -> list[Memory]:

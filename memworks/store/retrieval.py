@@ -59,7 +59,7 @@ def retrieve(
     if (cached := cache.get(key)) is not None:
         result = RetrieveResult.model_validate_json(cached)
     else:
-        result = _search(engine, scope, query, as_of, known_at, k, embedder, policy, now)
+        result = _search(engine, scope, query, as_of, known_at, k, embedder, policy, now, ver)
         cache.put(key, result.model_dump_json(), ttl_s=cache_ttl_s, tenant_id=scope.tenant_id)
     if result.hits:
         with session_scope(engine, write=True) as s:
@@ -69,24 +69,26 @@ def retrieve(
 
 def _search(
     engine: Engine, scope: Scope, query: str, as_of: datetime | None, known_at: datetime | None, k: int,
-    embedder: Embedder, policy: RankPolicy, now: datetime,
+    embedder: Embedder, policy: RankPolicy, now: datetime, version: tuple[int, int],
 ) -> RetrieveResult:  # fmt: skip
     qvec = embedder.embed([query])[0]
     where = visible(scope, now=now, as_of=as_of, known_at=known_at)
     with session_scope(engine, write=False) as s:
-        lex = lexical.search(s, scope=scope, query=query, where=where)
-        sims = vector.search(s, scope=scope, query=qvec, where=where, also=lex)
-        ids = list(dict.fromkeys([*lex, *sims]))
-        rows = memories.get_rows(s, ids=ids)
-        views = {v.memory_id: v for v in memories.views(s, tenant_id=scope.tenant_id, rows=rows)}
-    ranked = rank(views, lex, sims, k=k, policy=policy)
-    hits = [
-        HitOut(
-            memory_id=r.memory.memory_id, kind=r.memory.kind, key=r.memory.key, value=r.memory.value,
-            text=r.memory.text, source=r.memory.source, status=r.memory.status, valid_from=r.memory.valid_from,
-            valid_to=r.memory.valid_to, recorded_at=r.memory.recorded_at, evidence=list(r.memory.evidence),
-            score=round(r.score, 6), similarity=round(r.similarity, 4),
-        )  # fmt: skip
-        for r in ranked
-    ]
+        present = as_of is None and known_at is None
+        lex = lexical.search(s, scope=scope, query=query, where=where, version=version, present=present)
+        sims = vector.search(s, scope=scope, query=qvec, where=where, also=lex, version=version, present=present)
+        candidates = {c.memory_id: c for c in memories.rank_fields(s, ids=list(dict.fromkeys([*lex, *sims])))}
+        ranked = rank(candidates, lex, sims, k=k, policy=policy)
+        # Whole rows and evidence for the hits only, not for every candidate.
+        top = [r.memory.memory_id for r in ranked]
+        rows = {m.memory_id: m for m in memories.get_rows(s, ids=top)}
+        evidence = memories.evidence_of(s, tenant_id=scope.tenant_id, ids=top)
+    hits = []
+    for r in ranked:
+        m = rows[r.memory.memory_id]
+        hits.append(HitOut(
+            memory_id=m.memory_id, kind=m.kind, key=m.key, value=m.value, text=m.text, source=m.source,
+            status=m.status, valid_from=m.valid_from, valid_to=m.valid_to, recorded_at=m.recorded_at,
+            evidence=evidence.get(m.memory_id, []), score=round(r.score, 6), similarity=round(r.similarity, 4),
+        ))  # fmt: skip
     return RetrieveResult(abstained=not hits, hits=hits)

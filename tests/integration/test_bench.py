@@ -127,7 +127,9 @@ def test_bench_all_writes_reports_of_the_promised_shape(
     assert ret["foreign_100x_ratio"] is None  # no 100× store at these sizes: null, not NaN
     assert ret["recall_vs_exact"] == 1.0  # the vector side is an exact search
     detail = json.loads((tmp_path / "retrieve.json").read_text())
-    assert set(detail["databases"]["sqlite"]["foreign"]) == {"0", "2", "5"}
+    foreign = detail["databases"]["sqlite"]["foreign"]
+    assert set(foreign) == {"0", "2", "5"} and foreign["5"]["fresh_connections"]["latency_ms"]["n"] >= 20
+    assert "fresh_connections" not in foreign["2"]
 
     dele = written["delete"]
     assert set(dele["seconds"]) == {"10"} and dele["seconds"]["10"] > 0 and dele["all_complete"]

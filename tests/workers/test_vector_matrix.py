@@ -1,5 +1,6 @@
-"""The in-process matrix of a scope's vectors: exact, fresh after every write, never shared
-between stores, and gone from memory when a deletion purges the scope."""
+"""The in-process indexes of a scope (the vectors as a matrix, the BM25 postings as arrays):
+exact, fresh after every write, never shared between stores, and gone from memory when a
+deletion purges the scope."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from memworks.models.schemas import Scope
 from memworks.models.tables import Memory, VectorEntry
 from memworks.store.filters import visible
 from memworks.store.projections import vector
+from memworks.store.projections.scope_cache import SCOPES
 from tests.factories import episode
 
 U = Scope(tenant_id="t1", user_id="u1")
@@ -49,6 +51,50 @@ def test_search_equals_filtering_first_then_scoring(db_url: str, make_memworks: 
         assert list(got) == list(want) and np.allclose(list(got.values()), list(want.values()), atol=1e-6)
 
 
+def bm25_reference(s: Session, query: str, where: list[Any], limit: int) -> list[str]:
+    """BM25 over the scope's lexical rows, then the read's filters in SQL, then the top ``limit``."""
+    from sqlalchemy import func
+
+    from memworks.models.tables import LexicalDoc, LexicalPosting
+    from memworks.pipelines.terms import query_terms
+
+    scope = (LexicalDoc.tenant_id == "t1", LexicalDoc.user_id.in_(["u1", ""]))  # type: ignore[attr-defined]
+    n, avg = s.execute(select(func.count(), func.avg(LexicalDoc.length)).where(*scope)).one()
+    length = dict(s.execute(select(LexicalDoc.memory_id, LexicalDoc.length).where(*scope)).all())
+    words = query_terms(query)
+    posts = [(t, m, tf) for t, m, tf in s.execute(select(LexicalPosting.term, LexicalPosting.memory_id, LexicalPosting.tf))
+             if t in words and m in length]  # fmt: skip
+    df = {t: sum(1 for p in posts if p[0] == t) for t in words}
+    score: dict[str, float] = {}
+    for t, m, tf in posts:
+        idf = np.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+        score[m] = score.get(m, 0.0) + idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length[m] / float(avg)))
+    ok = set(s.scalars(select(Memory.memory_id).where(Memory.memory_id.in_(list(score)), *where)))  # type: ignore[attr-defined]
+    return sorted((m for m in score if m in ok), key=lambda m: (-round(score[m], 9), m))[:limit]
+
+
+def test_lexical_search_equals_filtering_first_then_scoring(db_url: str, make_memworks: Any) -> None:
+    from memworks.store.projections import lexical
+
+    mw = loaded(make_memworks, db_url)
+    mw.enqueue_episodes([episode(30, "I moved to Porto.", when="2025-06-01T09:00:00+00:00")])  # Berlin is history now
+    mw.drain()
+    now = datetime.now(UTC)
+    reads = {"present": dict(as_of=None, known_at=None), "then": dict(as_of=datetime(2025, 3, 1, tzinfo=UTC), known_at=None)}
+    for query in ("Where do I live?", "Berlin", "dog Pixel", "work nurse Globex", "sushi"):
+        for name, when in reads.items():
+            where = visible(U, now=now, **when)
+            with Session(mw.runtime.engine) as s:
+                got = lexical.search(s, scope=U, query=query, where=where, limit=3, present=name == "present")
+                assert got == bm25_reference(s, query, where, 3), (query, name)
+    old = [m.memory_id for m in mw.memories(U, include_history=True) if m.value == "Berlin" and m.superseded_by]
+    assert old, "moving to Porto supersedes the Berlin record"
+    with Session(mw.runtime.engine) as s:  # the superseded record is found for a past moment only
+        now_hits, then_hits = (lexical.search(s, scope=U, query="Berlin", where=visible(U, now=now, **w),
+                                              present=n == "present") for n, w in reads.items())  # fmt: skip
+    assert old[0] in then_hits and old[0] not in now_hits
+
+
 def test_a_write_is_seen_by_the_next_query(sqlite_url: str, make_memworks: Any) -> None:
     mw = loaded(make_memworks, sqlite_url)
     assert mw.retrieve(U, "Where do I live?").hits[0].value == "Berlin"
@@ -70,13 +116,13 @@ def test_two_stores_in_one_process_never_share_a_matrix(tmp_path: Any, make_memw
     assert a.retrieve(U, "Where do I live?").hits[0].value == "Lisbon"
 
 
-def test_a_deletion_drops_the_scope_matrix_from_memory(sqlite_url: str, make_memworks: Any) -> None:
+def test_a_deletion_drops_the_scope_indexes_from_memory(sqlite_url: str, make_memworks: Any) -> None:
     mw = loaded(make_memworks, sqlite_url)
     mw.retrieve(U, "Where do I live?")
-    assert any(k[1:] == ("t1", "u1") for k in vector.MATRICES._entries)
+    assert {k[3] for k in SCOPES.keys() if k[1:3] == ("t1", "u1")} == {"lexical", "vector"}
     mw.submit_deletion({"tenant_id": "t1", "user_id": "u1"})
     mw.drain()
-    assert not any(k[1:] == ("t1", "u1") for k in vector.MATRICES._entries)
+    assert not any(k[1:3] == ("t1", "u1") for k in SCOPES.keys())
     assert mw.retrieve(U, "Where do I live?").abstained
 
 

@@ -1,26 +1,36 @@
-"""The lexical projection: a scope-keyed postings table scored with BM25 in SQL.
+"""The lexical projection: a scope-keyed postings table, scored with BM25 per scope in memory.
 
 Why not SQLite FTS5 or PostgreSQL full-text search: FTS5 (3.40 here) keeps a deleted
 document's terms in its index segments until a full ``optimize``, whose cost follows the whole
 store, so erased text would survive on disk; and one table works the same on both databases.
 A posting's key starts with the scope, so a search reads only the caller's scope, and deleting
 a document deletes its rows (SQLite's ``secure_delete`` zeroes them).
+
+Queries score a copy of the scope's postings held in process for one scope version
+(:mod:`~memworks.store.projections.scope_cache`): reading the query terms' postings from SQL
+costs milliseconds per thousand, and a scope's document count and mean length had to be
+recounted on every query.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Float, case, delete, func, insert, literal, select
+import numpy as np
+import numpy.typing as npt
+from sqlalchemy import delete, func, insert, select
 from sqlmodel import Session, col
 
 from memworks.models.schemas import Scope
-from memworks.models.tables import LexicalDoc, LexicalPosting, Memory
+from memworks.models.tables import LexicalDoc, LexicalPosting
 from memworks.pipelines.terms import query_terms, term_counts
 from memworks.store.projections.base import Evidence, IndexRecord
+from memworks.store.projections.scope_cache import cached, keep_visible, live_mask
 
 #: Candidates taken from the lexical side before fusion.
 LIMIT = 50
@@ -85,39 +95,69 @@ def confirm_absent(
     return Evidence("lexical_index", remaining, checked, datetime.now(UTC))
 
 
-def search(session: Session, *, scope: Scope, query: str, where: Sequence[Any], limit: int = LIMIT) -> list[str]:
-    """Memory ids matching ``query`` in ``scope`` under the ``where`` filters, best BM25 first."""
+@dataclass
+class _Index:
+    """A scope's postings as arrays: documents in memory-id order (ties rank by id)."""
+
+    version: tuple[int, int]
+    ids: list[str]
+    lengths: npt.NDArray[np.float64]
+    postings: dict[str, tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]]
+    #: Which documents a present read may see (:func:`~memworks.store.projections.scope_cache.live_mask`).
+    live: npt.NDArray[np.bool_]
+    used: float = field(default_factory=time.monotonic)
+
+    @property
+    def nbytes(self) -> int:
+        return self.lengths.nbytes * 2 + sum(i.nbytes + t.nbytes for i, t in self.postings.values())
+
+
+def _load(session: Session, scope: Scope, version: tuple[int, int]) -> _Index:
+    users = _users(scope)
+    docs = session.execute(
+        select(col(LexicalDoc.memory_id), col(LexicalDoc.length))
+        .where(col(LexicalDoc.tenant_id) == scope.tenant_id, col(LexicalDoc.user_id).in_(users))
+        .order_by(col(LexicalDoc.memory_id))
+    ).all()
+    ids = [d[0] for d in docs]
+    at = {m: i for i, m in enumerate(ids)}
+    by_term: dict[str, tuple[list[int], list[int]]] = {}
+    for term, mid, tf in session.execute(
+        select(col(LexicalPosting.term), col(LexicalPosting.memory_id), col(LexicalPosting.tf))
+        .where(col(LexicalPosting.tenant_id) == scope.tenant_id, col(LexicalPosting.user_id).in_(users))
+    ):
+        if (i := at.get(mid)) is not None:
+            docs_of, tfs = by_term.setdefault(term, ([], []))
+            docs_of.append(i)
+            tfs.append(tf)
+    postings = {t: (np.array(d, dtype=np.int32), np.array(f, dtype=np.float64)) for t, (d, f) in by_term.items()}
+    return _Index(version, ids, np.array([d[1] for d in docs], dtype=np.float64), postings,
+                  live_mask(session, scope, ids))
+
+
+def search(session: Session, *, scope: Scope, query: str, where: Sequence[Any], limit: int = LIMIT,
+           version: tuple[int, int] | None = None, present: bool = False) -> list[str]:  # fmt: skip
+    """Memory ids matching ``query`` in ``scope`` under the ``where`` filters, best BM25 first
+    (ties by memory id).
+
+    The scope's postings are scored in memory (statistics over the whole scope, as an index
+    keeps them); candidates are then kept best first only if the read's filters admit them,
+    in SQL, so the result equals filtering first and ranking after. ``present``: ``where`` is
+    a present read's, so documents that the scope version already rules out are not even checked.
+    """
     words = query_terms(query)
     if not words:
         return []
-    users = _users(scope)
-    in_scope = (col(LexicalDoc.tenant_id) == scope.tenant_id, col(LexicalDoc.user_id).in_(users))
-    n_docs, avg_len = session.execute(select(func.count(), func.avg(LexicalDoc.length)).where(*in_scope)).one()
-    if not n_docs:
+    ix = cached(session, scope, "lexical", lambda v: _load(session, scope, v), version)
+    n_docs = len(ix.ids)
+    hits = [ix.postings[t] for t in words if t in ix.postings]
+    if not n_docs or not hits:
         return []
-    df: dict[str, int] = dict(
-        session.execute(
-            select(col(LexicalPosting.term), func.count())
-            .where(col(LexicalPosting.tenant_id) == scope.tenant_id, col(LexicalPosting.user_id).in_(users),
-                   col(LexicalPosting.term).in_(words))  # fmt: skip
-            .group_by(col(LexicalPosting.term))
-        ).all()
-    )
-    if not df:
-        return []
-    idf = {t: math.log(1 + (n_docs - d + 0.5) / (d + 0.5)) for t, d in df.items()}
-    weight = case(*((col(LexicalPosting.term) == t, literal(w, Float)) for t, w in idf.items()), else_=literal(0.0, Float))
-    tf = col(LexicalPosting.tf)
-    norm = K1 * (1 - B + B * col(LexicalDoc.length) / float(avg_len or 1.0))
-    score = func.sum(weight * tf * (K1 + 1) / (tf + norm))
-    q = (
-        select(col(LexicalPosting.memory_id), score.label("score"))
-        .join(LexicalDoc, col(LexicalDoc.memory_id) == col(LexicalPosting.memory_id))
-        .join(Memory, col(Memory.memory_id) == col(LexicalPosting.memory_id))
-        .where(col(LexicalPosting.tenant_id) == scope.tenant_id, col(LexicalPosting.user_id).in_(users),
-               col(LexicalPosting.term).in_(list(df)), *where)  # fmt: skip
-        .group_by(LexicalPosting.memory_id)
-        .order_by(score.desc(), LexicalPosting.memory_id)
-        .limit(limit)
-    )
-    return [mid for mid, _ in session.execute(q)]
+    avg_len = float(ix.lengths.mean()) or 1.0
+    scores = np.zeros(n_docs, dtype=np.float64)
+    for docs, tf in hits:
+        idf = math.log(1 + (n_docs - len(docs) + 0.5) / (len(docs) + 0.5))
+        norm = K1 * (1 - B + B * ix.lengths[docs] / avg_len)
+        scores[docs] += idf * tf * (K1 + 1) / (tf + norm)  # a term lists a document once
+    among = np.flatnonzero((scores > 0) & ix.live if present else scores)
+    return list(keep_visible(session, ix.ids, scores, where, limit, among=among))

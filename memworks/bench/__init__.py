@@ -22,7 +22,7 @@ BENCHMARKS: dict[str, ModuleType] = {m.NAME: m for m in (ingest, retrieve, delet
 #: The headline fields of each report that ``bench.json`` carries.
 HEADLINES: dict[str, tuple[str, ...]] = {
     "ingest": ("embedder_sps", "embedded_eps", "redis_eps", "redis_eps_by_workers", "embedded_vs_embedder",
-               "worker_peak_rss_mb"),
+               "embedded_vs_own_texts_ceiling", "worker_peak_rss_mb"),
     "retrieve": ("p95_ms", "p95_ms_by_db", "foreign_100x_ratio", "foreign_100x_ratio_by_db",
                  "foreign_100x_ratio_fresh_connections", "recall_vs_exact"),
     "delete": ("seconds", "seconds_by_store", "store_1m_vs_10k_ratio", "ratio_compares", "all_complete"),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlmodel import Session, col
 
 from memworks.models.drafts import MemoryView, Turn
@@ -180,22 +180,30 @@ def _summarise(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now
         by_session[ep.session_id].append(Turn(episode_id=ep.episode_id, role=ep.role, source=ep.source,
                                               content=ep.content, occurred_at=ep.occurred_at))  # fmt: skip
     drafts = summarize_sessions(by_session, facts, summarised)
-    new_rows = []
-    for d in drafts:
-        mid = memory_id_for(tenant_id, user_id, "summary", d.session_id, *d.episode_ids)
-        row = Memory(memory_id=mid, tenant_id=tenant_id, user_id=user_id, kind=MemoryKind.EPISODIC,
-                     key=f"summary.session.{d.session_id}", value=d.text, text=d.text, fingerprint=fingerprint(d.text),
-                     source=Source.USER, confidence=0.9, trusted=True, status=MemoryStatus.ACTIVE, extractor="summary",
-                     valid_from=d.valid_from, valid_to=None, recorded_at=now)  # fmt: skip
-        if session.get(Memory, mid) is not None:
+    ids = {d: memory_id_for(tenant_id, user_id, "summary", d.session_id, *d.episode_ids) for d in drafts}
+    have = {m for chunk in _chunks(list(ids.values())) for m in session.scalars(
+        select(col(Memory.memory_id)).where(col(Memory.memory_id).in_(chunk)))}  # fmt: skip
+    new_rows, edges = [], []
+    for d, mid in ids.items():
+        if mid in have:
             continue
-        session.add(row)
-        session.add_all(Lineage(tenant_id=tenant_id, child_id=mid, parent_type="episode", parent_id=e,
-                                relation=Relation.CONSOLIDATED_FROM, created_at=now) for e in d.episode_ids)  # fmt: skip
-        new_rows.append(row)
+        new_rows.append(Memory(
+            memory_id=mid, tenant_id=tenant_id, user_id=user_id, kind=MemoryKind.EPISODIC,
+            key=f"summary.session.{d.session_id}", value=d.text, text=d.text, fingerprint=fingerprint(d.text),
+            source=Source.USER, confidence=0.9, trusted=True, status=MemoryStatus.ACTIVE, extractor="summary",
+            valid_from=d.valid_from, valid_to=None, recorded_at=now))  # fmt: skip
+        edges += [{"tenant_id": tenant_id, "child_id": mid, "parent_type": "episode", "parent_id": e,
+                   "relation": Relation.CONSOLIDATED_FROM, "created_at": now} for e in d.episode_ids]  # fmt: skip
+    session.add_all(new_rows)
     session.flush()
+    if edges:  # one multi-row insert, not an ORM object per edge
+        session.execute(insert(Lineage), edges)
     index_memories(session, new_rows, knobs.embedder)
     return len(new_rows)
+
+
+def _chunks(items: list[str], size: int = 500) -> list[list[str]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _repair(session: Session, tenant_id: str, user_id: str, knobs: Knobs) -> int:

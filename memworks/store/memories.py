@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Row, or_, select, update
+from sqlalchemy import ColumnElement, Row, insert, or_, select, update
 from sqlmodel import Session, col
 
 from memworks.models.drafts import MemoryView
@@ -200,12 +200,14 @@ def _add_edges(session: Session, edges: Sequence[Lineage]) -> None:
             ).where(col(Lineage.child_id).in_(chunk))
         )
     }
+    fresh = []
     for e in edges:
         k = (e.child_id, e.parent_type, e.parent_id, e.relation)
         if k not in have:
             have.add(k)
-            session.add(e)
-    session.flush()
+            fresh.append(e.model_dump(exclude={"id"}))
+    if fresh:  # one multi-row insert, not an ORM object per edge
+        session.execute(insert(Lineage), fresh)
 
 
 def list_memories(session: Session, *, scope: Scope, include_history: bool) -> list[MemoryOut]:

@@ -29,7 +29,8 @@ def rebuild(
             col(Memory.status) == MemoryStatus.ACTIVE, col(Memory.extractor) != "transcript"))  # fmt: skip
         if r.memory_id not in exclude
     ]
-    profile = build_profile(memories.views(session, tenant_id=tenant_id, rows=rows), now=now, count_tokens=count_tokens,
+    # A profile line cites its record, not the record's lineage: no evidence queries.
+    profile = build_profile([memories.to_view(r, ()) for r in rows], now=now, count_tokens=count_tokens,
                             max_tokens=max_tokens)  # fmt: skip
     session.execute(delete(ProfileRow).where(col(ProfileRow.tenant_id) == tenant_id, col(ProfileRow.user_id) == user_id))
     if not profile.lines:

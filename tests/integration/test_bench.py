@@ -120,6 +120,8 @@ def test_bench_all_writes_reports_of_the_promised_shape(
     full = json.loads((tmp_path / "ingest.json").read_text())
     assert full["embedded"]["processed"] == 40 and full["redis"]["1"]["processed"] == 40
     assert full["redis"]["1"]["peak_rss_mb"] > 50
+    # The ceiling on its own texts: each episode's transcript at least, plus its facts.
+    assert full["embedder_own_texts"]["texts"] >= 40 and 0 < ing["embedded_vs_own_texts_ceiling"]
 
     ret = written["retrieve"]
     assert set(ret["p95_ms"]) == {"200"} and ret["p95_ms"]["200"] > 0

@@ -3,7 +3,7 @@
 Eligible records (see :func:`eligible`) are ordered procedural first (how to answer), then
 semantic by key (keyless last), then ``memory_id``, and added one line at a time while the
 whole rendered block, measured with the caller's ``count_tokens``, stays within
-``max_tokens``. A line that does not fit is skipped and the next (possibly shorter) line is
+``max_tokens`` (lines are counted one by one, the block once at the end). A line that does not fit is skipped and the next (possibly shorter) line is
 tried. The cap is hard; an empty profile renders to ``""`` with 0 tokens.
 """
 
@@ -90,16 +90,21 @@ def build_profile(
     """
     lines: list[ProfileLine] = []
     seen: set[str] = set()
-    tokens = 0
+    # Lines are joined by newlines, so the block's tokens are the sum of its lines' for any
+    # whitespace-splitting tokenizer: each candidate costs one short count, not a recount of
+    # the whole block. The total is checked once at the end, so the cap stays hard for others.
+    tokens = count_tokens(HEADER)
     for m in sorted((m for m in records if eligible(m, now=now, min_confidence=min_confidence)), key=_order):
         fact = _fact(m)
         if not fact or fact.casefold() in seen:
             continue
         line = ProfileLine(m.memory_id, f"- {fact} [m:{m.memory_id[:8]}]")
-        size = count_tokens(render([*lines, line]))
+        size = tokens + count_tokens(line.text)
         if size > max_tokens:
             continue
         lines.append(line)
         seen.add(fact.casefold())
         tokens = size
-    return Profile(tuple(lines), render(lines), tokens)
+    while lines and (tokens := count_tokens(render(lines))) > max_tokens:
+        lines.pop()
+    return Profile(tuple(lines), render(lines), tokens if lines else 0)

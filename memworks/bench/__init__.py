@@ -26,7 +26,7 @@ HEADLINES: dict[str, tuple[str, ...]] = {
     "retrieve": ("p95_ms", "p95_ms_by_db", "foreign_100x_ratio", "foreign_100x_ratio_by_db",
                  "foreign_100x_ratio_fresh_connections", "recall_vs_exact"),
     "delete": ("seconds", "seconds_by_store", "store_1m_vs_10k_ratio", "ratio_compares", "all_complete"),
-    "consolidate": ("seconds", "exponent"),
+    "consolidate": ("seconds", "embedding_floor_s", "exponent"),
 }  # fmt: skip
 
 

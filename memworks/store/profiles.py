@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from sqlalchemy import delete, func, select
 from sqlmodel import Session, col
 
-from memworks.models.enums import MemoryStatus
+from memworks.models.enums import MemoryKind, MemoryStatus
 from memworks.models.tables import Memory
 from memworks.models.tables import Profile as ProfileRow
 from memworks.pipelines.consolidation import build_profile
@@ -23,10 +23,15 @@ def rebuild(
     now: datetime, exclude: Collection[str] = (),
 ) -> ProfileRow | None:  # fmt: skip
     """Build the user's profile from active records (minus ``exclude``) and store it."""
+    # What eligible() would reject by status and kind is left in SQL: the scan follows the
+    # user's current facts, not their whole history.
     rows = [
         r for r in session.scalars(select(Memory).where(
             col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id,
-            col(Memory.status) == MemoryStatus.ACTIVE, col(Memory.extractor) != "transcript"))  # fmt: skip
+            col(Memory.status) == MemoryStatus.ACTIVE, col(Memory.trusted).is_(True),
+            col(Memory.retracted_at).is_(None), col(Memory.superseded_by).is_(None),
+            col(Memory.kind).in_([MemoryKind.PROCEDURAL, MemoryKind.SEMANTIC]),
+            col(Memory.extractor).notin_(["transcript", "summary"])))  # fmt: skip
         if r.memory_id not in exclude
     ]
     # A profile line cites its record, not the record's lineage: no evidence queries.

@@ -144,3 +144,4 @@ def test_bench_all_writes_reports_of_the_promised_shape(
     assert set(con["seconds"]) == {"300", "600"} and isinstance(con["exponent"], float)
     sizes = json.loads((tmp_path / "consolidate.json").read_text())["by_size"]
     assert all(r["counts"]["repairs"] == 0 and r["counts"]["summaries"] > 0 for r in sizes.values())
+    assert all(0 < con["embedding_floor_s"][n] < con["seconds"][n] for n in ("300", "600"))

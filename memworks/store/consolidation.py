@@ -161,12 +161,15 @@ def _summarise(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now
         col(Episode.state) == EpisodeState.PROCESSED, col(Episode.source).in_([s.value for s in TRUSTED_SOURCES]))))  # fmt: skip
     if not eps:
         return 0
-    summarised = set(session.scalars(
-        select(col(Lineage.parent_id))
-        .join(Memory, col(Memory.memory_id) == col(Lineage.child_id))
-        .where(col(Lineage.tenant_id) == tenant_id, col(Lineage.relation) == Relation.CONSOLIDATED_FROM,
-               col(Lineage.parent_type) == "episode", col(Memory.user_id) == user_id,
-               col(Memory.status) != MemoryStatus.DELETED)))  # fmt: skip
+    # The user's summaries first (scope index), then their parents by child id: a lineage
+    # query led by the tenant reads every edge of the tenant, once per user.
+    summaries = list(session.scalars(select(col(Memory.memory_id)).where(
+        col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id, col(Memory.extractor) == "summary",
+        col(Memory.status) != MemoryStatus.DELETED)))  # fmt: skip
+    summarised = {p for chunk in _chunks(summaries) for t, p in session.execute(
+        select(col(Lineage.tenant_id), col(Lineage.parent_id)).where(
+            col(Lineage.child_id).in_(chunk), col(Lineage.relation) == Relation.CONSOLIDATED_FROM,
+            col(Lineage.parent_type) == "episode")) if t == tenant_id}  # fmt: skip
     facts: dict[str, list[str]] = defaultdict(list)
     active = list(session.scalars(select(Memory).where(
         col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id, col(Memory.status) == MemoryStatus.ACTIVE,

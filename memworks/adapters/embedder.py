@@ -79,10 +79,16 @@ class MiniLMEmbedder:
         self._counter = Tokenizer.from_file(str(tok))
         self._counter.no_padding()  # the file pads to 128: counting wants true lengths
         self._counter.no_truncation()
+        self._counts: dict[str, int] = {}
 
     def count_tokens(self, text: str) -> int:
         """Word-piece tokens of ``text`` (special tokens excluded)."""
-        return len(self._counter.encode(text, add_special_tokens=False).ids)
+        # A profile rebuild after each write counts mostly the same lines again.
+        if (n := self._counts.get(text)) is None:
+            n = self._counts[text] = len(self._counter.encode(text, add_special_tokens=False).ids)
+            if len(self._counts) > 50_000:
+                self._counts.clear()
+        return n
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed ``texts`` in batches; returns an (n, 384) float32 array of unit vectors."""

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlmodel import Session, col
 
 from memworks.models.enums import Op
@@ -33,20 +33,19 @@ def record_decisions(
         for i, j in enumerate(judged):
             c = j.candidate
             op, mid = ops.get(i, (None, None))
-            rows.append(
-                GateDecision(
-                    decision_id=memory_id_for(tenant_id, episode_id, "gate", str(i), c.extractor, c.key or "", c.text),
-                    tenant_id=tenant_id, user_id=user_id, episode_id=episode_id, extractor=c.extractor,
-                    kind=j.verdict.kind, key=c.key, candidate_text=c.text or c.value, source=c.source,
-                    outcome=j.verdict.outcome, reason=j.verdict.reason, op=op.value if op else None,
-                    memory_id=mid, decided_at=now,
-                )  # fmt: skip
-            )
-    ids = [r.decision_id for r in rows]
+            rows.append({
+                "decision_id": memory_id_for(tenant_id, episode_id, "gate", str(i), c.extractor, c.key or "", c.text),
+                "tenant_id": tenant_id, "user_id": user_id, "episode_id": episode_id, "extractor": c.extractor,
+                "kind": j.verdict.kind, "key": c.key, "candidate_text": c.text or c.value, "source": c.source,
+                "outcome": j.verdict.outcome, "reason": j.verdict.reason, "op": op.value if op else None,
+                "memory_id": mid, "decided_at": now,
+            })  # fmt: skip
+    ids = [r["decision_id"] for r in rows]
     have: set[str] = set()
     for i in range(0, len(ids), 500):
         have |= set(session.scalars(select(col(GateDecision.decision_id)).where(col(GateDecision.decision_id).in_(ids[i : i + 500]))))
-    session.add_all(r for r in rows if r.decision_id not in have)
+    if fresh := [r for r in rows if r["decision_id"] not in have]:  # one multi-row insert
+        session.execute(insert(GateDecision), fresh)
 
 
 def record_job(

@@ -201,7 +201,7 @@ def _summarise(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now
     session.flush()
     if edges:  # one multi-row insert, not an ORM object per edge
         session.execute(insert(Lineage), edges)
-    index_memories(session, new_rows, knobs.embedder)
+    index_memories(session, new_rows, knobs.embedder, fresh=True)
     return len(new_rows)
 
 

@@ -17,10 +17,11 @@ from memworks.store.projections.base import IndexRecord
 
 def index_memories(
     session: Session, rows: Sequence[Memory], embedder: Embedder,
-    vectors: dict[str, npt.NDArray[np.float32]] | None = None,
+    vectors: dict[str, npt.NDArray[np.float32]] | None = None, *, fresh: bool = False,
 ) -> None:  # fmt: skip
     """Index ``rows``; index texts (:func:`index_text`) missing from ``vectors`` are embedded
-    here, in one batch."""
+    here, in one batch. ``fresh``: the rows were inserted in this transaction, so they have no
+    entries to replace."""
     rows = [r for r in rows if r.text]
     if not rows:
         return
@@ -31,5 +32,6 @@ def index_memories(
         vectors.update(zip(missing, embedder.embed(missing), strict=True))
     records = [IndexRecord(r.memory_id, r.tenant_id, r.user_id, t) for r, t in zip(rows, texts, strict=True)]
     prints = [r.fingerprint for r in rows]
-    lexical.apply(session, records, prints)
-    vector.apply(session, records, np.stack([vectors[t] for t in texts]), prints, model=embedder.name)
+    lexical.apply(session, records, prints, replace=not fresh)
+    vector.apply(session, records, np.stack([vectors[t] for t in texts]), prints, model=embedder.name,
+                 replace=not fresh)

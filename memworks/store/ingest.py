@@ -138,7 +138,7 @@ def _write_scope(
         existing = memories.load_slots(s, tenant_id=tenant, user_id=user, keys=keys, texts=texts)
         plan = decide_writes(items, existing, scope_key=scope_key(tenant, user), now=now)
         new_rows = memories.apply_plan(s, plan=plan, tenant_id=tenant, user_id=user, now=now, forgetting=forgetting)
-        index_memories(s, new_rows, judge.embedder, judge.vectors)
+        index_memories(s, new_rows, judge.embedder, judge.vectors, fresh=True)
         if plan.deleted:
             lexical.purge(s, plan.deleted)
             vector.purge(s, plan.deleted)

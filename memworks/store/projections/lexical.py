@@ -42,11 +42,13 @@ def _users(scope: Scope) -> list[str]:
     return [scope.user_id, ""] if scope.user_id is not None else [""]
 
 
-def apply(session: Session, records: Sequence[IndexRecord], fingerprints: Sequence[str]) -> None:
-    """Index ``records`` (re-indexing an id replaces its entry)."""
+def apply(session: Session, records: Sequence[IndexRecord], fingerprints: Sequence[str], *,
+          replace: bool = True) -> None:  # fmt: skip
+    """Index ``records`` (with ``replace``, re-indexing an id replaces its entry)."""
     if not records:
         return
-    purge(session, [r.memory_id for r in records])
+    if replace:
+        purge(session, [r.memory_id for r in records])
     docs: list[dict[str, Any]] = []
     postings: list[dict[str, Any]] = []
     for r, fp in zip(records, fingerprints, strict=True):

@@ -29,12 +29,13 @@ LIMIT = 50
 
 def apply(
     session: Session, records: Sequence[IndexRecord], vectors: npt.NDArray[np.float32], fingerprints: Sequence[str],
-    *, model: str,
+    *, model: str, replace: bool = True,
 ) -> None:
-    """Store one vector per record (replacing an existing one)."""
+    """Store one vector per record (with ``replace``, replacing an existing one)."""
     if not records:
         return
-    purge(session, [r.memory_id for r in records])
+    if replace:
+        purge(session, [r.memory_id for r in records])
     session.execute(insert(VectorEntry), [
         {"memory_id": r.memory_id, "tenant_id": r.tenant_id, "user_id": r.user_id, "model": model,
          "vector": np.ascontiguousarray(v, dtype=np.float32).tobytes(), "fingerprint": fp}

@@ -39,7 +39,7 @@ def run(opts: Options) -> dict[str, Any]:
     """Run the deletion benchmark; returns its report (see the module docstring)."""
     subjects: list[int] = opts.size("delete.subjects", [10, 100, 1_000], [10, 100])
     stores: list[int] = opts.size("delete.stores", [10_000, 1_000_000], [10_000, 100_000])
-    repeats: int = opts.size("delete.repeats", 2, 2)
+    repeats: int = opts.size("delete.repeats", 3, 2)
     pool = data.build_pool(limit=opts.sizes.get("pool"))
     report: dict[str, Any] = {"subjects": subjects, "stores": {}, "database": "sqlite", "repeats": repeats}
     from memworks.client import Memworks

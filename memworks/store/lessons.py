@@ -69,11 +69,11 @@ def task_types(session: Session, *, tenant_id: str) -> list[str]:
 
 def _mined_from(session: Session, *, tenant_id: str, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
     out: dict[str, list[str]] = {i: [] for i in ids}
-    for tenant, child, parent in session.execute(  # tenant checked here: see memories.evidence_of
-        select(col(Lineage.tenant_id), col(Lineage.child_id), col(Lineage.parent_id))
+    rows = session.execute(  # tenant checked and edges ordered here: see memories.evidence_of
+        select(col(Lineage.id), col(Lineage.tenant_id), col(Lineage.child_id), col(Lineage.parent_id))
         .where(col(Lineage.child_id).in_(ids), col(Lineage.relation) == Relation.MINED_FROM)
-        .order_by(col(Lineage.id))
-    ):
+    ).all()
+    for _, tenant, child, parent in sorted(rows):
         if tenant == tenant_id:
             out[child].append(parent)
     return {k: tuple(v) for k, v in out.items()}

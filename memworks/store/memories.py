@@ -33,31 +33,33 @@ def scope_clause(scope: Scope) -> list[ColumnElement[bool]]:
     return [col(Memory.tenant_id) == scope.tenant_id, user]
 
 
-def evidence_of(session: Session, *, tenant_id: str, ids: Iterable[str]) -> dict[str, list[str]]:
-    """Episode ids each memory rests on, oldest edge first."""
-    out: dict[str, list[str]] = defaultdict(list)
+def _edges(session: Session, *, tenant_id: str, ids: Iterable[str], relations: Sequence[Relation]
+           ) -> list[tuple[Relation, str, str, str]]:  # fmt: skip
+    """(relation, parent type, child, parent) of the edges from ``ids``, oldest first."""
     rows = [
         r for chunk in _chunks(list(ids)) for r in session.execute(
-            select(col(Lineage.id), col(Lineage.tenant_id), col(Lineage.child_id), col(Lineage.parent_id))
-            .where(col(Lineage.child_id).in_(chunk), col(Lineage.parent_type) == "episode",
-                   col(Lineage.relation).in_(_EVIDENCE)))
+            select(col(Lineage.id), col(Lineage.tenant_id), col(Lineage.relation), col(Lineage.parent_type),
+                   col(Lineage.child_id), col(Lineage.parent_id))
+            .where(col(Lineage.child_id).in_(chunk), col(Lineage.relation).in_(relations)))
     ]  # fmt: skip
-    for _, tenant, child, parent in sorted(rows):  # sorted here: ORDER BY id invites a scan in id order
-        if tenant == tenant_id and parent not in out[child]:
-            out[child].append(parent)
-    return out
+    return [(rel, ptype, child, parent) for _, tenant, rel, ptype, child, parent in sorted(rows) if tenant == tenant_id]
 
 
-def _derived_of(session: Session, *, tenant_id: str, ids: Sequence[str]) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = defaultdict(list)
-    for chunk in _chunks(list(ids)):
-        for tenant, child, parent in session.execute(
-            select(col(Lineage.tenant_id), col(Lineage.child_id), col(Lineage.parent_id))
-            .where(col(Lineage.child_id).in_(chunk), col(Lineage.relation) == Relation.DERIVED_FROM)
-        ):
-            if tenant == tenant_id:
-                out[child].append(parent)
-    return out
+def _lineage(edges: Iterable[tuple[Relation, str, str, str]]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(evidence episodes, derived-from records) by child id."""
+    evidence: dict[str, list[str]] = defaultdict(list)
+    derived: dict[str, list[str]] = defaultdict(list)
+    for rel, ptype, child, parent in edges:
+        if rel == Relation.DERIVED_FROM:
+            derived[child].append(parent)
+        elif ptype == "episode" and parent not in evidence[child]:
+            evidence[child].append(parent)
+    return evidence, derived
+
+
+def evidence_of(session: Session, *, tenant_id: str, ids: Iterable[str]) -> dict[str, list[str]]:
+    """Episode ids each memory rests on, oldest edge first."""
+    return _lineage(_edges(session, tenant_id=tenant_id, ids=ids, relations=_EVIDENCE))[0]
 
 
 def to_view(row: Memory, evidence: Sequence[str], derived: Sequence[str] = ()) -> MemoryView:
@@ -73,9 +75,10 @@ def to_view(row: Memory, evidence: Sequence[str], derived: Sequence[str] = ()) -
 
 
 def views(session: Session, *, tenant_id: str, rows: Sequence[Memory]) -> list[MemoryView]:
-    ids = [r.memory_id for r in rows]
-    ev = evidence_of(session, tenant_id=tenant_id, ids=ids)
-    der = _derived_of(session, tenant_id=tenant_id, ids=ids)
+    """``rows`` with their evidence and derivations (one lineage query per 500 rows)."""
+    edges = _edges(session, tenant_id=tenant_id, ids=[r.memory_id for r in rows],
+                   relations=(*_EVIDENCE, Relation.DERIVED_FROM))  # fmt: skip
+    ev, der = _lineage(edges)
     return [to_view(r, ev.get(r.memory_id, ()), der.get(r.memory_id, ())) for r in rows]
 
 

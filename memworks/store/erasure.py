@@ -75,7 +75,13 @@ def _erase_memories(session: Session, ids: Sequence[str], now: datetime) -> int:
     return n
 
 
-def _memory_residue(session: Session, s: Subject, ids: Sequence[str], name: str) -> Evidence:
+def _memory_residue(session: Session, s: Subject, ids: Sequence[str], name: str,
+                    transcripts: bool | None = None) -> Evidence:  # fmt: skip
+    """Residue by id, and copies by fingerprint among the subject's records; ``transcripts``
+    narrows the copies to transcript records (True) or the others (False): the primary store and
+    the transcripts target each erase their own, so neither waits on the other's purge."""
+    own: list[Any] = [] if transcripts is None else [
+        (col(Memory.extractor) == "transcript") if transcripts else (col(Memory.extractor) != "transcript")]
     left = sum(
         _count(session, select(func.count()).select_from(Memory).where(
             col(Memory.memory_id).in_(chunk), or_(col(Memory.text) != "", col(Memory.value) != "",
@@ -85,7 +91,7 @@ def _memory_residue(session: Session, s: Subject, ids: Sequence[str], name: str)
     copies = sum(
         _count(session, select(func.count()).select_from(Memory).where(
             col(Memory.tenant_id) == s.tenant_id, col(Memory.user_id) == s.user_id,
-            col(Memory.fingerprint).in_(chunk), col(Memory.text) != ""))  # fmt: skip
+            col(Memory.fingerprint).in_(chunk), col(Memory.text) != "", *own))  # fmt: skip
         for chunk in _chunks(s.plan.fingerprints)
     )
     return _evidence(name, left + copies, [f"memory rows by id ({len(ids)}) still holding text or not deleted",
@@ -107,7 +113,7 @@ def purge_primary(session: Session, s: Subject) -> int:
 
 
 def check_primary(session: Session, s: Subject) -> Evidence:
-    return _memory_residue(session, s, _own_ids(s, session, transcripts=False), "primary_store")
+    return _memory_residue(session, s, _own_ids(s, session, transcripts=False), "primary_store", transcripts=False)
 
 
 def purge_derived(session: Session, s: Subject) -> int:
@@ -147,7 +153,7 @@ def check_transcripts(session: Session, s: Subject) -> Evidence:
             col(Episode.content_fingerprint).in_(chunk), col(Episode.content) != ""))  # fmt: skip
         for chunk in _chunks(s.plan.fingerprints)
     )
-    records = _memory_residue(session, s, _own_ids(s, session, transcripts=True), "transcripts")
+    records = _memory_residue(session, s, _own_ids(s, session, transcripts=True), "transcripts", transcripts=True)
     return _evidence("transcripts", left + copies + records.remaining,
                      [f"episodes by id ({len(s.plan.episode_ids)}) not tombstoned or holding text",
                       "episodes of the subject by content fingerprint", *records.checked])  # fmt: skip

@@ -175,6 +175,28 @@ def test_residue_found_by_verification_is_purged_again(sqlite_url: str, make_mem
     assert mw.manifest(rid).status == "complete" and target.attempts == 2 and calls["n"] == 2
 
 
+def test_the_primary_store_closes_without_waiting_for_the_transcripts(
+    sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The plan's fingerprints cover all the subject's records, transcripts too; each target
+    # looks for copies among its own kind of record, so a slow transcripts purge does not hold
+    # the primary store open (it used to cost a re-purge after 0.5 s).
+    mw = loaded(make_memworks, sqlite_url)
+    purge, check = erasure.PROJECTIONS["transcripts"]
+    calls = {"n": 0}
+
+    def late(session: Any, subject: Any) -> int:
+        calls["n"] += 1
+        return 0 if calls["n"] == 1 else purge(session, subject)
+
+    monkeypatch.setitem(erasure.PROJECTIONS, "transcripts", (late, check))
+    rid = mw.submit_deletion({"tenant_id": "t1", "user_id": "u1"})
+    mw.drain()
+    m = mw.manifest(rid)
+    assert m.status == "complete" and m.targets["transcripts"].attempts == 2
+    assert m.targets["primary_store"].attempts == 1
+
+
 def test_dead_letters_naming_the_subject_are_purged(sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from memworks.store import ingest
 

@@ -75,27 +75,26 @@ def _erase_memories(session: Session, ids: Sequence[str], now: datetime) -> int:
     return n
 
 
-def _memory_residue(session: Session, s: Subject, ids: Sequence[str], name: str,
-                    transcripts: bool | None = None) -> Evidence:  # fmt: skip
-    """Residue by id, and copies by fingerprint among the subject's records; ``transcripts``
-    narrows the copies to transcript records (True) or the others (False): the primary store and
-    the transcripts target each erase their own, so neither waits on the other's purge."""
-    own: list[Any] = [] if transcripts is None else [
-        (col(Memory.extractor) == "transcript") if transcripts else (col(Memory.extractor) != "transcript")]
+def _memory_residue(session: Session, s: Subject, ids: Sequence[str], name: str) -> Evidence:
+    """Residue of ``ids`` by id, plus copies: the subject's records outside the plan that hold
+    a planned fingerprint. Planned records of other targets are theirs to check, so no target
+    waits on another's purge (a late one used to cost a re-purge after 0.5 s)."""
     left = sum(
         _count(session, select(func.count()).select_from(Memory).where(
             col(Memory.memory_id).in_(chunk), or_(col(Memory.text) != "", col(Memory.value) != "",
                                                   col(Memory.status) != MemoryStatus.DELETED)))  # fmt: skip
         for chunk in _chunks(ids)
     )
+    planned = set(s.plan.memory_ids)
     copies = sum(
-        _count(session, select(func.count()).select_from(Memory).where(
+        1 for chunk in _chunks(s.plan.fingerprints) for mid in session.scalars(select(col(Memory.memory_id)).where(
             col(Memory.tenant_id) == s.tenant_id, col(Memory.user_id) == s.user_id,
-            col(Memory.fingerprint).in_(chunk), col(Memory.text) != "", *own))  # fmt: skip
-        for chunk in _chunks(s.plan.fingerprints)
-    )
+            col(Memory.fingerprint).in_(chunk), col(Memory.text) != ""))
+        if mid not in planned
+    )  # fmt: skip
     return _evidence(name, left + copies, [f"memory rows by id ({len(ids)}) still holding text or not deleted",
-                                           f"memory rows of the subject by fingerprint ({len(s.plan.fingerprints)})"])  # fmt: skip
+                                           f"memory rows of the subject outside the plan by fingerprint "
+                                           f"({len(s.plan.fingerprints)})"])  # fmt: skip
 
 
 def _own_ids(s: Subject, session: Session, *, transcripts: bool) -> list[str]:
@@ -113,7 +112,7 @@ def purge_primary(session: Session, s: Subject) -> int:
 
 
 def check_primary(session: Session, s: Subject) -> Evidence:
-    return _memory_residue(session, s, _own_ids(s, session, transcripts=False), "primary_store", transcripts=False)
+    return _memory_residue(session, s, _own_ids(s, session, transcripts=False), "primary_store")
 
 
 def purge_derived(session: Session, s: Subject) -> int:
@@ -153,7 +152,7 @@ def check_transcripts(session: Session, s: Subject) -> Evidence:
             col(Episode.content_fingerprint).in_(chunk), col(Episode.content) != ""))  # fmt: skip
         for chunk in _chunks(s.plan.fingerprints)
     )
-    records = _memory_residue(session, s, _own_ids(s, session, transcripts=True), "transcripts", transcripts=True)
+    records = _memory_residue(session, s, _own_ids(s, session, transcripts=True), "transcripts")
     return _evidence("transcripts", left + copies + records.remaining,
                      [f"episodes by id ({len(s.plan.episode_ids)}) not tombstoned or holding text",
                       "episodes of the subject by content fingerprint", *records.checked])  # fmt: skip

@@ -197,6 +197,31 @@ def test_the_primary_store_closes_without_waiting_for_the_transcripts(
     assert m.targets["primary_store"].attempts == 1
 
 
+def test_a_copy_outside_the_plan_keeps_the_manifest_open(
+    sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A record that repeats an erased one's text under another id and no key is not in the
+    # plan: verification finds it by fingerprint, so the manifest never claims the text is gone.
+    import memworks.workers.deletion as workers_deletion
+    from memworks.models.tables import Memory
+
+    monkeypatch.setattr(workers_deletion, "MAX_ATTEMPTS", 2)
+    mw = loaded(make_memworks, sqlite_url)
+    with Session(mw.runtime.engine) as s:
+        home = s.execute(text("SELECT memory_id FROM memory WHERE user_id = 'u1' AND key = 'user.home_city' "
+                              "AND value = 'Vexhollow'")).scalar_one()  # fmt: skip
+        row = s.get(Memory, home)
+        assert row is not None
+        s.add(Memory(**(row.model_dump() | {"memory_id": "c" * 32, "key": None})))
+        s.commit()
+    rid = mw.submit_deletion({"tenant_id": "t1", "user_id": "u1", "keys": ["user.home_city"]})
+    mw.drain()
+    m = mw.manifest(rid)
+    assert m.status != "complete"
+    assert m.targets["primary_store"].state == "FAILED" and m.targets["primary_store"].remaining == 1
+    assert m.targets["lexical_index"].state == "CLOSED"  # the indexes had only planned entries
+
+
 def test_dead_letters_naming_the_subject_are_purged(sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from memworks.store import ingest
 

@@ -166,7 +166,7 @@ def _summarise(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now
     summaries = list(session.scalars(select(col(Memory.memory_id)).where(
         col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id, col(Memory.extractor) == "summary",
         col(Memory.status) != MemoryStatus.DELETED)))  # fmt: skip
-    summarised = {p for chunk in _chunks(summaries) for t, p in session.execute(
+    summarised = {p for chunk in memories.chunks(summaries) for t, p in session.execute(
         select(col(Lineage.tenant_id), col(Lineage.parent_id)).where(
             col(Lineage.child_id).in_(chunk), col(Lineage.relation) == Relation.CONSOLIDATED_FROM,
             col(Lineage.parent_type) == "episode")) if t == tenant_id}  # fmt: skip
@@ -184,7 +184,7 @@ def _summarise(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now
                                               content=ep.content, occurred_at=ep.occurred_at))  # fmt: skip
     drafts = summarize_sessions(by_session, facts, summarised)
     ids = {d: memory_id_for(tenant_id, user_id, "summary", d.session_id, *d.episode_ids) for d in drafts}
-    have = {m for chunk in _chunks(list(ids.values())) for m in session.scalars(
+    have = {m for chunk in memories.chunks(list(ids.values())) for m in session.scalars(
         select(col(Memory.memory_id)).where(col(Memory.memory_id).in_(chunk)))}  # fmt: skip
     new_rows, edges = [], []
     for d, mid in ids.items():
@@ -203,10 +203,6 @@ def _summarise(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now
         session.execute(insert(Lineage), edges)
     index_memories(session, new_rows, knobs.embedder, fresh=True)
     return len(new_rows)
-
-
-def _chunks(items: list[str], size: int = 500) -> list[list[str]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _repair(session: Session, tenant_id: str, user_id: str, knobs: Knobs) -> int:

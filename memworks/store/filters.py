@@ -16,6 +16,13 @@ from memworks.store.memories import scope_clause
 _NEVER = (MemoryStatus.DELETED, MemoryStatus.PENDING_CONFIRMATION, MemoryStatus.QUARANTINED)
 
 
+def present_by_version(scope: Scope) -> list[Any]:
+    """The part of a present read's filter that only a write can change (so a scope version
+    fixes it): active, trusted, not retracted. Expiry depends on the clock as well."""
+    return [*scope_clause(scope), col(Memory.trusted).is_(True), col(Memory.status) == MemoryStatus.ACTIVE,
+            col(Memory.retracted_at).is_(None)]  # fmt: skip
+
+
 def visible(scope: Scope, *, now: datetime, as_of: datetime | None, known_at: datetime | None) -> list[Any]:
     """WHERE clauses for what a read may see.
 
@@ -24,13 +31,9 @@ def visible(scope: Scope, *, now: datetime, as_of: datetime | None, known_at: da
     * ``known_at``: what the store believed current at that transaction time; with ``as_of``
       too, what it believed then about that moment.
     """
-    where: list[Any] = [*scope_clause(scope), col(Memory.trusted).is_(True)]
     if as_of is None and known_at is None:
-        return where + [
-            col(Memory.status) == MemoryStatus.ACTIVE,
-            col(Memory.retracted_at).is_(None),
-            or_(col(Memory.expires_at).is_(None), col(Memory.expires_at) > now),
-        ]
+        return present_by_version(scope) + [or_(col(Memory.expires_at).is_(None), col(Memory.expires_at) > now)]
+    where: list[Any] = [*scope_clause(scope), col(Memory.trusted).is_(True)]
     where.append(col(Memory.status).notin_(_NEVER))
     if known_at is None:
         assert as_of is not None

@@ -37,7 +37,7 @@ def _edges(session: Session, *, tenant_id: str, ids: Iterable[str], relations: S
            ) -> list[tuple[Relation, str, str, str]]:  # fmt: skip
     """(relation, parent type, child, parent) of the edges from ``ids``, oldest first."""
     rows = [
-        r for chunk in _chunks(list(ids)) for r in session.execute(
+        r for chunk in chunks(list(ids)) for r in session.execute(
             select(col(Lineage.id), col(Lineage.tenant_id), col(Lineage.relation), col(Lineage.parent_type),
                    col(Lineage.child_id), col(Lineage.parent_id))
             .where(col(Lineage.child_id).in_(chunk), col(Lineage.relation).in_(relations)))
@@ -93,12 +93,12 @@ def load_slots(
         return []
     live = [col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id, col(Memory.status) != MemoryStatus.DELETED]
     rows = list(session.scalars(select(Memory).where(*live, col(Memory.key).in_(keys)))) if keys else []
-    for chunk in _chunks(prints):
+    for chunk in chunks(prints):
         rows += session.scalars(select(Memory).where(*live, col(Memory.key).is_(None), col(Memory.fingerprint).in_(chunk)))
     ids = [r.memory_id for r in rows]
     child_ids = {
         c
-        for chunk in _chunks(ids)
+        for chunk in chunks(ids)
         for c in session.scalars(
             select(col(Lineage.child_id)).where(
                 col(Lineage.tenant_id) == tenant_id,
@@ -193,7 +193,7 @@ def _add_edges(session: Session, edges: Sequence[Lineage]) -> None:
     children = {e.child_id for e in edges}
     have = {
         (c, t, p, r)
-        for chunk in _chunks(list(children))
+        for chunk in chunks(list(children))
         for c, t, p, r in session.execute(
             select(
                 col(Lineage.child_id), col(Lineage.parent_type), col(Lineage.parent_id), col(Lineage.relation)
@@ -232,11 +232,11 @@ def list_memories(session: Session, *, scope: Scope, include_history: bool) -> l
 def rank_fields(session: Session, *, ids: Sequence[str]) -> list[Row[tuple[str, MemoryKind, str, float]]]:
     """What ranking reads of each record (``memory_id``, ``kind``, ``extractor``, ``confidence``)."""
     fields = (col(Memory.memory_id), col(Memory.kind), col(Memory.extractor), col(Memory.confidence))
-    return [r for chunk in _chunks(list(ids)) for r in session.execute(select(*fields).where(fields[0].in_(chunk)))]
+    return [r for chunk in chunks(list(ids)) for r in session.execute(select(*fields).where(fields[0].in_(chunk)))]
 
 
 def get_rows(session: Session, *, ids: Sequence[str]) -> list[Memory]:
-    return [r for chunk in _chunks(list(ids)) for r in session.scalars(select(Memory).where(col(Memory.memory_id).in_(chunk)))]
+    return [r for chunk in chunks(list(ids)) for r in session.scalars(select(Memory).where(col(Memory.memory_id).in_(chunk)))]
 
 
 def touch_retrieved(session: Session, *, ids: Sequence[str], now: datetime) -> None:
@@ -247,7 +247,8 @@ def touch_retrieved(session: Session, *, ids: Sequence[str], now: datetime) -> N
         )
 
 
-def _chunks(items: list[str], size: int = 500) -> Iterable[list[str]]:
+def chunks(items: list[str], size: int = 500) -> Iterable[list[str]]:
+    """``items`` in lists of at most ``size`` (bounded IN lists)."""
     for i in range(0, len(items), size):
         yield items[i : i + size]
 

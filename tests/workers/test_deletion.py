@@ -157,18 +157,24 @@ def test_a_failing_projection_keeps_the_manifest_open_until_the_sweeper_closes_i
     assert sql_residue(mw, SECRETS) == []
 
 
+def purge_late_once(monkeypatch: pytest.MonkeyPatch, target: str) -> dict[str, int]:
+    """Make ``target``'s first purge report success and erase nothing; returns its call count."""
+    purge, check = erasure.PROJECTIONS[target]
+    calls = {"n": 0}
+
+    def late(session: Any, subject: Any) -> int:
+        calls["n"] += 1
+        return 0 if calls["n"] == 1 else purge(session, subject)
+
+    monkeypatch.setitem(erasure.PROJECTIONS, target, (late, check))
+    return calls
+
+
 def test_residue_found_by_verification_is_purged_again(sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     # A purge that reports success but leaves rows behind is caught by the check (by id and
     # fingerprint) and purged again until absent.
     mw = loaded(make_memworks, sqlite_url)
-    purge, check = erasure.PROJECTIONS["vector_index"]
-    calls = {"n": 0}
-
-    def lazy(session: Any, subject: Any) -> int:
-        calls["n"] += 1
-        return 0 if calls["n"] == 1 else purge(session, subject)
-
-    monkeypatch.setitem(erasure.PROJECTIONS, "vector_index", (lazy, check))
+    calls = purge_late_once(monkeypatch, "vector_index")
     rid = mw.submit_deletion({"tenant_id": "t1", "user_id": "u1"})
     mw.drain()
     target = mw.manifest(rid).targets["vector_index"]
@@ -178,18 +184,11 @@ def test_residue_found_by_verification_is_purged_again(sqlite_url: str, make_mem
 def test_the_primary_store_closes_without_waiting_for_the_transcripts(
     sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The plan's fingerprints cover all the subject's records, transcripts too; each target
-    # looks for copies among its own kind of record, so a slow transcripts purge does not hold
-    # the primary store open (it used to cost a re-purge after 0.5 s).
+    # The plan's fingerprints cover all the subject's records, transcripts too; a target looks
+    # for copies only outside the plan, so a slow transcripts purge does not hold the primary
+    # store open (it used to cost a re-purge after 0.5 s).
     mw = loaded(make_memworks, sqlite_url)
-    purge, check = erasure.PROJECTIONS["transcripts"]
-    calls = {"n": 0}
-
-    def late(session: Any, subject: Any) -> int:
-        calls["n"] += 1
-        return 0 if calls["n"] == 1 else purge(session, subject)
-
-    monkeypatch.setitem(erasure.PROJECTIONS, "transcripts", (late, check))
+    purge_late_once(monkeypatch, "transcripts")
     rid = mw.submit_deletion({"tenant_id": "t1", "user_id": "u1"})
     mw.drain()
     m = mw.manifest(rid)

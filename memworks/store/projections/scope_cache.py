@@ -20,11 +20,10 @@ import numpy.typing as npt
 from sqlalchemy import select
 from sqlmodel import Session, col
 
-from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import Scope
 from memworks.models.tables import Memory
 from memworks.store import versions
-from memworks.store.memories import scope_clause
+from memworks.store.filters import present_by_version
 
 #: (database, tenant, user, projection).
 Key = tuple[str, str, str | None, str]
@@ -116,11 +115,9 @@ def cached(session: Session, scope: Scope, projection: str, load: Callable[[tupl
 
 
 def live_mask(session: Session, scope: Scope, ids: Sequence[str]) -> npt.NDArray[np.bool_]:
-    """Which of ``ids`` a present read may see, as far as the scope version decides it (active,
-    trusted, not retracted; expiry depends on the clock and stays with the SQL check)."""
-    live = set(session.scalars(select(col(Memory.memory_id)).where(
-        *scope_clause(scope), col(Memory.status) == MemoryStatus.ACTIVE, col(Memory.trusted).is_(True),
-        col(Memory.retracted_at).is_(None))))  # fmt: skip
+    """Which of ``ids`` a present read may see, as far as the scope version decides it
+    (:func:`~memworks.store.filters.present_by_version`; expiry stays with the SQL check)."""
+    live = set(session.scalars(select(col(Memory.memory_id)).where(*present_by_version(scope))))
     return np.fromiter((m in live for m in ids), dtype=np.bool_, count=len(ids))
 
 

@@ -34,7 +34,9 @@ class Episode(SQLModel, table=True):
 
     __tablename__ = "episode"
     __table_args__ = (
-        UniqueConstraint("tenant_id", "episode_id", name="uq_episode_tenant_episode"),
+        # Ids are the client's idempotency keys, one namespace per user: another user's id is
+        # neither revealed (a conflict) nor taken.
+        UniqueConstraint("tenant_id", "user_id", "episode_id", name="uq_episode_tenant_user_episode"),
         Index("ix_episode_state_received", "state", "received_at"),
         Index("ix_episode_scope", "tenant_id", "user_id", "occurred_at"),
     )

@@ -15,7 +15,7 @@ from sqlmodel import col
 
 from memworks.config import Settings, get_settings
 from memworks.errors import InvalidInput, MemworksError, NotFound
-from memworks.models.validation import parse_model, require_scope
+from memworks.models.validation import check_time, parse_model, require_scope
 from memworks.models.schemas import (
     DeletionRequestIn,
     EpisodeIn,
@@ -139,6 +139,7 @@ class Memworks:
         k: int = 5,
     ) -> RetrieveResult:
         """Memories relevant to ``query`` in ``scope`` (required), or an abstention."""
+        as_of, known_at = check_time(as_of, "as_of"), check_time(known_at, "known_at")
         rt = self.runtime
         return retrieve_memories(
             rt.engine, scope=scope, query=query, as_of=as_of, known_at=known_at, k=k, embedder=rt.embedder,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import sys
+import traceback
+from typing import Any
 
 import structlog
 
@@ -35,3 +37,27 @@ def configure_logging(level: int = logging.INFO) -> None:
 
 def get_logger(name: str) -> structlog.stdlib.BoundLogger:
     return structlog.get_logger(name)  # type: ignore[no-any-return]
+
+
+def exception_fields(exc: BaseException) -> dict[str, Any]:
+    """What a log line may say about an unexpected exception: its type, its causes' types and
+    where it was raised, never its message.
+
+    Messages carry data: a database error quotes the statement and its parameters (a user's
+    features, ids, text), a ``KeyError`` the missing key. The frames (file, line, function)
+    point at the code without any of it.
+    """
+    causes, seen = [], {id(exc)}
+    nxt = exc.__cause__ or exc.__context__
+    while nxt is not None and id(nxt) not in seen:
+        seen.add(id(nxt))
+        causes.append(_type_name(nxt))
+        nxt = nxt.__cause__ or nxt.__context__
+    frames = traceback.extract_tb(exc.__traceback__)[-8:]
+    return {"error": _type_name(exc), "causes": causes,
+            "at": [f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno}:{f.name}" for f in frames]}  # fmt: skip
+
+
+def _type_name(exc: BaseException) -> str:
+    kind = type(exc)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import (
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
@@ -24,6 +23,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema as cs
 
 from memworks.models.schemas import EpisodeIn, OutcomeIn
+from memworks.models.types import BoundedTime
 
 ID = r"^[A-Za-z0-9][A-Za-z0-9._:@\-]{0,199}$"
 TASK_TYPE = r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$"
@@ -126,8 +126,8 @@ class ScopedBody(_Strict):
 
 class RetrieveBody(ScopedBody):
     query: str = Field(min_length=1, max_length=MAX_QUERY)
-    as_of: AwareDatetime | None = Field(default=None, description="valid time: what held then")
-    known_at: AwareDatetime | None = Field(default=None, description="transaction time: what was believed then")
+    as_of: BoundedTime | None = Field(default=None, description="valid time: what held then")
+    known_at: BoundedTime | None = Field(default=None, description="transaction time: what was believed then")
     k: int = Field(default=5, ge=1, le=100)
 
 

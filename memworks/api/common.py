@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import traceback
 from typing import Any
 
 from fastapi.responses import JSONResponse
 
 from memworks.client import Memworks
-from memworks.logging import get_logger
+from memworks.logging import exception_fields, get_logger
 from memworks.output import jsonable
 
 log = get_logger("memworks.api")
@@ -30,4 +29,4 @@ def settle(mw: Memworks) -> None:
     try:
         mw.drain()
     except Exception as exc:  # noqa: BLE001 - any job failure; the stored write stands
-        log.error("api.drain_failed", error=repr(exc), traceback=traceback.format_exc())
+        log.error("api.drain_failed", **exception_fields(exc))

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import time
-import traceback
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memworks.logging import get_logger
+from memworks.logging import exception_fields, get_logger
 
 log = get_logger("memworks.api")
 
@@ -139,7 +138,8 @@ class CatchAll:
         try:
             await self.app(scope, receive, track)
         except Exception as exc:  # noqa: BLE001 - middleware: any failure becomes a clean 500
-            log.error("api.unhandled", method=scope.get("method"), path=scope.get("path"), error=repr(exc),
-                      traceback=traceback.format_exc())  # fmt: skip
+            # The route template, not the raw path (ids), and the exception without its message.
+            route = getattr(scope.get("route"), "path", None) or "unmatched"
+            log.error("api.unhandled", method=scope.get("method"), route=route, **exception_fields(exc))
             if not started:
                 await _send_json(send, 500, _error("internal", "internal error; it has been logged"))

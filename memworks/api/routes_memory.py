@@ -137,12 +137,17 @@ def encode_cursor(m: MemoryOut) -> str:
 
 def _decode_cursor(cursor: str) -> tuple[str, tuple[bool, str, str, str, str]]:
     try:
-        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        # A cursor this API gave out nests two deep; a crafted one must not recurse the parser
+        # (a generous bound: brackets inside a key's text count too).
+        if raw.count(b"[") + raw.count(b"{") > 32:
+            raise ValueError("too deep")
+        data = json.loads(raw)
         after = data["after"]
         if not isinstance(data["id"], str) or not isinstance(after, list) or len(after) != 5:
             raise ValueError("bad shape")
         return data["id"], (bool(after[0]), str(after[1]), str(after[2]), str(after[3]), str(after[4]))
-    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
+    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError, RecursionError):
         raise ApiError(422, "invalid_input", "cursor is not one this API gave out", field="cursor") from None
 
 

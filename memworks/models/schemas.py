@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memworks.models.enums import MemoryKind, MemoryStatus, Role, Source
+from memworks.models.types import BoundedTime
 
 _ID = r"^[A-Za-z0-9][A-Za-z0-9._:@\-]{0,199}$"
 
@@ -34,7 +35,7 @@ class EpisodeIn(BaseModel):
     role: Role
     source: Source
     content: str = Field(min_length=1, max_length=100_000)
-    occurred_at: AwareDatetime
+    occurred_at: BoundedTime
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("content")
@@ -47,13 +48,6 @@ class EpisodeIn(BaseModel):
             v.encode("utf-8")
         except UnicodeEncodeError:
             raise ValueError("content must be valid Unicode (no unpaired surrogates)") from None
-        return v
-
-    @field_validator("occurred_at")
-    @classmethod
-    def _not_absurd(cls, v: datetime) -> datetime:
-        if v.year < 1900 or v.year > 2200:
-            raise ValueError("occurred_at must be a real date between 1900 and 2200")
         return v
 
 
@@ -179,7 +173,7 @@ class OutcomeIn(BaseModel):
     action_taken: str = Field(min_length=1, max_length=200)
     verified_action: str | None = Field(default=None, min_length=1, max_length=200)
     success: bool
-    occurred_at: AwareDatetime
+    occurred_at: BoundedTime
 
     @field_validator("features")
     @classmethod

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from memworks.errors import InvalidInput
 from memworks.models.schemas import Scope
+from memworks.models.types import BoundedTime
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -22,6 +24,24 @@ def parse_model(model: type[M], data: M | dict[str, Any], where: str) -> M:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or where
         raise InvalidInput(f"{where}: field {field!r}: {err['msg']}", field=field) from None
+
+
+_TIME: TypeAdapter[datetime] = TypeAdapter(BoundedTime)
+
+
+def check_time(value: datetime | None, field: str) -> datetime | None:
+    """A read's or write's time given in Python: aware and within the supported range.
+
+    Raises:
+        InvalidInput: naming ``field``.
+    """
+    if value is None:
+        return None
+    try:
+        return _TIME.validate_python(value)
+    except ValidationError as exc:
+        msg = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise InvalidInput(f"{field}: {msg}", field=field) from None
 
 
 def require_scope(scope: object) -> Scope:

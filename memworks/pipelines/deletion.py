@@ -37,6 +37,7 @@ TARGETS = (
     "cache",
     "profile",
     "derived",
+    "outcomes",
     "lessons",
     "audit_log",
     "dead_letters",
@@ -83,9 +84,11 @@ class DeletionPlan:
     episode_row_ids: list[int] = field(default_factory=list)
     fingerprints: list[str] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
-    #: The subject's task outcomes (a whole-subject deletion only), and what happens to each
-    #: lesson resting on them: ``{"artifact", "decision", "basis"}``.
+    #: The subject's task outcomes (a whole-subject deletion only), their content hashes (a copy
+    #: under another id has the same), and what happens to each lesson resting on them:
+    #: ``{"artifact", "decision", "basis"}``. A basis never quotes the subject's data.
     outcome_ids: list[str] = field(default_factory=list)
+    outcome_fingerprints: list[str] = field(default_factory=list)
     decisions: list[dict[str, str]] = field(default_factory=list)
 
     def summary(self) -> dict[str, int]:
@@ -97,6 +100,26 @@ class DeletionPlan:
             "outcomes": len(self.outcome_ids),
             "lessons": len(self.decisions),
         }
+
+
+#: A quoted literal in a reason: Python's repr of a matched span ('…' or "…", escapes inside).
+_QUOTED = re.compile(r"""\s*(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""")
+
+
+def scrub_reason(reason: str) -> str:
+    """A gate or rejection reason reduced to the rule it names: what it quotes goes.
+
+    Reasons read ``rule: detail 'quoted text'``. Quoted literals are dropped; from the first
+    part that still holds a quote character on (an unpaired one, so a literal may hide there),
+    the rest is dropped too. Idempotent: a scrubbed reason scrubs to itself.
+    """
+    kept = []
+    for part in reason.split(":"):
+        part = _QUOTED.sub("", part)
+        if "'" in part or '"' in part:
+            break
+        kept.append(part)
+    return ":".join(kept).strip() or "withdrawn"
 
 
 def expand_keys(keys: Sequence[str]) -> list[str]:
@@ -192,6 +215,7 @@ def decide_lessons(
 
     * built only from the subject's outcomes → **removed**;
     * a pattern feature that occurs only in the subject's outcomes (it may be personal) → **removed**;
+    * an action that no surviving outcome took or verified (the subject's own words) → **removed**;
     * otherwise the pattern and action are a generic procedure. An active lesson is judged again
       by the promotion gate on the surviving outcomes alone: it passes → **rebuilt** (kept, its
       lineage to the subject's outcomes cut), it fails → **removed**. A lesson not in use
@@ -206,14 +230,18 @@ def decide_lessons(
     """
     survivors = [o for o in outcomes if o.outcome_id not in subject_outcomes]
     seen = {f for o in survivors for f in o.features}
+    actions = {a for o in survivors for a in (o.action_taken, o.verified_action) if a}
     out = []
     for lesson in sorted(lessons, key=lambda l: l.lesson_id):
         own = rests_on.get(lesson.lesson_id, set())
         n = len(own & subject_outcomes)
+        # Bases name counts and rules, never a feature or an action: the manifest outlives the data.
         if not own - subject_outcomes:
             decision, basis = "removed", f"built only from the subject's outcomes ({n})"
-        elif private := sorted(set(lesson.pattern) - seen):
-            decision, basis = "removed", f"pattern feature(s) {', '.join(private)} occur only in the subject's outcomes"
+        elif private := set(lesson.pattern) - seen:
+            decision, basis = "removed", f"{len(private)} pattern feature(s) occur only in the subject's outcomes"
+        elif lesson.action not in actions:
+            decision, basis = "removed", "its action occurs only in the subject's outcomes"
         elif lesson.status == "active":
             again = judge_candidate(lesson.model_copy(update={"mined_from": ()}), survivors, [], policy=policy)
             passed = again.status == "active"

@@ -34,7 +34,7 @@ def record_decisions(
             c = j.candidate
             op, mid = ops.get(i, (None, None))
             rows.append({
-                "decision_id": memory_id_for(tenant_id, episode_id, "gate", str(i), c.extractor, c.key or "", c.text),
+                "decision_id": memory_id_for(tenant_id, user_id, episode_id, "gate", str(i), c.extractor, c.key or "", c.text),
                 "tenant_id": tenant_id, "user_id": user_id, "episode_id": episode_id, "extractor": c.extractor,
                 "kind": j.verdict.kind, "key": c.key, "candidate_text": c.text or c.value, "source": c.source,
                 "outcome": j.verdict.outcome, "reason": j.verdict.reason, "op": op.value if op else None,

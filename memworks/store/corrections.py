@@ -38,7 +38,7 @@ def provenance(session: Session, *, scope: Scope, memory_id: str) -> dict[str, A
     eps = [
         {"episode_id": e.episode_id, "role": e.role, "source": e.source, "content": e.content,
          "occurred_at": e.occurred_at, "tombstoned": e.tombstoned_at is not None}  # fmt: skip
-        for e in episodes.by_client_ids(session, tenant_id=row.tenant_id, ids=out.evidence)
+        for e in episodes.by_client_ids(session, tenant_id=row.tenant_id, user_id=row.user_id, ids=out.evidence)
     ]
     return {
         "memory": out,

@@ -12,6 +12,7 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
@@ -44,13 +45,24 @@ def _sqlite_setup(engine: Engine) -> None:
 
 def make_engine(url: str) -> Engine:
     """An engine for ``url`` with the pragmas and pool that memworks relies on."""
+    # An error's message must never carry a statement's parameters: they are users' text and ids,
+    # and errors end up in logs and manifests.
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, hide_parameters=True)
         _sqlite_setup(engine)
         return engine
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10, hide_parameters=True)
+
+
+def error_text(exc: BaseException) -> str:
+    """An error as it may be kept (a manifest's detail): a database error by its type alone,
+    since the driver's message quotes values (``Key (user_id)=(…) already exists``)."""
+    if isinstance(exc, SQLAlchemyError):
+        orig = getattr(exc, "orig", None)
+        return type(exc).__name__ + (f" ({type(orig).__name__})" if orig is not None else "")
+    return f"{type(exc).__name__}: {exc}"
 
 
 @lru_cache(maxsize=8)
@@ -68,7 +80,7 @@ def alembic_config(url: str) -> Config:
 def upgrade(url: str, revision: str = "head") -> None:
     """Apply migrations up to ``revision`` (idempotent)."""
     with _upgrade_lock:
-        engine = create_engine(url, poolclass=NullPool) if url.startswith("sqlite") else get_engine(url)
+        engine = create_engine(url, poolclass=NullPool, hide_parameters=True) if url.startswith("sqlite") else get_engine(url)
         if url.startswith("sqlite"):
             _sqlite_setup(engine)
         with engine.begin() as conn:

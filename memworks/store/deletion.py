@@ -68,15 +68,11 @@ def compute_plan(session: Session, *, subject: DeletionSubject, policy: LessonPo
 
 def _plan_outcomes(session: Session, subject: DeletionSubject, plan: DeletionPlan, policy: LessonPolicy) -> None:
     """The subject's outcomes, and a decision for every lesson that rests on them."""
-    mine = {
-        oid: task_type
-        for oid, task_type in session.execute(
-            select(col(Outcome.outcome_id), col(Outcome.task_type)).where(
-                col(Outcome.tenant_id) == subject.tenant_id, col(Outcome.user_id) == subject.user_id
-            )
-        )
-    }
+    rows = session.execute(select(col(Outcome.outcome_id), col(Outcome.task_type), col(Outcome.content_hash)).where(
+        col(Outcome.tenant_id) == subject.tenant_id, col(Outcome.user_id) == subject.user_id)).all()  # fmt: skip
+    mine = {oid: task_type for oid, task_type, _ in rows}
     plan.outcome_ids = sorted(mine)
+    plan.outcome_fingerprints = sorted({h for _, _, h in rows})
     if not mine:
         return
     rests_on: dict[str, set[str]] = {}

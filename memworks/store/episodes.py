@@ -33,6 +33,10 @@ def content_hash(e: EpisodeIn) -> str:
 def insert_episodes(session: Session, *, episodes: Sequence[EpisodeIn], now: datetime) -> tuple[list[int], list[str]]:
     """Store new episodes; an id seen before with the same content is a duplicate.
 
+    An episode id is the client's idempotency key within its (tenant, user): another user's
+    episode under the same id is neither a duplicate nor a conflict, so nothing tells one user
+    which ids another has used.
+
     Returns:
         (row ids of new episodes, client ids that were duplicates).
 
@@ -40,7 +44,8 @@ def insert_episodes(session: Session, *, episodes: Sequence[EpisodeIn], now: dat
         Conflict: an episode id already stored with different content (nothing is written).
     """
     new, duplicates = partition(session, table=Episode, id_field="episode_id", items=episodes,
-                                key=lambda e: (e.tenant_id, e.episode_id), digest=content_hash, what="episode_id")  # fmt: skip
+                                key=lambda e: (e.tenant_id, e.user_id, e.episode_id), digest=content_hash,
+                                what="episode_id", scope=("tenant_id", "user_id"))  # fmt: skip
     rows = [
         Episode(
             episode_id=e.episode_id, tenant_id=e.tenant_id, user_id=e.user_id, session_id=e.session_id,
@@ -98,6 +103,7 @@ def session_context(session: Session, *, episode: Episode, limit: int) -> list[E
         select(Episode)
         .where(
             col(Episode.tenant_id) == episode.tenant_id,
+            col(Episode.user_id) == episode.user_id,  # session ids are the client's, not unique across users
             col(Episode.session_id) == episode.session_id,
             col(Episode.turn) < episode.turn,
             col(Episode.tombstoned_at).is_(None),
@@ -130,10 +136,12 @@ def unprocessed_ids(session: Session, *, received_before: datetime, limit: int =
     )
 
 
-def by_client_ids(session: Session, *, tenant_id: str, ids: Sequence[str]) -> list[Episode]:
-    """Episodes by their client ids within one tenant."""
+def by_client_ids(session: Session, *, tenant_id: str, user_id: str | None, ids: Sequence[str]) -> list[Episode]:
+    """Episodes by their client ids within one user's namespace (any user's for ``None``: a
+    tenant-wide record's evidence)."""
     if not ids:
         return []
-    return list(session.scalars(
-        select(Episode).where(col(Episode.tenant_id) == tenant_id, col(Episode.episode_id).in_(list(ids)))
-        .order_by(col(Episode.occurred_at))))  # fmt: skip
+    where = [col(Episode.tenant_id) == tenant_id, col(Episode.episode_id).in_(list(ids))]
+    if user_id is not None:
+        where.append(col(Episode.user_id) == user_id)
+    return list(session.scalars(select(Episode).where(*where).order_by(col(Episode.occurred_at))))

@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import func, or_, select, update
 from sqlmodel import Session, col
 
 from memworks.models.enums import MemoryStatus
-from memworks.models.tables import Episode, GateDecision, Lesson, Lineage, Memory, Outcome, RejectedInput, VectorEntry
+from memworks.models.tables import Episode, Memory, VectorEntry
 from memworks.pipelines.deletion import DeletionPlan
 from memworks.store import profiles, versions
 from memworks.store.episodes import fingerprint
-from memworks.store.projections import lexical, vector
+from memworks.store.projections import audit, lexical, outcomes, vector
 from memworks.store.projections.base import Evidence
 from memworks.store.projections.cache import ReadCache, cache_prefix
 from memworks.store.projections.dead_letters import DeadLetters
@@ -131,7 +131,7 @@ def purge_transcripts(session: Session, s: Subject) -> int:
     for chunk in _chunks(s.plan.episode_ids):
         result: Any = session.execute(
             update(Episode)
-            .where(col(Episode.tenant_id) == s.tenant_id, col(Episode.episode_id).in_(chunk),
+            .where(col(Episode.tenant_id) == s.tenant_id, col(Episode.user_id) == s.user_id, col(Episode.episode_id).in_(chunk),
                    or_(col(Episode.content) != "", col(Episode.tombstoned_at).is_(None)))  # fmt: skip
             .values(content="", metadata_json="{}", tombstoned_at=s.now)
         )
@@ -142,7 +142,7 @@ def purge_transcripts(session: Session, s: Subject) -> int:
 def check_transcripts(session: Session, s: Subject) -> Evidence:
     left = sum(
         _count(session, select(func.count()).select_from(Episode).where(
-            col(Episode.tenant_id) == s.tenant_id, col(Episode.episode_id).in_(chunk),
+            col(Episode.tenant_id) == s.tenant_id, col(Episode.user_id) == s.user_id, col(Episode.episode_id).in_(chunk),
             or_(col(Episode.content) != "", col(Episode.tombstoned_at).is_(None))))  # fmt: skip
         for chunk in _chunks(s.plan.episode_ids)
     )
@@ -247,94 +247,52 @@ def check_profile(session: Session, s: Subject) -> Evidence:
 # -- audit text -----------------------------------------------------------------------------
 
 
-def _decisions(s: Subject, chunk: Sequence[str]) -> Any:
-    return or_(col(GateDecision.episode_id).in_(chunk), col(GateDecision.memory_id).in_(chunk))
-
-
 def purge_audit(session: Session, s: Subject) -> int:
-    n = 0
-    for chunk in _chunks(s.plan.episode_ids + s.plan.memory_ids):
-        result: Any = session.execute(
-            update(GateDecision)
-            .where(col(GateDecision.tenant_id) == s.tenant_id, _decisions(s, chunk), col(GateDecision.candidate_text) != "")
-            .values(candidate_text="", key=None)
-        )
-        n += result.rowcount or 0
-    for chunk in _chunks(s.plan.episode_ids):
-        result = session.execute(
-            update(RejectedInput)
-            .where(col(RejectedInput.tenant_id) == s.tenant_id, col(RejectedInput.reference).in_(chunk),
-                   col(RejectedInput.payload) != "")  # fmt: skip
-            .values(payload="")
-        )
-        n += result.rowcount or 0
-    return n
+    p = s.plan
+    return audit.purge_gate(session, tenant_id=s.tenant_id, user_id=s.user_id, episode_ids=p.episode_ids,
+                            memory_ids=p.memory_ids, fingerprints=p.fingerprints) + audit.purge_rejected(
+        session, tenant_id=s.tenant_id, episode_ids=p.episode_ids)  # fmt: skip
 
 
 def check_audit(session: Session, s: Subject) -> Evidence:
-    left = 0
-    for chunk in _chunks(s.plan.episode_ids + s.plan.memory_ids):
-        left += _count(session, select(func.count()).select_from(GateDecision).where(
-            col(GateDecision.tenant_id) == s.tenant_id, _decisions(s, chunk), col(GateDecision.candidate_text) != ""))  # fmt: skip
-    for chunk in _chunks(s.plan.episode_ids):
-        left += _count(session, select(func.count()).select_from(RejectedInput).where(
-            col(RejectedInput.tenant_id) == s.tenant_id, col(RejectedInput.reference).in_(chunk),
-            col(RejectedInput.payload) != ""))  # fmt: skip
-    return _evidence("audit_log", left, ["gate_decision text of the planned episodes and records",
-                                         "rejected_input payloads referring to the planned episodes"])  # fmt: skip
+    p = s.plan
+    gate = audit.gate_absent(session, tenant_id=s.tenant_id, user_id=s.user_id, episode_ids=p.episode_ids,
+                             memory_ids=p.memory_ids, fingerprints=p.fingerprints)  # fmt: skip
+    rejected = audit.rejected_absent(session, tenant_id=s.tenant_id, episode_ids=p.episode_ids)
+    return _evidence("audit_log", gate.remaining + rejected.remaining, [*gate.checked, *rejected.checked])
 
 
-# -- outcomes and lessons -------------------------------------------------------------------
+# -- outcomes and the lessons resting on them ------------------------------------------------
 
 
-def _lesson_ids(s: Subject, decision: str | None = None) -> list[str]:
-    return [d["artifact"].split(":", 1)[1] for d in s.plan.decisions if decision is None or d["decision"] == decision]
+def purge_outcomes(session: Session, s: Subject) -> int:
+    return outcomes.purge_outcomes(session, tenant_id=s.tenant_id, user_id=s.user_id, ids=s.plan.outcome_ids,
+                                   fingerprints=s.plan.outcome_fingerprints, now=s.now)  # fmt: skip
+
+
+def check_outcomes(session: Session, s: Subject) -> Evidence:
+    return outcomes.outcomes_absent(session, tenant_id=s.tenant_id, user_id=s.user_id, ids=s.plan.outcome_ids,
+                                    fingerprints=s.plan.outcome_fingerprints)  # fmt: skip
+
+
+def _decided(s: Subject) -> dict[str, dict[str, str]]:
+    return {d["artifact"].split(":", 1)[1]: d for d in s.plan.decisions}
 
 
 def purge_lessons(session: Session, s: Subject) -> int:
-    n = 0
-    for chunk in _chunks(s.plan.outcome_ids):
-        result: Any = session.execute(
-            update(Outcome)
-            .where(col(Outcome.tenant_id) == s.tenant_id, col(Outcome.outcome_id).in_(chunk),
-                   or_(col(Outcome.features_raw) != "", col(Outcome.tombstoned_at).is_(None)))  # fmt: skip
-            .values(features_raw="", features_json="[]", tombstoned_at=s.now)
-        )
-        n += result.rowcount or 0
-    bases = {d["artifact"].split(":", 1)[1]: d["basis"] for d in s.plan.decisions}
-    for lid in _lesson_ids(s, "removed"):
-        result = session.execute(
-            update(Lesson)
-            .where(col(Lesson.lesson_id) == lid, col(Lesson.pattern_json) != "[]")
-            .values(status="deleted", pattern_json="[]", guidance="", report=f"removed by a deletion: {bases[lid]}",
-                    retired_at=s.now)  # fmt: skip
-        )
-        n += result.rowcount or 0
-    for chunk in _chunks(s.plan.outcome_ids):
-        result = session.execute(
-            delete(Lineage).where(col(Lineage.tenant_id) == s.tenant_id, col(Lineage.child_id).in_(_lesson_ids(s)),
-                                  col(Lineage.parent_type) == "outcome", col(Lineage.parent_id).in_(chunk))  # fmt: skip
-        )
-        n += result.rowcount or 0
-    return n
+    decided = _decided(s)
+    return outcomes.purge_lessons(session, tenant_id=s.tenant_id, outcome_ids=s.plan.outcome_ids,
+                                  decisions={k: d["decision"] for k, d in decided.items()},
+                                  bases={k: d["basis"] for k, d in decided.items()})  # fmt: skip
 
 
 def check_lessons(session: Session, s: Subject) -> Evidence:
-    left = 0
-    for chunk in _chunks(s.plan.outcome_ids):
-        left += _count(session, select(func.count()).select_from(Outcome).where(
-            col(Outcome.tenant_id) == s.tenant_id, col(Outcome.outcome_id).in_(chunk),
-            or_(col(Outcome.features_raw) != "", col(Outcome.tombstoned_at).is_(None))))  # fmt: skip
-        left += _count(session, select(func.count()).select_from(Lineage).where(
-            col(Lineage.tenant_id) == s.tenant_id, col(Lineage.child_id).in_(_lesson_ids(s)),
-            col(Lineage.parent_type) == "outcome", col(Lineage.parent_id).in_(chunk)))  # fmt: skip
-    removed = _lesson_ids(s, "removed")
-    if removed:
-        left += _count(session, select(func.count()).select_from(Lesson).where(
-            col(Lesson.lesson_id).in_(removed), or_(col(Lesson.pattern_json) != "[]", col(Lesson.status) != "deleted")))  # fmt: skip
-    return _evidence("lessons", left, [f"outcomes of the subject ({len(s.plan.outcome_ids)}) not tombstoned",
-                                       f"lessons removed ({len(removed)}) still holding a pattern",
-                                       "lineage from decided lessons to the subject's outcomes"])  # fmt: skip
+    decided = _decided(s)
+    found = outcomes.lessons_absent(session, tenant_id=s.tenant_id, outcome_ids=s.plan.outcome_ids,
+                                    removed=[k for k, d in decided.items() if d["decision"] == "removed"])  # fmt: skip
+    # The decision on each lesson built partly from the subject's outcomes, and its basis.
+    said = [f"lesson {k}: {d['decision']} ({d['basis']})" for k, d in sorted(decided.items())]
+    return _evidence("lessons", found.remaining, [*found.checked, *said])
 
 
 # -- dead letters ---------------------------------------------------------------------------
@@ -364,6 +322,7 @@ PROJECTIONS: dict[str, tuple[Purge, Check]] = {
     "cache": (purge_cache, check_cache),
     "profile": (purge_profile, check_profile),
     "derived": (purge_derived, check_derived),
+    "outcomes": (purge_outcomes, check_outcomes),
     "lessons": (purge_lessons, check_lessons),
     "audit_log": (purge_audit, check_audit),
     "dead_letters": (purge_dead_letters, check_dead_letters),

@@ -19,23 +19,25 @@ def partition(
     table: Any,
     id_field: str,
     items: Sequence[T],
-    key: Callable[[T], tuple[str, str]],
+    key: Callable[[T], tuple[str, ...]],
     digest: Callable[[T], str],
     what: str,
+    scope: Sequence[str] = ("tenant_id",),
 ) -> tuple[list[tuple[T, str]], list[str]]:
     """Split ``items`` into new ones (with their content hash) and ids already stored.
 
-    ``table`` has ``tenant_id``, ``<id_field>`` and ``content_hash`` columns; ``key`` gives an
-    item's (tenant, client id). Duplicates within ``items`` count as duplicates too.
+    ``table`` has the ``scope`` columns, ``<id_field>`` and ``content_hash``; ``key`` gives an
+    item's (*scope values, client id): the client id's namespace is the scope. Duplicates
+    within ``items`` count as duplicates too.
 
     Raises:
         Conflict: a client id already stored (or repeated) with different content.
     """
-    tenant, ident, stored_hash = col(table.tenant_id), col(getattr(table, id_field)), col(table.content_hash)
+    columns = [col(getattr(table, c)) for c in (*scope, id_field)]
     keys = [key(i) for i in items]
-    stored = dict(((t, i), h) for t, i, h in session.execute(select(tenant, ident, stored_hash).where(
-        tuple_(tenant, ident).in_(keys)))) if keys else {}  # fmt: skip
-    fresh: dict[tuple[str, str], tuple[T, str]] = {}
+    stored = {tuple(row[:-1]): row[-1] for row in session.execute(select(*columns, col(table.content_hash)).where(
+        tuple_(*columns).in_(keys)))} if keys else {}  # fmt: skip
+    fresh: dict[tuple[str, ...], tuple[T, str]] = {}
     duplicates: list[str] = []
     for item in items:
         k, h = key(item), digest(item)
@@ -43,7 +45,7 @@ def partition(
         if seen is None:
             fresh[k] = (item, h)
         elif seen == h:
-            duplicates.append(k[1])
+            duplicates.append(k[-1])
         else:
-            raise Conflict(f"{what} {k[1]!r} was already stored with different content")
+            raise Conflict(f"{what} {k[-1]!r} was already stored with different content")
     return list(fresh.values()), duplicates

@@ -16,7 +16,7 @@ from memworks.pipelines.deletion import TARGETS
 from memworks.pipelines.supersession import scope_key
 from memworks.store import deletion as store
 from memworks.store import profiles
-from memworks.store.db import checkpoint, lock_scope, session_scope
+from memworks.store.db import checkpoint, error_text, lock_scope, session_scope
 from memworks.store.erasure import PROJECTIONS, Subject
 from memworks.store.projections.dead_letters import dead_letters_of
 from memworks.workers import metrics
@@ -173,4 +173,4 @@ class RecordTargetErrors(dramatiq.Middleware):
         request_id, target = message.args
         with session_scope(get_runtime().engine, write=True) as s:
             store.note_error(s, request_id=str(request_id), target=str(target),
-                             error=f"{type(exception).__name__}: {exception}", now=utcnow())  # fmt: skip
+                             error=error_text(exception), now=utcnow())  # fmt: skip

@@ -120,3 +120,37 @@ def test_fuzzed_requests_never_fail_the_server_and_rejections_write_nothing(
     probe_with(GenerationMode.POSITIVE)
     probe_with(GenerationMode.NEGATIVE)
     assert seen.get("positive"), label
+
+
+#: Times at and past the ends of the calendar (an offset carries two of them past it), and just
+#: outside the supported years: every time field must refuse them naming itself, never a 5xx.
+_OUT_OF_RANGE_TIMES = ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+00:00",
+                       "9999-12-31T23:59:59+00:00", "1899-12-31T23:59:59+00:00", "2201-01-01T00:00:00+00:00"]  # fmt: skip
+
+
+def test_out_of_range_times_and_deep_cursors_are_422_naming_the_field(fuzzed: tuple[Any, Any, dict[str, str]]) -> None:
+    import base64
+
+    from fastapi.testclient import TestClient
+
+    from memworks.api import create_app
+
+    mw, _, auth = fuzzed
+    episode = {"episode_id": "range-1", "user_id": "u1", "session_id": "s1", "turn": 1, "role": "user",
+               "source": "user", "content": "I live in Lisbon."}  # fmt: skip
+    outcome = {"outcome_id": "range-1", "task_type": "triage", "features": ["login"], "action_taken": "a", "success": True}
+    cursors = [b"[" * 1400, b'{"id":"x","after":' + b"[" * 1400, b"{" * 1400]
+    with TestClient(create_app(mw)) as client:
+        before = table_counts(mw)
+        for when in _OUT_OF_RANGE_TIMES:
+            for field in ("as_of", "known_at"):
+                r = client.post("/v1/retrieve", json={"user_id": "u1", "query": "where?", field: when}, headers=auth)
+                assert r.status_code == 422 and r.json()["error"]["field"] == field, (field, when, r.text)
+            for route, body in (("/v1/episodes", episode), ("/v1/outcomes", outcome)):
+                r = client.post(route, json={**body, "occurred_at": when}, headers=auth)
+                assert r.status_code == 422 and r.json()["error"]["field"] == "occurred_at", (route, when, r.text)
+        for raw in cursors:
+            cursor = base64.urlsafe_b64encode(raw).decode().rstrip("=")[:2000]
+            r = client.get("/v1/memories", params={"user_id": "u1", "cursor": cursor}, headers=auth)
+            assert r.status_code == 422 and r.json()["error"]["field"] == "cursor", r.text
+        assert table_counts(mw) == before

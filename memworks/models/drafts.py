@@ -19,6 +19,26 @@ class Turn(BaseModel):
     source: Source
     content: str
     occurred_at: datetime
+    #: The person who spoke, in a conversation of several named people ("Caroline"); None
+    #: means the scope's own user. First-person statements are attributed to this person.
+    speaker: str | None = None
+
+
+class ForgetRequest(BaseModel):
+    """A user's request to erase a topic, not to end a fact ("forget about the cello").
+
+    Ending a fact ("I sold my car") closes its valid time and keeps history; a forget request
+    asks for erasure. The ingest layer matches ``terms`` against the user's stored slots
+    (:func:`memworks.pipelines.slots.match_forget_topic`): a match becomes a topic deletion
+    with a manifest, no match a pending request the user can see.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    #: The topic as the user named it, pronouns made third person ("their sister's wedding").
+    topic: str
+    #: Lower-case lemmas of the topic's content words ("sister", "wedding").
+    terms: tuple[str, ...] = ()
 
 
 class Candidate(BaseModel):
@@ -51,6 +71,14 @@ class Candidate(BaseModel):
     #: Extractor name, for the audit trail.
     extractor: str = "rules"
     extra: dict[str, str] = Field(default_factory=dict)
+    #: When the event the statement is about happens or happened (a wedding's new date, the
+    #: day of a race), read from a time expression; None when the statement names no time.
+    event_at: datetime | None = None
+    #: Set on a retraction that asks for erasure ("forget ..."), not for an ending.
+    forget: ForgetRequest | None = None
+    #: A retraction whose ``key`` names a family of slots ("user.instrument" for "I gave up
+    #: the cello"): every slot under it holding ``extra["retracted_value"]`` ends.
+    key_is_prefix: bool = False
 
 
 class MemoryView(BaseModel):

@@ -12,11 +12,21 @@ open ``valid_to`` is current. Nothing is overwritten:
   history, already closed by its successor. A closed record whose interval must shrink is
   retracted (transaction time) and re-recorded with the new bounds, so ``known_at`` still
   answers what the store believed before.
-* DELETE — a retraction retires the slot's whole chain (history reveals too), records derived
-  from it, and the transcripts that were its evidence.
+* DELETE, ending — a retraction ("I quit Acme", "I gave up the cello", "I don't have a car
+  anymore") closes the valid time of the current record(s) it names at its event time, and of
+  records derived from them; history stays, so ``as_of`` reads before the ending still see the
+  fact. A retraction naming a value ends only records holding it ("I left Acme" does not end
+  Globex); one naming a slot family (``key_is_prefix``) ends every slot under it.
+* DELETE, erasure — only a forget request ("forget where I live": ``Candidate.forget`` or a
+  ``forget.*`` rule) retires the slot's whole chain (history too), records derived from it and
+  the transcripts that were its evidence.
 
 Untrusted claims (model inference) never supersede trusted ones; they are kept beside them.
-Slots in :data:`MULTI_VALUED` (likes, allergies) collect values instead of replacing them.
+Slots that hold several values (:func:`~memworks.pipelines.slots.is_multi_valued`: likes,
+allergies, languages spoken, interests) collect values instead of replacing them, and so do
+the open extractor's past events (two trips are two events). For the open extractor's records
+a restatement in other words ("cello" / "the cello") reinforces the record
+(:func:`~memworks.pipelines.slots.values_agree`).
 """
 
 from __future__ import annotations
@@ -24,13 +34,18 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 from datetime import datetime
+from typing import Any
 
 from memworks.models.drafts import Candidate, MemoryView
-from memworks.models.enums import CandidateOp, GateOutcome, MemoryKind, MemoryStatus, Op, Source
-from memworks.pipelines.gate import Verdict
+from memworks.models.enums import CandidateOp, GateOutcome, MemoryKind, MemoryStatus, Op
+from memworks.pipelines.slots import in_family, is_multi_valued, names_value, values_agree
+from memworks.pipelines.write_plan import Accepted, CloseMemory, NewMemory, Reinforce, WritePlan
+
+__all__ = [
+    "MULTI_VALUED", "Accepted", "CloseMemory", "NewMemory", "Reinforce", "WritePlan", "decide_writes",
+    "is_forget_request", "memory_id_for", "same_value", "scope_key", "transcript_id",
+]  # fmt: skip
 
 _NS = uuid.UUID("6f1c1b7e-8a51-4c3e-9a55-2f0d0c7d1e01")
 _LIVE = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
@@ -38,6 +53,11 @@ _LIVE = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
 
 #: Slots that hold several values at once: a new value is added beside the others, not instead.
 MULTI_VALUED = frozenset({"user.likes", "user.dislikes", "user.allergy"})
+
+
+def is_forget_request(c: Candidate) -> bool:
+    """A retraction that asks for erasure ("forget ..."), not one that ends a fact."""
+    return c.op is CandidateOp.RETRACT and (c.forget is not None or c.extra.get("rule", "").startswith("forget."))
 
 
 def memory_id_for(*parts: str) -> str:
@@ -62,66 +82,6 @@ def same_value(a: str, b: str) -> bool:
         return re.sub(r"[\W_]+", " ", s.casefold()).strip()
 
     return norm(a) == norm(b)
-
-
-@dataclass(frozen=True)
-class Accepted:
-    """A candidate that cleared the gate, with its resolved event time."""
-
-    candidate: Candidate
-    verdict: Verdict
-    episode_id: str
-    valid_from: datetime
-
-
-@dataclass
-class NewMemory:
-    memory_id: str
-    kind: MemoryKind
-    key: str | None
-    value: str
-    text: str
-    source: Source
-    confidence: float
-    trusted: bool
-    status: MemoryStatus
-    extractor: str
-    valid_from: datetime
-    valid_to: datetime | None = None
-    superseded_by: str | None = None
-    superseded_at: datetime | None = None
-    evidence: tuple[str, ...] = ()
-    derived_from: tuple[str, ...] = ()
-    supersedes: str | None = None
-    revises: str | None = None
-
-
-@dataclass(frozen=True)
-class CloseMemory:
-    memory_id: str
-    valid_to: datetime
-    superseded_by: str
-
-
-@dataclass(frozen=True)
-class Reinforce:
-    memory_id: str
-    evidence: tuple[str, ...]
-    confidence: float
-
-
-@dataclass
-class WritePlan:
-    """What the store must write, in one transaction. ``ops`` pairs each input with its op."""
-
-    new: list[NewMemory] = field(default_factory=list)
-    closes: list[CloseMemory] = field(default_factory=list)
-    reinforces: list[Reinforce] = field(default_factory=list)
-    #: Record ids retired by transaction time (status kept) because a revision replaces them.
-    revised: list[str] = field(default_factory=list)
-    #: Record ids deleted by a retraction.
-    deleted: list[str] = field(default_factory=list)
-    ops: list[tuple[Op, str | None]] = field(default_factory=list)
 
 
 def _with(view: MemoryView, **changes: Any) -> MemoryView:
@@ -171,7 +131,10 @@ def decide_writes(
     for item in items:
         c = item.candidate
         if c.op is CandidateOp.RETRACT:
-            plan.ops.append((Op.DELETE, _retract(plan, slots, c.key or "", scope_key)))
+            if is_forget_request(c):
+                plan.ops.append((Op.DELETE, _erase(plan, slots, c.key or "", scope_key)))
+            else:
+                plan.ops.append((Op.DELETE, _end(plan, slots, item, now)))
             continue
         derived: tuple[str, ...] = ()
         if c.derived_from_key and (parent := produced.get((item.episode_id, c.derived_from_key))):
@@ -231,6 +194,9 @@ def _assert(
 ) -> tuple[Op, str | None]:
     c, t = item.candidate, item.valid_from
     pending = item.verdict.outcome is GateOutcome.PENDING
+    event = c.extractor == "open" and item.verdict.kind is MemoryKind.EPISODIC
+    if event or (c.key and is_multi_valued(c.key)):
+        return _collect(plan, slots, item, scope_key, now, derived)
     if c.key is None or pending or c.key in MULTI_VALUED:
         status = MemoryStatus.PENDING_CONFIRMATION if pending else MemoryStatus.ACTIVE
         twin = next(
@@ -249,7 +215,7 @@ def _assert(
 
     chain = slots.chain(c.key, trusted=item.verdict.trusted)
     holder = next((m for m in reversed(chain) if m.valid_from <= t and (m.valid_to is None or t < m.valid_to)), None)
-    if holder is not None and same_value(holder.value, c.value):
+    if holder is not None and _restates(holder, c):
         return _reinforce(plan, slots, holder, item)
     if not chain:
         new = _new(item, scope_key, MemoryStatus.ACTIVE, derived)
@@ -258,9 +224,16 @@ def _assert(
         return Op.ADD, new.memory_id
 
     new = _new(item, scope_key, MemoryStatus.ACTIVE, derived)
+    later = [m for m in chain if m.valid_from > t]
+    if holder is None and not later:
+        # After the slot's last claim was ended ("I gave up the cello" ... "I'm back on the
+        # cello"): the slot holds again, with nothing to supersede.
+        plan.new.append(new)
+        slots.put(_as_view(new, now))
+        return Op.ADD, new.memory_id
     if holder is None:
-        # Earlier than anything stored: history that the first record already closes.
-        first = chain[0]
+        # Earlier than the next stored claim: history that the next claim already closes.
+        first = later[0]
         if same_value(first.value, c.value):  # the same value, said earlier: it held since then
             return Op.UPDATE, _revise(plan, slots, first, now, valid_from=t, evidence=c.evidence).memory_id
         new.valid_to, new.superseded_by = first.valid_from, first.memory_id
@@ -274,9 +247,9 @@ def _assert(
     elif (succ := next((m for m in chain if m.valid_from == holder.valid_to), None)) is not None and same_value(
             succ.value, c.value):  # fmt: skip
         # A late statement of the next record's value: that value began earlier.
-        later = _revise(plan, slots, succ, now, valid_from=t, evidence=c.evidence)
-        _revise(plan, slots, holder, now, valid_to=t, superseded_by=later.memory_id)
-        return Op.UPDATE, later.memory_id
+        moved = _revise(plan, slots, succ, now, valid_from=t, evidence=c.evidence)
+        _revise(plan, slots, holder, now, valid_to=t, superseded_by=moved.memory_id)
+        return Op.UPDATE, moved.memory_id
     else:
         # A late correction inside a closed interval: shrink the holder by re-recording it.
         revised = NewMemory(
@@ -295,6 +268,37 @@ def _assert(
     plan.new.append(new)
     slots.put(_as_view(new, now))
     return Op.UPDATE, new.memory_id
+
+
+def _restates(m: MemoryView, c: Candidate) -> bool:
+    """The candidate says again what ``m`` holds (other words count for the open extractor)."""
+    if same_value(m.value, c.value):
+        return True
+    return "open" in (c.extractor, m.extractor) and values_agree(m.value, c.value)
+
+
+def _collect(
+    plan: WritePlan, slots: _Slots, item: Accepted, scope_key: str, now: datetime, derived: tuple[str, ...]
+) -> tuple[Op, str | None]:
+    """A value beside the slot's others (a second language, another trip); a restatement of a
+    current one reinforces it. An event restated without a date of its own is the same event."""
+    c = item.candidate
+    pending = item.verdict.outcome is GateOutcome.PENDING
+    status = MemoryStatus.PENDING_CONFIRMATION if pending else MemoryStatus.ACTIVE
+    event = item.verdict.kind is MemoryKind.EPISODIC
+    twin = next(
+        (m for m in slots.records.values()
+         if m.key == c.key and m.status is status and m.retracted_at is None and m.valid_to is None
+         and m.trusted == item.verdict.trusted and _restates(m, c)
+         and (not event or c.valid_from is None or m.valid_from == item.valid_from)),
+        None,
+    )  # fmt: skip
+    if twin is not None:
+        return _reinforce(plan, slots, twin, item)
+    new = _new(item, scope_key, status, derived)
+    plan.new.append(new)
+    slots.put(_as_view(new, now))
+    return Op.ADD, new.memory_id
 
 
 def _revise(plan: WritePlan, slots: _Slots, m: MemoryView, now: datetime, *, evidence: Sequence[str] = (),
@@ -321,7 +325,33 @@ def _revise(plan: WritePlan, slots: _Slots, m: MemoryView, now: datetime, *, evi
     return view
 
 
-def _retract(plan: WritePlan, slots: _Slots, key: str, scope_key: str) -> str | None:
+def _end(plan: WritePlan, slots: _Slots, item: Accepted, now: datetime) -> str | None:
+    """End the current record(s) a retraction names at its event time; history is kept.
+
+    Returns the first record ended (for the audit), None when nothing current matched.
+    """
+    c, t = item.candidate, item.valid_from
+    named = c.extra.get("retracted_value", "")
+    key = c.key or ""
+
+    def current(m: MemoryView) -> bool:
+        return m.status is MemoryStatus.ACTIVE and m.valid_to is None and m.retracted_at is None and m.valid_from <= t
+
+    ended = sorted(
+        (m for m in slots.records.values()
+         if current(m) and (in_family(m.key, key) if c.key_is_prefix else m.key == key)
+         and names_value(m.key, m.value, named)),
+        key=lambda m: (m.valid_from, m.memory_id),
+    )  # fmt: skip
+    ids = {m.memory_id for m in ended}
+    ended += [m for m in slots.records.values() if current(m) and m.memory_id not in ids and ids.intersection(m.derived_from)]
+    for m in ended:
+        plan.closes.append(CloseMemory(m.memory_id, t, None))
+        slots.put(_with(m, valid_to=t, status=MemoryStatus.SUPERSEDED, superseded_at=now))
+    return ended[0].memory_id if ended else None
+
+
+def _erase(plan: WritePlan, slots: _Slots, key: str, scope_key: str) -> str | None:
     targets = {
         m.memory_id
         for m in slots.records.values()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from memworks.models.drafts import Candidate, MemoryView
+from memworks.models.drafts import Candidate, ForgetRequest, MemoryView
 from memworks.models.enums import CandidateOp, MemoryKind, MemoryStatus, Op, Source
 from memworks.pipelines.gate import judge
 from memworks.pipelines.supersession import Accepted, WritePlan, decide_writes, transcript_id
@@ -18,9 +18,9 @@ def day(n: int) -> datetime:
 
 
 def item(value: str, when: datetime, *, ep: str, key: str = "user.home_city", conf: float = 0.9,
-         op: CandidateOp = CandidateOp.ASSERT, source: Source = Source.USER) -> Accepted:  # fmt: skip
+         op: CandidateOp = CandidateOp.ASSERT, source: Source = Source.USER, forget: bool = False) -> Accepted:  # fmt: skip
     c = Candidate(op=op, key=key, value=value, text=f"User lives in {value}." if value else "forget", confidence=conf,
-                  evidence=(ep,), source=source)  # fmt: skip
+                  evidence=(ep,), source=source, forget=ForgetRequest(topic="where they live") if forget else None)  # fmt: skip
     return Accepted(c, judge(c), ep, when)
 
 
@@ -135,12 +135,12 @@ def test_a_late_statement_of_the_next_value_moves_the_change_earlier() -> None:
     assert lisbon.superseded_by == berlin.memory_id and sorted(berlin.evidence) == ["e2", "e3"]
 
 
-def test_retraction_deletes_chain_derived_records_and_evidence_transcripts() -> None:
+def test_forget_request_deletes_chain_derived_records_and_evidence_transcripts() -> None:
     tz = Candidate(key="user.timezone", value="Europe/Lisbon", text="tz", evidence=("e1",), derived_from_key="user.home_city")
     items = [item("Lisbon", day(0), ep="e1"), Accepted(tz, judge(tz), "e1", day(0)), item("Berlin", day(9), ep="e2")]
     rows = apply(decide_writes(items, [], scope_key=SCOPE, now=NOW), [])
     assert next(m for m in rows if m.key == "user.timezone").derived_from
-    plan = decide_writes([item("", day(20), ep="e3", op=CandidateOp.RETRACT)], rows, scope_key=SCOPE, now=NOW)
+    plan = decide_writes([item("", day(20), ep="e3", op=CandidateOp.RETRACT, forget=True)], rows, scope_key=SCOPE, now=NOW)
     assert plan.ops == [(Op.DELETE, None)]
     assert {m.memory_id for m in rows} <= set(plan.deleted)
     assert transcript_id(SCOPE, "e1") in plan.deleted and transcript_id(SCOPE, "e2") in plan.deleted
@@ -169,7 +169,7 @@ def test_keyless_events_are_added_once() -> None:
     assert [op for op, _ in plan.ops] == [Op.ADD, Op.NOOP] and len(plan.new) == 1
 
 
-def test_retraction_in_the_same_batch_drops_the_new_transcript_too() -> None:
+def test_forget_request_in_the_same_batch_drops_the_new_transcript_too() -> None:
     from memworks.pipelines.ingest import transcript_candidate
     from memworks.models.drafts import Turn
     from memworks.models.enums import Role
@@ -177,7 +177,8 @@ def test_retraction_in_the_same_batch_drops_the_new_transcript_too() -> None:
     turn = Turn(episode_id="e1", role=Role.USER, source=Source.USER, content="My dog is called Pixel.", occurred_at=day(0))
     t = transcript_candidate(turn)
     dog = Candidate(key="user.pet.dog", value="Pixel", text="User's dog is called Pixel.", evidence=("e1",))
-    forget = Candidate(op=CandidateOp.RETRACT, key="user.pet.dog", text="forget", evidence=("e2",))
+    forget = Candidate(op=CandidateOp.RETRACT, key="user.pet.dog", text="forget", evidence=("e2",),
+                       forget=ForgetRequest(topic="their dog"))
     items = [Accepted(t, judge(t), "e1", day(0)), Accepted(dog, judge(dog), "e1", day(0)), Accepted(forget, judge(forget), "e2", day(1))]
     plan = decide_writes(items, [], scope_key=SCOPE, now=NOW)
     assert plan.new == []

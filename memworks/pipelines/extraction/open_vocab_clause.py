@@ -1,0 +1,304 @@
+"""Main clauses of a parsed sentence, with their subject resolved to a person.
+
+Only main clauses are read (the root and the verbs coordinated with it), and only when their
+subject is the speaker ("I", "we"), someone of theirs ("my sister", "she" when the turn named
+exactly one such person before) or a thing of theirs ("my favourite author"). A clause is left
+out when it is a condition ("if ..."), a modal ("I could", "I'll"), negated (unless it ends
+something: "I don't have a car anymore"), or addressed to the listener ("your", "you").
+The frames that read a clause live in :mod:`.open_vocab_frames`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from memworks.models.enums import CandidateOp, MemoryKind
+from memworks.pipelines.extraction import open_vocab_lexicon as L
+from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
+from memworks.pipelines.extraction.open_vocab_render import Person, phrase, render, slug
+from memworks.pipelines.extraction.open_vocab_time import TimeRead, read_time
+
+__all__ = ["Clause", "Statement", "TurnState", "clause_heads", "make_clause"]
+
+FIRST = frozenset({"i", "we"})
+MY = frozenset({"my", "our"})
+_MODALS = frozenset("will would could should might may must can ca shall 'll 'd wo".split())
+WISH = frozenset("want hope plan wish try decide need intend aim gon going wan love like prefer".split())
+UNSAID = frozenset("it this that these those them they he she him her something anything one".split())
+_CONDITION_MARKS = frozenset("if unless whenever once until till whether".split())
+_TIME_HEADS = frozenset(
+    "ago day days week weeks weekend month months year years fortnight morning evening night "
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may "
+    "june july august september october november december spring summer autumn fall winter "
+    "mon tue tues wed thu thur thurs fri sat sun".split()
+)  # fmt: skip
+#: A phrase goes to dateparser only with one of these (never "once a month", "every week").
+_DATED = frozenset("ago last next this past previous coming before after earlier fortnight".split()) | frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun".split()
+)
+_FREQUENCY = frozenset("every each once twice per".split())
+
+
+@dataclass
+class Statement:
+    """One atomic claim about a person, with its slot."""
+
+    rule: str
+    person: Person
+    attribute: tuple[str, ...]
+    value: str
+    text: str
+    op: CandidateOp = CandidateOp.ASSERT
+    kind: MemoryKind = MemoryKind.SEMANTIC
+    time: TimeRead | None = None
+    event_at: datetime | None = None
+    confidence: float = 0.8
+    key_is_prefix: bool = False
+    #: The value a retraction ends ("cello" for "I gave up the cello"); "" ends whatever holds.
+    retracted: str = ""
+    forget_topic: str = ""
+    forget_terms: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return ".".join((self.person.key, *self.attribute))
+
+
+@dataclass
+class TurnState:
+    """What a turn has said so far: the speaker and the people a pronoun may point back to."""
+
+    speaker: Person
+    anchor: datetime
+    #: The last relation named ("my sister Ines"): "she"/"he" refer to it when it is the only one.
+    others: list[Person] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Clause:
+    s: Sentence
+    verb: Token
+    subject: Token
+    person: Person
+    confidence: float
+    negated: bool
+    ended: bool  # "anymore" / "no longer"
+    time: TimeRead | None
+    time_tokens: frozenset[int]
+    state: TurnState
+
+
+# --- clauses ---------------------------------------------------------------------------------
+
+
+def clause_heads(s: Sentence) -> list[Token]:
+    heads: list[Token] = []
+    stack = [t for t in s.roots() if t.pos in ("VERB", "AUX")]
+    while stack:
+        v = stack.pop(0)
+        heads.append(v)
+        stack += [c for c in s.children(v.i, "conj") if c.pos in ("VERB", "AUX")]
+    return heads
+
+
+def subject_of(s: Sentence, verb: Token) -> Token | None:
+    if subj := s.child(verb.i, "nsubj", "nsubjpass"):
+        return subj
+    if verb.dep == "conj" and s.tokens[verb.head].pos in ("VERB", "AUX"):
+        return subject_of(s, s.tokens[verb.head])
+    return None
+
+
+def make_clause(s: Sentence, verb: Token, state: TurnState) -> Clause | None:
+    subj = subject_of(s, verb)
+    if subj is None or s.child(subj.i, "conj") is not None:
+        return None  # "my kids and I ...": several people at once
+    person, confidence = person_of(s, subj, state)
+    if person is None:
+        return None
+    kids = s.children(verb.i)
+    if any(c.dep in ("aux", "auxpass") and c.lemma in _MODALS for c in kids):
+        return None
+    if any(c.dep == "advcl" and any(m.lemma in _CONDITION_MARKS for m in s.children(c.i, "mark")) for c in kids):
+        return None
+    if addresses_listener(s, verb):
+        return None
+    negated = any(c.dep == "neg" for c in kids) or any(c.lower == "never" for c in kids)
+    ended = any(c.lower in ("anymore", "longer") or (c.lower == "more" and s.child(c.i, "det")) for c in s.subtree(verb.i)
+                if c.dep in ("advmod", "npadvmod"))  # fmt: skip
+    if any(c.lower == "longer" and any(k.lower == "no" for k in s.children(c.i)) for c in kids):
+        negated = ended = True
+    ended = ended and negated
+    if negated and not ended:
+        return None
+    span = own_tokens(s, verb)
+    text = "".join(s.tokens[i].text + s.tokens[i].ws for i in span)
+    time = read_time(text, state.anchor, phrases=time_phrases(s, span))
+    time_tokens = tokens_of(s, span, time.phrase) if time else frozenset()
+    return Clause(s, verb, subj, person, confidence, negated, ended, time, time_tokens, state)
+
+
+def person_of(s: Sentence, subj: Token, state: TurnState) -> tuple[Person | None, float]:
+    """Who ``subj`` is: the speaker ("I"), one of theirs ("my sister", "she"), or the owner of
+    the thing it names ("my favourite author" → the speaker, "my sister's wedding" → the sister)."""
+    low = subj.lower
+    if low in FIRST:
+        return state.speaker, 0.8 if low == "i" else 0.7
+    if low in ("he", "she", "his", "her") and len(state.others) == 1:
+        return state.others[0], 0.7
+    rel = relation_of(s, subj, state)
+    if rel is not None:
+        return rel, 0.8
+    if subj.pos in ("NOUN", "PROPN"):
+        for p in s.children(subj.i, "poss"):
+            if p.lower in MY:
+                return state.speaker, 0.8
+            if p.pos in ("NOUN", "PRON") and p.lower not in ("your", "their", "its"):
+                owner, conf = person_of(s, p, state)
+                if owner is not None and owner is not state.speaker:
+                    return owner, conf
+    return None, 0.0
+
+
+def relation_of(s: Sentence, noun: Token, state: TurnState) -> Person | None:
+    """``my sister`` (or ``my sister Ines``) as a person of the speaker's."""
+    if noun.pos not in ("NOUN", "PROPN"):
+        return None
+    words = [c.lemma for c in s.children(noun.i, "amod", "compound") if c.lemma in ("best",)]
+    rel = L.RELATIONS.get(" ".join([*words, noun.lemma])) or L.RELATIONS.get(noun.lower) or L.RELATIONS.get(noun.lemma)
+    if rel is None or not any(c.lower in MY for c in s.children(noun.i, "poss")):
+        return None
+    name = next((c.text for c in s.children(noun.i, "appos", "compound") if c.pos == "PROPN"), "")
+    return state.speaker.relation(rel, name if name[:1].isupper() else "")
+
+
+def remember_people(s: Sentence, state: TurnState) -> None:
+    for t in s.tokens:
+        if (p := relation_of(s, t, state)) is not None and p.key not in [o.key for o in state.others]:
+            state.others.append(p)
+
+
+def addresses_listener(s: Sentence, verb: Token) -> bool:
+    core = [t for c in s.children(verb.i) if c.dep not in ("advcl", "ccomp", "conj", "parataxis", "intj", "npadvmod")
+            for t in s.subtree(c.i)]  # fmt: skip
+    return any(t.lower in ("you", "your", "yours", "ya", "u") for t in core)
+
+
+def own_tokens(s: Sentence, verb: Token) -> list[int]:
+    """The clause's tokens: the verb's subtree without coordinated or side clauses."""
+    skip: set[int] = set()
+    for c in s.children(verb.i):
+        if (c.dep == "conj" and c.pos in ("VERB", "AUX")) or c.dep in ("parataxis", "intj", "cc", "ccomp") or (
+                c.dep == "advcl" and subject_of(s, c) is not None):  # fmt: skip
+            skip.update(t.i for t in s.subtree(c.i))
+    return [t.i for t in s.subtree(verb.i) if t.i not in skip]
+
+
+def time_phrases(s: Sentence, span: list[int]) -> list[str]:
+    """Time phrases of the clause worth a dateparser try: dated, not a frequency."""
+    out = []
+    for i in span:
+        t = s.tokens[i]
+        if t.lemma in _TIME_HEADS and t.dep in ("npadvmod", "pobj", "advmod", "tmod", "dobj"):
+            words = [x.lower for x in s.subtree(t.i)]
+            if any(w in _DATED for w in words) and not any(w in _FREQUENCY for w in words):
+                out.append("".join(x.text + x.ws for x in s.subtree(t.i)).strip())
+    return out
+
+
+def tokens_of(s: Sentence, span: list[int], words: str) -> frozenset[int]:
+    """Indexes of the tokens (within ``span``) that spell ``words``."""
+    want = words.lower().split()
+    low = [s.tokens[i].lower for i in span]
+    for k in range(len(low)):
+        joined: list[str] = []
+        for j in range(k, len(low)):
+            joined.append(low[j])
+            text = " ".join(joined).replace(" 's", "'s")
+            if text.split() == want or "".join(joined) == "".join(want):
+                return frozenset(span[k : j + 1])
+            if len(" ".join(joined)) > len(words) + 2:
+                break
+    return frozenset()
+
+
+def object_of(c: Clause, verb: Token | None = None, preps: tuple[str, ...] = ()) -> Token | None:
+    """The clause's direct object, or the object of one of ``preps``."""
+    v = verb or c.verb
+    if obj := c.s.child(v.i, "dobj"):
+        return obj
+    for p in c.s.children(v.i, "prep"):
+        if p.lower in preps and (o := c.s.child(p.i, "pobj")):
+            return o
+    return None
+
+
+def names_thing(c: Clause, t: Token | None) -> bool:
+    """Does ``t`` name a thing (not a pronoun, not vague, nothing that points elsewhere)?"""
+    return (t is not None and t.pos in ("NOUN", "PROPN", "NUM") and t.lemma not in L.VAGUE_OBJECTS
+            and t.lower not in UNSAID and t.i not in c.time_tokens)  # fmt: skip
+
+
+def category_of(c: Clause, t: Token) -> str | None:
+    words = [x.lower for x in c.s.children(t.i, "compound")] + [t.lower]
+    for n in range(len(words)):
+        if cat := L.CATEGORY.get(" ".join(words[n:])):
+            return cat
+    # A modifier's category is not the thing's: a "dog shelter" is no pet.
+    return L.CATEGORY.get(t.lemma)
+
+
+def other_conjuncts(c: Clause, head: Token, pick: Token) -> frozenset[int]:
+    """Tokens to leave out so that a clause with "X and Y" speaks of ``pick`` alone."""
+    conjs = [k for k in c.s.children(head.i, "conj")]
+    out: set[int] = {k.i for k in c.s.children(head.i, "cc")}
+    for k in conjs:
+        if k.i != pick.i:
+            out.update(t.i for t in c.s.subtree(k.i))
+        out.update(t.i for t in c.s.children(k.i, "cc"))
+    if pick.i != head.i:
+        inner = {t.i for k in conjs for t in c.s.subtree(k.i)}
+        out.update(t.i for t in c.s.subtree(head.i) if t.i not in inner)
+    out.update(t.i for t in c.s.subtree(head.i) if t.dep == "punct" and t.text == ",")
+    return frozenset(out)
+
+
+def head_slug(c: Clause, t: Token, limit: int = 2) -> str:
+    mods = [x.lower for x in c.s.children(t.i, "compound") if x.pos in ("NOUN", "PROPN")]
+    return slug(" ".join([*mods[-(limit - 1) :], t.lemma] if limit > 1 else [t.lemma]))
+
+
+def clause_text(c: Clause, *, keep_time: bool = False, drop: frozenset[int] = frozenset()) -> str:
+    span = own_tokens(c.s, c.verb)
+    keep = [i for i in span if not (c.s.tokens[i].dep == "punct" and i == span[-1])]
+    gone = set(drop) | (set() if keep_time else set(c.time_tokens))
+    gone |= {t.i for t in c.s.children(c.verb.i, "advmod") if t.lower in ("lately", "recently", "currently")}
+    gone |= _asides(c, keep)
+    return render(c.s, keep, subject=c.subject, person=c.person, time=None if keep_time else c.time, drop=gone)
+
+
+def _asides(c: Clause, keep: list[int]) -> set[int]:
+    """Tokens that are not the statement: side clauses, relative clauses ("a shelter I volunteer
+    at"), openers before the subject ("In the meantime,", "As for me,", "Unfortunately,"), and
+    verbs a bad parse hung on a noun ("watch movies, hike, and have ...")."""
+    s, out = c.s, set[int]()
+    for i in keep:
+        t = s.tokens[i]
+        side = t.dep in ("advcl", "relcl", "acl", "parataxis") or (t.dep == "conj" and t.pos == "VERB"
+                                                                  and s.tokens[t.head].pos in ("NOUN", "PROPN"))
+        opener = t.head == c.verb.i and t.i < c.subject.i and t.dep in ("prep", "advmod", "npadvmod", "punct")
+        if side or opener:
+            out.update(x.i for x in s.subtree(i))
+            if side:
+                out.update(k.i for k in s.children(t.head) if k.dep in ("cc", "punct") and k.i == i - 1)
+    return out
+
+
+def statement(c: Clause, rule: str, attribute: tuple[str, ...], value: str, *, text: str = "", drop: frozenset[int] = frozenset(),
+              kind: MemoryKind = MemoryKind.SEMANTIC, event_at: datetime | None = None,
+              op: CandidateOp = CandidateOp.ASSERT, key_is_prefix: bool = False) -> Statement:  # fmt: skip
+    """A statement of clause ``c`` about its person; the text is the rewritten clause by default."""
+    return Statement(rule, c.person, tuple(a for a in attribute if a), value, text or clause_text(c, drop=drop), op=op,
+                     kind=kind, time=c.time, event_at=event_at, confidence=c.confidence,
+                     key_is_prefix=key_is_prefix)  # fmt: skip

@@ -9,12 +9,14 @@ from importlib.metadata import PackageNotFoundError, version
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from starlette.routing import Route
 
 from memworks.api import routes_memory, routes_tenant, ui
 from memworks.api.auth import get_mw
 from memworks.api.errors import install_error_handlers
 from memworks.api.middleware import MAX_BODY_BYTES, BodyLimit, CatchAll, Metrics
 from memworks.client import Memworks
+from memworks.mcp import MCP_PATH, McpEndpoint
 from memworks.store.keys import database_ok
 from memworks.workers import QUEUES
 from memworks.workers import metrics as worker_metrics
@@ -40,7 +42,8 @@ def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYT
         if built:
             app.state.mw = Memworks.from_settings()
         try:
-            yield
+            async with mcp.running():
+                yield
         finally:
             if built:
                 app.state.mw.close()
@@ -56,6 +59,9 @@ def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYT
         docs_url="/docs",
     )
     app.state.mw = mw
+    # MCP over streamable HTTP at /mcp, behind the same keys as /v1 (an end-user key stays in its user).
+    mcp = McpEndpoint(lambda: app.state.mw)
+    app.router.routes.append(Route(MCP_PATH, mcp))
     registry = CollectorRegistry()
     app.state.metrics_registry = registry
     install_error_handlers(app)

@@ -9,6 +9,7 @@ from memworks.cli import bench, deletion, evaluate, lessons, maintenance, memory
 from memworks.cli.common import EXIT_BAD_INPUT, EXIT_FAIL, Parser
 from memworks.errors import Conflict, InvalidInput, MemworksError, NotFound
 from memworks.cli import api
+from memworks.cli import mcp
 
 
 
@@ -16,7 +17,7 @@ from memworks.cli import api
 def build_parser() -> Parser:
     p = Parser(prog="memworks", description="Governed, bitemporal memory for AI agents.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for module in (memory, deletion, lessons, maintenance, evaluate, bench, api):
+    for module in (memory, deletion, lessons, maintenance, evaluate, bench, api, mcp):
         module.register(sub)
     return p
 

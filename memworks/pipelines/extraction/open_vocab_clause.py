@@ -264,6 +264,12 @@ def other_conjuncts(c: Clause, head: Token, pick: Token) -> frozenset[int]:
     return frozenset(out)
 
 
+def conjuncts(c: Clause, t: Token) -> list[tuple[str, frozenset[int]]]:
+    """Each of "X and Y" as (value, tokens to drop so the clause speaks of it alone)."""
+    out = [t, *[k for k in c.s.children(t.i, "conj")]]
+    return [(v, other_conjuncts(c, t, x)) for x in out if (v := phrase(c.s, x, keep_det=False, conj=False))]
+
+
 def head_slug(c: Clause, t: Token, limit: int = 2) -> str:
     mods = [x.lower for x in c.s.children(t.i, "compound") if x.pos in ("NOUN", "PROPN")]
     return slug(" ".join([*mods[-(limit - 1) :], t.lemma] if limit > 1 else [t.lemma]))

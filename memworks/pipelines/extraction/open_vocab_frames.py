@@ -42,16 +42,18 @@ from memworks.pipelines.extraction.open_vocab_clause import (
     TurnState,
     category_of,
     clause_heads,
+    conjuncts,
     head_slug,
     make_clause,
-    other_conjuncts,
     names_thing,
     object_of,
     person_of,
     remember_people,
     statement,
 )
+from memworks.pipelines.extraction.open_vocab_forget import forget_request
 from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
+from memworks.pipelines.extraction.open_vocab_states import interest_frame, state_frame
 from memworks.pipelines.extraction.open_vocab_render import phrase, slug
 from memworks.pipelines.extraction.open_vocab_time import TimeRead, read_time, written
 
@@ -64,15 +66,13 @@ _DROP_MODS = frozenset({"new", "current", "latest", "present", "all", "time", "a
 _NOT_NOW = frozenset({"old", "previous", "former", "ex", "last", "first", "late"})
 _FAVORITE = frozenset({"favorite", "favourite", "fave", "fav", "all-time"})
 _INTEREST_ATTRS = frozenset({"hobby", "hobbie", "passion", "interest"})
-_FORGET_VERBS = frozenset({"forget", "delete", "erase", "remove", "wipe", "unlearn", "drop", "purge"})
-_TOPIC_STOP = frozenset("what everything anything all thing things stuff you i know about that this".split())
 
 
 def statements_in(s: Sentence, state: TurnState) -> list[Statement]:
     """Every statement the sentence makes about the speaker or their people."""
     if not s.tokens:
         return []
-    forget = _forget(s, state)
+    forget = forget_request(s, state)
     if forget is not None:
         return forget
     first = next((t for t in s.tokens if t.pos not in ("PUNCT", "INTJ", "SPACE")), None)
@@ -211,7 +211,7 @@ def _attribute(c: Clause) -> list[Statement]:
     text = f"{c.person.possessive} {'favorite ' if attr[0] == 'favorite' else ''}{noun.text.lower()} is {value}."
     if attr == ("interests",):
         return [statement(c, "attribute.interest", attr, v, text=f"{c.person.name} is into {v}.")
-                for v, _ in _conjuncts(c, value_tok)]  # fmt: skip
+                for v, _ in conjuncts(c, value_tok)]  # fmt: skip
     st = statement(c, "attribute", attr, value, text=_words_of_attr(c, noun, text))
     # "my birthday is May 3rd": a date inside the value says nothing about when the fact began.
     return [replace(st, time=None) if st.time and st.time.phrase.lower() in value.lower() else st]
@@ -226,56 +226,6 @@ def _words_of_attr(c: Clause, noun: Token, fallback: str) -> str:
 def _event_text(c: Clause, attr: tuple[str, ...], when: TimeRead) -> str:
     verb = "was" if c.verb.tag == "VBD" else "is"
     return f"{c.person.possessive} {attr[-1].replace('_', ' ')} {verb} {written(when)}."
-
-
-def _conjuncts(c: Clause, t: Token) -> list[tuple[str, frozenset[int]]]:
-    """Each of "X and Y" as (value, tokens to drop so the clause speaks of it alone)."""
-    out = [t, *[k for k in c.s.children(t.i, "conj")]]
-    return [(v, other_conjuncts(c, t, x)) for x in out if (v := phrase(c.s, x, keep_det=False, conj=False))]
-
-
-# --- states and interests --------------------------------------------------------------------
-
-
-def _state(c: Clause) -> list[Statement]:
-    if c.verb.lemma != "be" or c.subject.lower not in FIRST or c.verb.tag not in _PRESENT | {"VBD"}:
-        return []
-    if c.verb.tag == "VBD" and c.verb.lower != "got":
-        return []
-    s = c.s
-    compl = s.child(c.verb.i, "acomp", "attr")
-    if compl is None:
-        return []
-    if compl.lower in L.STATES:
-        slot = L.STATES[compl.lower]
-        return [statement(c, "state", (slot,), compl.lower, text=f"{c.person.name} is {compl.lower}.")]
-    years = compl if compl.pos == "NUM" else None
-    if compl.lower == "old" and (n := s.child(compl.i, "npadvmod")) and (num := s.child(n.i, "nummod")):
-        years = num
-    if years is not None and years.text.isdigit() and 1 <= int(years.text) <= 120:
-        return [statement(c, "state.age", ("age",), years.text, text=f"{c.person.name} is {years.text} years old.")]
-    return []
-
-
-def _interest(c: Clause) -> list[Statement]:
-    if c.verb.lemma != "be" or c.subject.lower not in FIRST:
-        return []
-    s, target = c.s, None
-    for p in s.children(c.verb.i, "prep"):
-        if p.lower == "into":
-            target = s.child(p.i, "pobj")
-    compl = s.child(c.verb.i, "acomp", "attr")
-    if compl is not None and compl.lemma in ("passionate", "fan", "enthusiast"):
-        about = next((k for k in s.children(compl.i, "prep") if k.lower in ("about", "of")), None)
-        target = s.child(about.i, "pobj") if about is not None else None
-    if target is None:
-        x = next((k for k in s.children(c.verb.i, "prep") if k.lower == "into"), None)
-        pcomp = s.child(x.i, "pcomp") if x is not None else None
-        target = pcomp
-    if target is None or not (names_thing(c, target) or target.pos == "VERB"):
-        return []
-    return [statement(c, "interest", ("interests",), v, text=f"{c.person.name} is into {v}.")
-            for v, _ in _conjuncts(c, target)]  # fmt: skip
 
 
 # --- redate, hold, activity, event -----------------------------------------------------------
@@ -372,9 +322,9 @@ def _activity(c: Clause) -> list[Statement]:
     family = cat or head_slug(c, obj)
     if cat == "language" and v.lemma == "speak":
         return [statement(c, "activity.language", ("language", "speaking"), value.title(), drop=drop)
-                for value, drop in _conjuncts(c, obj)]  # fmt: skip
+                for value, drop in conjuncts(c, obj)]  # fmt: skip
     if (family, aspect) in L.MULTI_ASPECTS:
-        return [statement(c, "activity", (family, aspect), value, drop=drop) for value, drop in _conjuncts(c, obj)]
+        return [statement(c, "activity", (family, aspect), value, drop=drop) for value, drop in conjuncts(c, obj)]
     return [statement(c, "activity", (family, aspect), phrase(c.s, obj, keep_det=False))]
 
 
@@ -400,53 +350,5 @@ def _event(c: Clause) -> list[Statement]:
 
 
 _FRAMES: tuple[Callable[[Clause], list[Statement]], ...] = (
-    _end, _attribute, _state, _interest, _redate, _hold, _activity, _event,
+    _end, _attribute, state_frame, interest_frame, _redate, _hold, _activity, _event,
 )  # fmt: skip
-
-
-# --- forget requests -------------------------------------------------------------------------
-
-
-def _forget(s: Sentence, state: TurnState) -> list[Statement] | None:
-    """A request to erase a topic: "forget about the cello", "can you delete what you know about
-    my sister's wedding?", "stop remembering my address". None when the sentence is not one."""
-    root = next(iter(s.roots()), None)
-    if root is None:
-        return None
-    verb = root
-    if root.lemma == "stop" and (x := s.child(root.i, "xcomp")) and x.lemma in ("remember", "store", "keep"):
-        verb = x
-    elif root.lemma not in _FORGET_VERBS and not (root.lemma in ("remember", "keep", "store") and s.child(root.i, "neg")):
-        return None
-    subj = s.child(root.i, "nsubj")
-    if subj is not None and subj.lower != "you":
-        return None
-    if any(k.lemma in ("will", "would", "could", "can") for k in s.children(root.i, "aux")) and subj is None:
-        return None
-    topic = _topic(s, verb)
-    if topic is None:
-        return None
-    words = "".join(t.text + t.ws for t in s.subtree(topic.i)).strip(" .!?")
-    shown = " ".join("their" if w.lower() in MY else "them" if w.lower() == "me" else w for w in words.split())
-    terms = tuple(dict.fromkeys(
-        t.lemma for t in s.subtree(topic.i)
-        if t.pos in ("NOUN", "PROPN", "ADJ", "VERB") and t.lemma not in _TOPIC_STOP and t.lower not in MY
-    ))  # fmt: skip
-    if not terms:
-        return []
-    st = Statement("forget", state.speaker, (), "", f"{state.speaker.name} asked to forget {shown}.", op=_RETRACT,
-                   confidence=0.9, forget_topic=shown, forget_terms=terms)  # fmt: skip
-    return [st]
-
-
-def _topic(s: Sentence, verb: Token) -> Token | None:
-    obj = s.child(verb.i, "dobj")
-    about = [t for t in s.subtree(verb.i) if t.dep == "prep" and t.lower == "about"]
-    if obj is not None and obj.lower in ("what", "everything", "anything", "all", "that", "it"):
-        obj = None
-    for p in about:
-        if (o := s.child(p.i, "pobj")) is not None:
-            return o
-    if obj is not None and obj.lower not in UNSAID:
-        return obj
-    return None

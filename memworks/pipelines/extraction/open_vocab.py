@@ -37,7 +37,7 @@ from memworks.models.enums import CandidateOp, Role, Source
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.extraction.open_vocab_clause import Statement, TurnState
 from memworks.pipelines.extraction.open_vocab_frames import statements_in
-from memworks.pipelines.extraction.open_vocab_lexicon import KEY_TIME_WORDS
+from memworks.pipelines.extraction.open_vocab_lexicon import KEY_TIME_WORDS, TRIGGERS
 from memworks.pipelines.extraction.open_vocab_parse import Parser, Sentence
 from memworks.pipelines.extraction.open_vocab_render import Person, speaker_person
 
@@ -129,7 +129,10 @@ class OpenVocabularyExtractor:
 
     def _lines(self, turn: Turn) -> list[str]:
         content = _content(turn)
-        return [] if refusal(content, max_chars=self.max_chars) else prose_lines(content)
+        if refusal(content, max_chars=self.max_chars):
+            return []
+        owner = _MY.search(content) is not None
+        return [part for line in prose_lines(content) for part in _sentences(line) if _worth_parsing(part, owner)]
 
     def _extract(self, turn: Turn, docs: list[list[Sentence]]) -> list[Candidate]:
         if not _reads(turn):
@@ -173,6 +176,41 @@ class OpenVocabularyExtractor:
                 while len(self._cache) > CACHE_SIZE:
                     self._cache.popitem(last=False)
         return have
+
+
+_SENTENCE_END = re.compile(r"[.!?]+\s+")
+_ABBREVIATIONS = frozenset("mr mrs ms dr st prof jr sr vs etc mt ft no e.g i.e".split())
+
+
+def _sentences(line: str) -> list[str]:
+    """The line cut at sentence ends, not after initials ("N. K. Jemisin") or "Dr."."""
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(line):
+        before = line[start : m.start()].rsplit(None, 1)[-1] if line[start : m.start()].strip() else ""
+        if m.group().startswith(".") and ((len(before) == 1 and before.isupper()) or before.lower() in _ABBREVIATIONS):
+            continue
+        out.append(line[start : m.end()].strip())
+        start = m.end()
+    out.append(line[start:].strip())
+    return [s for s in out if s]
+_FIRST_PERSON_WORD = re.compile(r"\b(?:i|i'm|i've|i'd|im|ive|we|we're|we've|my|our|me)\b", re.IGNORECASE)
+_MY = re.compile(r"\b(?:my|our)\b", re.IGNORECASE)
+_THIRD = re.compile(r"\b(?:he|she|his|her)\b", re.IGNORECASE)
+_TOKEN = re.compile(r"[a-z']+")
+_FORGET_WORDS = frozenset("forget delete erase remove wipe unlearn purge remembering".split())
+
+
+def _worth_parsing(sentence: str, owner: bool) -> bool:
+    """Could a frame read anything here? The parse is most of the cost, and a statement needs a
+    first-person word (or "she"/"he" after "my ...") and one of the frames' trigger words."""
+    if sentence.rstrip().endswith("?") and not re.match(r"\s*(?:can|could|would|will)\s+you\b", sentence, re.I):
+        return False
+    words = set(_TOKEN.findall(sentence.lower()))
+    if words & _FORGET_WORDS:
+        return True
+    if not (_FIRST_PERSON_WORD.search(sentence) or (owner and _THIRD.search(sentence))):
+        return False
+    return bool(words & TRIGGERS) or _MY.search(sentence) is not None
 
 
 def _reads(turn: Turn) -> bool:

@@ -92,13 +92,33 @@ class Clause:
 # --- clauses ---------------------------------------------------------------------------------
 
 
+#: Verbs whose complement clause is reported, believed or wished, not stated as true.
+_REPORTING = frozenset(
+    "say tell think believe guess know hope wish feel mean suppose imagine bet realize realise "
+    "remember forget wonder ask hear read dream pretend doubt claim".split()
+)
+
+
 def clause_heads(s: Sentence) -> list[Token]:
+    """Verbs of the clauses that state something: the root, verbs coordinated with it, and
+    clauses with a first-person subject of their own joined to it by a dash ("I ran a race –
+    it was great"), as a plain complement ("... was great") or after "after"/"before"."""
     heads: list[Token] = []
     stack = [t for t in s.roots() if t.pos in ("VERB", "AUX")]
     while stack:
         v = stack.pop(0)
         heads.append(v)
         stack += [c for c in s.children(v.i, "conj") if c.pos in ("VERB", "AUX")]
+        if s.child(v.i, "neg") is not None:
+            continue
+        for c in s.children(v.i, "ccomp", "parataxis", "advcl"):
+            own = s.child(c.i, "nsubj")
+            if c.pos not in ("VERB", "AUX") or own is None or own.lower not in FIRST:
+                continue
+            marks = {m.lower for m in s.children(c.i, "mark")}
+            if (c.dep == "ccomp" and v.lemma not in _REPORTING and not marks) or c.dep == "parataxis" or (
+                    c.dep == "advcl" and marks and marks <= {"after", "before"}):  # fmt: skip
+                stack.append(c)
     return heads
 
 
@@ -207,8 +227,12 @@ def time_phrases(s: Sentence, span: list[int]) -> list[str]:
     return out
 
 
+_ABOUT = frozenset({"about", "around", "roughly", "approximately", "nearly", "almost", "some"})
+
+
 def tokens_of(s: Sentence, span: list[int], words: str) -> frozenset[int]:
-    """Indexes of the tokens (within ``span``) that spell ``words``."""
+    """Indexes of the tokens (within ``span``) that spell ``words``, with a hedge just before
+    them ("about five years ago")."""
     want = words.lower().split()
     low = [s.tokens[i].lower for i in span]
     for k in range(len(low)):
@@ -217,7 +241,8 @@ def tokens_of(s: Sentence, span: list[int], words: str) -> frozenset[int]:
             joined.append(low[j])
             text = " ".join(joined).replace(" 's", "'s")
             if text.split() == want or "".join(joined) == "".join(want):
-                return frozenset(span[k : j + 1])
+                start = k - 1 if k and low[k - 1] in _ABOUT else k
+                return frozenset(span[start : j + 1])
             if len(" ".join(joined)) > len(words) + 2:
                 break
     return frozenset()
@@ -280,8 +305,14 @@ def clause_text(c: Clause, *, keep_time: bool = False, drop: frozenset[int] = fr
     keep = [i for i in span if not (c.s.tokens[i].dep == "punct" and i == span[-1])]
     gone = set(drop) | (set() if keep_time else set(c.time_tokens))
     gone |= {t.i for t in c.s.children(c.verb.i, "advmod") if t.lower in ("lately", "recently", "currently")}
-    gone |= _asides(c, keep)
+    gone |= _asides(c, keep) | {t.i for t in c.s.children(c.verb.i, "mark")}
     return render(c.s, keep, subject=c.subject, person=c.person, time=None if keep_time else c.time, drop=gone)
+
+
+def _noun_part(s: Sentence, t: Token) -> bool:
+    """A bare "-ing" word right after its noun is part of the name ("a poetry reading")."""
+    return t.dep == "acl" and t.tag == "VBG" and t.head == t.i - 1 and all(
+        s.tokens[k].dep in ("npadvmod", "advmod") for k in s.kids[t.i])
 
 
 def _asides(c: Clause, keep: list[int]) -> set[int]:
@@ -291,7 +322,9 @@ def _asides(c: Clause, keep: list[int]) -> set[int]:
     s, out = c.s, set[int]()
     for i in keep:
         t = s.tokens[i]
-        side = t.dep in ("advcl", "relcl", "acl", "parataxis") or (t.dep == "conj" and t.pos == "VERB"
+        if i == c.verb.i:
+            continue
+        side = (t.dep in ("advcl", "relcl", "acl", "parataxis") and not _noun_part(s, t)) or (t.dep == "conj" and t.pos == "VERB"
                                                                   and s.tokens[t.head].pos in ("NOUN", "PROPN"))
         opener = t.head == c.verb.i and t.i < c.subject.i and t.dep in ("prep", "advmod", "npadvmod", "punct")
         if side or opener:

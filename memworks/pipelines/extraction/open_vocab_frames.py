@@ -336,9 +336,16 @@ def _event(c: Clause) -> list[Statement]:
     if v.lemma not in L.EVENT_VERBS or v.lemma in L.RULES_VERBS or v.lemma == "move" or not _past(v, c):
         return []
     obj = object_of(c, v, ("to", "at", "in", "for", "from", "on"))
+    escorted = v.lemma in ("take", "bring") and obj is not None and person_of(c.s, obj, c.state)[0] is not None
+    if escorted:  # "took my kids to a pottery workshop": the event is the workshop
+        obj = next((c.s.child(p.i, "pobj") for p in c.s.children(v.i, "prep") if p.lower == "to"), None)
+    if v.lemma == "go" and obj is not None and obj.tag == "VBG":  # "we went camping"
+        st = statement(c, "event", (slug(obj.lower), "go"), obj.text.lower(), kind=MemoryKind.EPISODIC,
+                       event_at=c.time.when if c.time else None)  # fmt: skip
+        return [replace(st, confidence=c.confidence if c.time is not None else min(c.confidence, 0.7))]
     if obj is None or not names_thing(c, obj):
         return []
-    if v.lemma in ("have", "take") and obj.lemma not in L.EVENT_NOUNS | {"class", "course", "lesson", "trip"}:
+    if v.lemma in ("have", "take") and not escorted and obj.lemma not in L.EVENT_NOUNS | {"class", "course", "lesson", "trip"}:
         return []
     cat = category_of(c, obj)
     family = cat if cat in ("race", "pet") else head_slug(c, obj)

@@ -88,7 +88,7 @@ EVENT_VERBS = frozenset(
     "go visit attend travel run finish complete win graduate adopt buy start open launch join "
     "meet take have celebrate host organize organise volunteer participate compete perform "
     "move sign enroll enrol register pass fail book hike climb camp paint build publish "
-    "release record receive lose break injure marry propose donate raise".split()
+    "release record receive lose break injure marry propose donate raise apply bring".split()
 )
 #: Nouns naming an event with a date: the slot holds the event, its value the date.
 EVENT_NOUNS = frozenset(
@@ -143,3 +143,33 @@ STATES: dict[str, str] = {
 KEY_TIME_WORDS = frozenset("these days now nowadays lately currently at the moment right still anymore".split())
 #: Seasons → the month their meteorological (northern) season starts.
 SEASONS: dict[str, int] = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+
+#: Irregular verb forms of the verbs the frames read (regular ones are derived).
+IRREGULAR: dict[str, str] = {
+    "go": "went gone goes", "have": "had has 've 'd", "take": "took taken", "run": "ran", "buy": "bought",
+    "get": "got gotten", "sell": "sold", "give": "gave given", "meet": "met", "win": "won", "lose": "lost",
+    "speak": "spoke spoken", "write": "wrote written", "teach": "taught", "drive": "drove driven",
+    "ride": "rode ridden", "begin": "began begun", "bring": "brought", "break": "broke broken",
+    "do": "did done does", "be": "am is are was were 'm 're 's been", "hold": "held", "leave": "left",
+    "pay": "paid", "fly": "flew flown", "swim": "swam", "sing": "sang", "build": "built", "study": "studied studies",
+    "practise": "practised", "rid": "rid", "move": "moved", "shift": "shifted", "change": "changed",
+}  # fmt: skip
+
+
+def _forms(lemma: str) -> set[str]:
+    stem = lemma[:-1] if lemma.endswith("e") else lemma
+    out = {lemma, lemma + "s", lemma + "es", lemma + "ed", lemma + "d", stem + "ing", lemma + "ing"}
+    if lemma.endswith("y"):
+        out |= {lemma[:-1] + "ied", lemma[:-1] + "ies"}
+    if len(lemma) <= 4 and lemma[-1] not in "aeiouy":
+        out |= {lemma + lemma[-1] + "ed", lemma + lemma[-1] + "ing"}  # "stopped", "shopping"
+    return out | set(IRREGULAR.get(lemma, "").split())
+
+
+#: Words without which no frame reads anything: a sentence lacking all of them is not parsed.
+TRIGGERS: frozenset[str] = frozenset(
+    w
+    for lemma in (HOLD_VERBS | set(ASPECT) | EVENT_VERBS | END_VERBS | REDATE_VERBS | BEGIN_VERBS
+                  | {"give", "stop", "forget", "delete", "erase", "remove", "wipe", "remember", "store", "unlearn"})
+    for w in _forms(lemma)
+) | frozenset(STATES) | frozenset("into passionate fan enthusiast old favorite favourite fave longer anymore".split())

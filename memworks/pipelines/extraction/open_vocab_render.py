@@ -52,7 +52,7 @@ def slug(text: str) -> str:
 
 #: Modifiers kept in a value phrase; relative clauses and asides are not.
 _PHRASE_DEPS = frozenset("det compound amod nummod poss case nmod quantmod appos conj cc prep pobj "
-                         "npadvmod advmod punct".split())  # fmt: skip
+                         "npadvmod advmod punct acl".split())  # fmt: skip
 _DEMONSTRATIVES = {"this": "the", "that": "the", "these": "the", "those": "the"}
 _POSSESSIVES = {"my": "their", "our": "their"}
 
@@ -68,6 +68,10 @@ def phrase(s: Sentence, head: Token, *, keep_det: bool = True, limit: int = 10, 
         for c in s.children(t.i):
             if (not conj and depth == 0 and c.dep in ("conj", "cc")) or c.dep not in _PHRASE_DEPS or (c.dep in ("prep", "pobj") and not with_preps and depth == 0
                                              and c.lower != "of") or c.dep == "advmod" and c.pos != "ADV":  # fmt: skip
+                continue
+            if c.dep == "acl":
+                if c.tag == "VBG" and c.i == t.i + 1:
+                    keep.add(c.i)  # an "-ing" word right after the noun is part of it ("poetry reading")
                 continue
             if c.dep == "punct" and c.text not in (",", "-", "'"):
                 continue

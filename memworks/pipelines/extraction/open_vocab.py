@@ -37,7 +37,7 @@ from memworks.models.enums import CandidateOp, Role, Source
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.extraction.open_vocab_clause import Statement, TurnState
 from memworks.pipelines.extraction.open_vocab_frames import statements_in
-from memworks.pipelines.extraction.open_vocab_lexicon import KEY_TIME_WORDS, TRIGGERS
+from memworks.pipelines.extraction.open_vocab_lexicon import KEY_TIME_WORDS, TRIGGERS, VAGUE_ATTRIBUTES
 from memworks.pipelines.extraction.open_vocab_parse import Parser, Sentence
 from memworks.pipelines.extraction.open_vocab_render import Person, speaker_person
 
@@ -225,15 +225,30 @@ def _content(turn: Turn) -> str:
     return text
 
 
-_POINTS_ELSEWHERE = re.compile(r"^(?:how|what|when|where|why|that|it|this|to|the\s+way)\b|\b(?:it|this|that|them|they|you|your)\b", re.I)
+_POINTS_ELSEWHERE = re.compile(
+    r"^(?:how|what|when|where|why|that|it|this|to|the\s+way)\b|^the\s+(?:\w+\s+){0,2}\w+(?:\s+and\s+the\s+\w+)?$"
+    r"|\b(?:it|this|that|them|they|their|his|her|its|you|your)\b",
+    re.I,
+)
+_FIRST_PERSON_VALUE = re.compile(r"\b(?:I|my|me|mine)\b")
+_GERUND_PLAN = re.compile(r"^start at \w+ing\b", re.I)
 _FIRST_PERSON = ((re.compile(r"\b(?:my|our)\b", re.I), "their"), (re.compile(r"\b(?:me|us)\b"), "them"),
                  (re.compile(r"\b(?:myself|ourselves)\b", re.I), "themselves"), (re.compile(r"\bI\b"), "they"))  # fmt: skip
 
 
 def _tidy(c: Candidate) -> Candidate | None:
-    """A rules ``likes`` candidate made self-contained, or dropped when it points elsewhere
-    ("User likes how uncomplicated it is", "User likes to")."""
-    if c.key != "user.likes" or c.op is not CandidateOp.ASSERT:
+    """A rules candidate made self-contained, or dropped when it is not: a like that points
+    elsewhere ("User likes how uncomplicated it is", "User likes the idea and the acting"), a
+    favourite holding the speaker's own words ("... is theme from a movie I"), a plan read from
+    a gerund ("I'll start writing down ..." is no job at "Writing Down")."""
+    if c.op is not CandidateOp.ASSERT:
+        return c
+    if c.key and c.key.startswith("user.favorite."):
+        vague = c.key.removeprefix("user.favorite.").split("_")[0] in VAGUE_ATTRIBUTES
+        return None if vague or _FIRST_PERSON_VALUE.search(c.value) else c
+    if c.key == "user.plan" and _GERUND_PLAN.match(c.value):
+        return None
+    if c.key != "user.likes":
         return c
     if _POINTS_ELSEWHERE.search(c.value) or len(c.value) < 3:
         return None

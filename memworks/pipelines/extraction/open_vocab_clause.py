@@ -16,7 +16,7 @@ from datetime import datetime
 from memworks.models.enums import CandidateOp, MemoryKind
 from memworks.pipelines.extraction import open_vocab_lexicon as L
 from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
-from memworks.pipelines.extraction.open_vocab_render import Person, phrase, render, slug
+from memworks.pipelines.extraction.open_vocab_render import Person, noun_part, phrase, render, slug
 from memworks.pipelines.extraction.open_vocab_time import TimeRead, read_time
 
 __all__ = ["Clause", "Statement", "TurnState", "clause_heads", "make_clause"]
@@ -27,6 +27,8 @@ _MODALS = frozenset("will would could should might may must can ca shall 'll 'd 
 WISH = frozenset("want hope plan wish try decide need intend aim gon going wan love like prefer".split())
 UNSAID = frozenset("it this that these those them they he she him her something anything one".split())
 _CONDITION_MARKS = frozenset("if unless whenever once until till whether".split())
+#: A clause with one of these states a habit: a time in it is an occasion, not a date.
+_HABITUAL = frozenset("usually always often sometimes typically normally generally every each whenever".split())
 _TIME_HEADS = frozenset(
     "ago day days week weeks weekend month months year years fortnight morning evening night "
     "monday tuesday wednesday thursday friday saturday sunday january february march april may "
@@ -155,6 +157,11 @@ def make_clause(s: Sentence, verb: Token, state: TurnState) -> Clause | None:
     span = own_tokens(s, verb)
     text = "".join(s.tokens[i].text + s.tokens[i].ws for i in span)
     time = read_time(text, state.anchor, phrases=time_phrases(s, span))
+    if time is not None and (
+        any(s.tokens[i].lower in _HABITUAL for i in span)  # "we usually watch movies at Thanksgiving"
+        or (verb.tag == "VBD" and time.when.date() > state.anchor.date())  # "signed up for ... next month"
+    ):
+        time = None
     time_tokens = tokens_of(s, span, time.phrase) if time else frozenset()
     return Clause(s, verb, subj, person, confidence, negated, ended, time, time_tokens, state)
 
@@ -262,7 +269,22 @@ def object_of(c: Clause, verb: Token | None = None, preps: tuple[str, ...] = ())
 def names_thing(c: Clause, t: Token | None) -> bool:
     """Does ``t`` name a thing (not a pronoun, not vague, nothing that points elsewhere)?"""
     return (t is not None and t.pos in ("NOUN", "PROPN", "NUM") and t.lemma not in L.VAGUE_OBJECTS
-            and t.lower not in UNSAID and t.i not in c.time_tokens)  # fmt: skip
+            and t.lower not in UNSAID and t.i not in c.time_tokens and not _dangling(c.s, t)
+            and not any(q.lower in _QUANTITIES for q in c.s.children(t.i, "amod", "nummod", "det", "quantmod")))  # fmt: skip
+
+
+_DEMONSTRATIVE = frozenset({"this", "that", "these", "those"})
+_POINTING = frozenset({"this", "that", "these", "those", "it", "them"})
+_ARGUMENTS = frozenset({"dobj", "pobj", "nsubj", "nsubjpass", "attr", "dative"})
+_QUANTITIES = frozenset({"few", "several", "many", "lots", "bunch", "couple"})
+_IDENTIFYING = frozenset({"compound", "appos", "prep", "relcl", "acl", "nmod", "poss"})
+
+
+def _dangling(s: Sentence, t: Token) -> bool:
+    """ "this book", "that painting": a thing shown or said before, named by nothing here."""
+    demonstrative = any(d.lower in _DEMONSTRATIVE for d in s.children(t.i, "det"))
+    return demonstrative and t.lemma in L.ARTIFACTS and t.pos == "NOUN" and not any(
+        k.dep in _IDENTIFYING or k.pos == "PROPN" for k in s.children(t.i))
 
 
 def category_of(c: Clause, t: Token) -> str | None:
@@ -306,13 +328,10 @@ def clause_text(c: Clause, *, keep_time: bool = False, drop: frozenset[int] = fr
     gone = set(drop) | (set() if keep_time else set(c.time_tokens))
     gone |= {t.i for t in c.s.children(c.verb.i, "advmod") if t.lower in ("lately", "recently", "currently")}
     gone |= _asides(c, keep) | {t.i for t in c.s.children(c.verb.i, "mark")}
+    if any(c.s.tokens[i].pos == "PRON" and c.s.tokens[i].lower in _POINTING and c.s.tokens[i].dep in _ARGUMENTS
+           for i in keep if i not in gone):  # fmt: skip
+        return ""  # "how to make this": the statement leans on something said or shown before
     return render(c.s, keep, subject=c.subject, person=c.person, time=None if keep_time else c.time, drop=gone)
-
-
-def _noun_part(s: Sentence, t: Token) -> bool:
-    """A bare "-ing" word right after its noun is part of the name ("a poetry reading")."""
-    return t.dep == "acl" and t.tag == "VBG" and t.head == t.i - 1 and all(
-        s.tokens[k].dep in ("npadvmod", "advmod") for k in s.kids[t.i])
 
 
 def _asides(c: Clause, keep: list[int]) -> set[int]:
@@ -324,7 +343,7 @@ def _asides(c: Clause, keep: list[int]) -> set[int]:
         t = s.tokens[i]
         if i == c.verb.i:
             continue
-        side = (t.dep in ("advcl", "relcl", "acl", "parataxis") and not _noun_part(s, t)) or (t.dep == "conj" and t.pos == "VERB"
+        side = (t.dep in ("advcl", "relcl", "acl", "parataxis") and not noun_part(s, t)) or (t.dep == "conj" and t.pos == "VERB"
                                                                   and s.tokens[t.head].pos in ("NOUN", "PROPN"))
         opener = t.head == c.verb.i and t.i < c.subject.i and t.dep in ("prep", "advmod", "npadvmod", "punct")
         if side or opener:
@@ -338,6 +357,8 @@ def statement(c: Clause, rule: str, attribute: tuple[str, ...], value: str, *, t
               kind: MemoryKind = MemoryKind.SEMANTIC, event_at: datetime | None = None,
               op: CandidateOp = CandidateOp.ASSERT, key_is_prefix: bool = False) -> Statement:  # fmt: skip
     """A statement of clause ``c`` about its person; the text is the rewritten clause by default."""
+    if c.time is not None and c.time.phrase and c.time.phrase in value:  # "a new group last Tues"
+        value = " ".join(value.replace(c.time.phrase, " ").split()).strip(" ,") or value
     return Statement(rule, c.person, tuple(a for a in attribute if a), value, text or clause_text(c, drop=drop), op=op,
                      kind=kind, time=c.time, event_at=event_at, confidence=c.confidence,
                      key_is_prefix=key_is_prefix)  # fmt: skip

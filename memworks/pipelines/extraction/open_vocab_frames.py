@@ -89,7 +89,7 @@ def statements_in(s: Sentence, state: TurnState) -> list[Statement]:
         else:
             out += _frames(c)
     remember_people(s, state)
-    return out
+    return [st for st in out if st.text]  # no text: the clause leaned on something said before
 
 
 def _frames(c: Clause) -> list[Statement]:

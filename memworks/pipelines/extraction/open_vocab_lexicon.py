@@ -97,6 +97,12 @@ EVENT_NOUNS = frozenset(
     "show performance graduation ceremony conference presentation deadline move anniversary "
     "reunion funeral checkup check-up visit launch opening premiere".split()
 )
+#: Things shown or mentioned before ("this book", "that painting"): named by a demonstrative
+#: alone they point elsewhere, and a record of them would not stand on its own.
+ARTIFACTS = frozenset(
+    "book novel series movie film show song album painting picture photo pic piece drawing "
+    "sculpture bowl vase recipe dish one thing project poem story article video game card".split()
+)
 #: Verbs that move an event to another date ("moved her wedding to September").
 REDATE_VERBS = frozenset("move reschedule postpone push change shift bring delay".split())
 
@@ -105,14 +111,15 @@ VAGUE_ATTRIBUTES = frozenset(
     "part thing things stuff one ones day time moment question point problem guess pleasure "
     "fault turn way bad reason advice mind heart life world god gosh goodness word words opinion "
     "feeling feelings experience situation bet honor honour mistake apologies apology condolences "
-    "answer take thought thoughts concern worry hope wish idea lord luck treat".split()
+    "answer take thought thoughts concern worry hope wish idea lord luck treat dream dreams".split()
 )
 #: Objects that never make a durable record ("I have a question", "I had a great time").
 VAGUE_OBJECTS = VAGUE_ATTRIBUTES | frozenset(
     "lot lots bit kind sort fun blast chance look break rest feeling sense something anything "
     "everything nothing nobody somebody someone everyone anyone all much more less news "
     "opportunity access need right choice plan plans goal goals dream dreams ton tons bunch deal "
-    "far ok okay best much many few part parts".split()
+    "far ok okay best much many few part parts year years month months week weeks day days hour "
+    "hours minute minutes while".split()
 )
 #: Verbs whose first-person use says nothing durable (feelings, talk, perception, wishes).
 NOT_FACT_VERBS = frozenset(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
 from memworks.pipelines.extraction.open_vocab_time import TimeRead, written
 
-__all__ = ["Person", "phrase", "render", "slug"]
+__all__ = ["Person", "noun_part", "phrase", "render", "slug"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,7 @@ def phrase(s: Sentence, head: Token, *, keep_det: bool = True, limit: int = 10, 
                                              and c.lower != "of") or c.dep == "advmod" and c.pos != "ADV":  # fmt: skip
                 continue
             if c.dep == "acl":
-                if c.tag == "VBG" and c.i == t.i + 1:
+                if noun_part(s, c):
                     keep.add(c.i)  # an "-ing" word right after the noun is part of it ("poetry reading")
                 continue
             if c.dep == "punct" and c.text not in (",", "-", "'"):
@@ -78,6 +78,8 @@ def phrase(s: Sentence, head: Token, *, keep_det: bool = True, limit: int = 10, 
             walk(c, depth + 1)
 
     walk(head, 0)
+    if (nxt := head.i + 1) < len(s.tokens) and noun_part(s, s.tokens[nxt]) and nxt - 1 in keep:
+        keep.add(nxt)  # "wine tasting" even when the parse hung "tasting" on the verb
     words = [s.tokens[i] for i in sorted(keep)]
     while words and (words[-1].dep in ("cc", "punct", "prep") or words[-1].pos == "ADP"):
         words.pop()
@@ -85,6 +87,13 @@ def phrase(s: Sentence, head: Token, *, keep_det: bool = True, limit: int = 10, 
         words.pop(0)
     out = "".join(_word(t) + t.ws for t in words[:limit]).strip(" ,")
     return out
+
+
+def noun_part(s: Sentence, t: Token) -> bool:
+    """A bare "-ing" word right after a noun names the thing with it ("a poetry reading", "a wine
+    tasting"), however the parse attached it."""
+    return (t.tag == "VBG" and t.dep in ("acl", "advcl") and t.i > 0 and s.tokens[t.i - 1].pos == "NOUN"
+            and all(s.tokens[k].dep in ("npadvmod", "advmod") for k in s.kids[t.i]))  # fmt: skip
 
 
 def _word(t: Token) -> str:

@@ -200,6 +200,11 @@ _OWN = (
 
 # --- the reader ------------------------------------------------------------------------------
 
+_DAY_NAMES = {d[:3].lower(): d for d in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")}
+_ABBREVIATED_DAY = re.compile(
+    r"\b(?P<mod>last|next|this|on|past|coming)\s+(?P<day>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\b\.?", re.IGNORECASE
+)
+
 
 def read_time(
     text: str, anchor: datetime, *, phrases: Sequence[str] = (), future: bool | None = None
@@ -213,6 +218,15 @@ def read_time(
         future: read ambiguous dates ("in June", "on Tuesday") as coming (True) or past (False);
             by default from the tense markers of ``text``.
     """
+    original = text
+    text = _ABBREVIATED_DAY.sub(lambda m: f"{m['mod']} {_DAY_NAMES[m['day'].lower()[:3]]}", text)
+    if text != original:  # "last Tues" → "last Tuesday", read, then named as written
+        read = read_time(text, anchor, phrases=phrases, future=future)
+        short = _ABBREVIATED_DAY.search(original)
+        if read is None or short is None:
+            return None
+        full = f"{short['mod']} {_DAY_NAMES[short['day'].lower()[:3]]}"
+        return TimeRead(read.when, read.phrase.replace(full, short[0].rstrip(".")), read.granularity)
     marked = has_future_marker(text)
     if future is None:
         future = marked

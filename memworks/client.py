@@ -31,7 +31,7 @@ from memworks.models.schemas import (
 from memworks.models.tables import ConsolidationRun, Lesson
 from memworks.pipelines.deletion import TARGETS, DeletionSubject
 from memworks.pipelines.features import normalize_features
-from memworks.pipelines.lessons import guidance_for, select_lesson
+from memworks.pipelines.lessons import action_refusal, guidance_for, select_lesson
 from memworks.store import lessons as lesson_store
 from memworks.store import profiles as profile_store
 from memworks.pipelines.supersession import scope_key
@@ -192,17 +192,26 @@ class Memworks:
         """Store one task outcome and queue a learning round for its task type."""
         return self.report_outcomes([outcome])
 
-    def report_outcomes(self, batch: Iterable[OutcomeIn | dict[str, Any]]) -> IngestReceipt:
+    def report_outcomes(
+        self, batch: Iterable[OutcomeIn | dict[str, Any]], *, reporter: lesson_store.Reporter | None = None
+    ) -> IngestReceipt:
         """Validate every outcome, store them in one transaction, then queue one learning round
         per (tenant, task type) of the batch.
+
+        ``reporter`` says whose word the outcomes are: ``"tenant"`` when the caller vouches for
+        them as the tenant (a tenant key, an operator), ``"user"`` for an end user's. By default
+        an outcome naming a user is that user's word, and one naming none is the tenant's.
+        Lessons are tenant-wide: one user's word alone never promotes one.
 
         Raises:
             InvalidInput: an outcome is malformed; nothing is stored.
             Conflict: an outcome id is already stored with other content; nothing is stored.
         """
+        if reporter not in (None, "tenant", "user"):
+            raise InvalidInput("reporter must be 'tenant', 'user' or None", field="reporter")
         items = [parse_model(OutcomeIn, o, f"outcome {i}") for i, o in enumerate(batch)]
         with session_scope(self.runtime.engine) as s:
-            new, dups = lesson_store.insert_outcomes(s, outcomes=items, now=utcnow())
+            new, dups = lesson_store.insert_outcomes(s, outcomes=items, now=utcnow(), reporter=reporter)
         self._ensure_worker()
         for tenant, task_type in sorted({(o.tenant_id, o.task_type) for o in items}):
             mine_lessons.send_with_options(args=(tenant, task_type), max_retries=self.settings.max_retries)
@@ -221,6 +230,8 @@ class Memworks:
         feats = normalize_features(list(pattern))
         if not feats or not action.strip():
             raise InvalidInput("a lesson needs a non-empty pattern and an action", field="pattern")
+        if refusal := action_refusal(action):
+            raise InvalidInput(f"action: {refusal}", field="action")
         with session_scope(self.runtime.engine) as s:
             view = lesson_store.add_lesson(s, tenant_id=tenant, task_type=task_type, pattern=feats, action=action.strip(),
                                            guidance=guidance_for(task_type, feats, action.strip()), mined_from=(),
@@ -230,6 +241,7 @@ class Memworks:
         return self._lesson(view.lesson_id)
 
     def rollback_lesson(self, tenant: str, lesson_id: str, reason: str = "rolled back by an operator") -> LessonOut:
+        """Take an active lesson out of use; the version of its pattern it replaced is restored."""
         with session_scope(self.runtime.engine) as s:
             row = lesson_store.retire(s, tenant_id=tenant, lesson_id=lesson_id, status="rolled_back", report=reason,
                                       now=utcnow())  # fmt: skip

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -42,12 +42,23 @@ class Settings(BaseSettings):
     #: Cosine floor for a hit that also matched lexically.
     retrieve_min_similarity_lexical: float = Field(0.15, ge=-1, le=1)
 
-    #: Distinct held-out cases a lesson must fix before it is promoted.
-    lesson_min_support: int = Field(2, ge=1, le=1000)
+    #: Distinct held-out cases a lesson must fix (with no misfire) before it is promoted; raise
+    #: it for a stricter gate. 1 learns from the seed shape: one held-out case per exception.
+    lesson_min_support: int = Field(1, ge=1, le=1000)
     #: Most features in a mined lesson pattern.
     lesson_max_pattern_size: int = Field(3, ge=1, le=8)
     #: Promotions per learning round (the governance batch).
     lesson_promotions_per_run: int = Field(1, ge=1, le=100)
+    #: Distinct end users whose outcomes must back a promotion when no tenant-level report does.
+    lesson_min_reporters: int = Field(2, ge=1, le=1000)
+    #: Actions every tenant may learn without a tenant-level outcome verifying them first
+    #: (comma-separated in the environment: ``MEMWORKS_LESSON_ACTIONS=route_billing,route_fraud``).
+    lesson_actions: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    #: Share of a candidate's held-out cases it may leave wrong (they fail today and want a third
+    #: action); a case it would break always blocks it. 0 for the strictest gate.
+    lesson_max_unfixed_share: float = Field(0.25, ge=0, le=1)
+    #: Live cases where a lesson fired before the online guard compares it with the base policy.
+    lesson_guard_min_cases: int = Field(5, ge=1, le=100_000)
 
     #: When nightly consolidation runs (crontab, UTC).
     consolidation_cron: str = "0 2 * * *"
@@ -59,6 +70,13 @@ class Settings(BaseSettings):
     max_records_per_user: int = Field(5000, ge=10)
     #: Cosine similarity at or above which two records of a slot are duplicates.
     dedup_min_similarity: float = Field(0.9, ge=0, le=1)
+
+    @field_validator("lesson_actions", mode="before")
+    @classmethod
+    def _action_list(cls, v: object) -> object:
+        if isinstance(v, str):
+            return [a.strip() for a in v.split(",") if a.strip()]
+        return v
 
     @field_validator("consolidation_cron")
     @classmethod

@@ -135,8 +135,14 @@ class RemoteMemworks:
         """Store one task outcome and queue a learning round for its task type."""
         return self.report_outcomes([outcome])
 
-    def report_outcomes(self, batch: Iterable[OutcomeIn | dict[str, Any]]) -> IngestReceipt:
-        """Validate every outcome here, then send them (one request per ~1 MB, each all or nothing)."""
+    def report_outcomes(
+        self, batch: Iterable[OutcomeIn | dict[str, Any]], *, reporter: str | None = None
+    ) -> IngestReceipt:
+        """Validate every outcome here, then send them (one request per ~1 MB, each all or nothing).
+
+        ``reporter`` is accepted for parity with :meth:`Memworks.report_outcomes` and not sent:
+        the server decides whose word the outcomes are from the key (tenant key: the tenant's).
+        """
         items = [parse_model(OutcomeIn, o, f"outcome {i}").model_dump(mode="json") for i, o in enumerate(batch)]
         return self._ingest("/v1/outcomes", items)
 

@@ -43,13 +43,17 @@ router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 
 @router.post("/outcomes", status_code=202, response_model=IngestReceipt, tags=["lessons"])
 def post_outcomes(batch: OutcomeBatch, p: Caller, mw: Facade) -> JSONResponse:
-    """Store one task outcome or a list (all or nothing) and queue a learning round."""
+    """Store one task outcome or a list (all or nothing) and queue a learning round.
+
+    Outcomes sent with an end-user key are that user's word; with a tenant key, the tenant's.
+    A lesson is tenant-wide, so one user's outcomes alone never promote one.
+    """
     items: list[dict[str, Any]] = []
     for i, o in enumerate(batch.root):
         tenant = check_tenant(p, o.tenant_id, field=batch.field(i, "tenant_id"))
         user = check_user(p, o.user_id, field=batch.field(i, "user_id"))
         items.append({**o.model_dump(), "tenant_id": tenant, "user_id": user})
-    receipt = mw.report_outcomes(items)
+    receipt = mw.report_outcomes(items, reporter="tenant" if p.is_tenant_key else "user")
     settle(mw)
     return as_json(receipt, 202)
 

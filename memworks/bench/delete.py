@@ -136,7 +136,7 @@ def _outcomes(mw: Any, tenant: str, users: list[str], seed: int) -> None:
                             "features": list(t.keywords), "action_taken": action,
                             "verified_action": None if ok else t.correct, "success": ok,
                             "occurred_at": (start + timedelta(minutes=u * 60 + i)).isoformat()})  # fmt: skip
-    mw.report_outcomes(reports)
+    mw.report_outcomes(reports, reporter="tenant")  # a platform reporting its users' tickets
     mw.drain()
 
 

@@ -129,6 +129,11 @@ class OutcomeView(BaseModel):
     verified_action: str | None = None
     success: bool
     occurred_at: datetime
+    #: Who vouched for it: ``tenant`` (a tenant key or the operator) or ``user`` (an end user's
+    #: word only). Lessons are tenant-wide, so a user's word alone never promotes one.
+    reporter: str = "tenant"
+    #: When the store received it (server time, comparable with a lesson's ``activated_at``).
+    received_at: datetime | None = None
 
     @property
     def case(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from memworks.models.enums import MemoryKind, MemoryStatus, Role, Source
 from memworks.models.types import BoundedTime
@@ -160,7 +160,9 @@ def check_features(v: list[str] | str) -> list[str] | str:
 
 
 class OutcomeIn(BaseModel):
-    """One task outcome. ``features`` is a keyword list or free text (normalised either way)."""
+    """One task outcome. ``features`` is a keyword list or free text (normalised either way);
+    ``task_text`` describes the task in the agent's words and may stand in for ``features``;
+    ``feedback`` is what a person said about the result (a failure's feedback becomes a note)."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -169,16 +171,27 @@ class OutcomeIn(BaseModel):
     user_id: str | None = Field(default=None, pattern=_ID)
     task_id: str | None = Field(default=None, pattern=_ID)
     task_type: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$")
-    features: list[str] | str
+    task_text: str | None = Field(default=None, min_length=1, max_length=4000)
+    features: list[str] | str = Field(default_factory=list, validate_default=True)
     action_taken: str = Field(min_length=1, max_length=200)
     verified_action: str | None = Field(default=None, min_length=1, max_length=200)
     success: bool
+    feedback: str | None = Field(default=None, min_length=1, max_length=2000)
     occurred_at: BoundedTime
 
     @field_validator("features")
     @classmethod
-    def _features(cls, v: list[str] | str) -> list[str] | str:
+    def _features(cls, v: list[str] | str, info: ValidationInfo) -> list[str] | str:
+        if v == [] and not info.data.get("task_text"):
+            raise ValueError("give features (keywords or text) or a task_text")
         return check_features(v)
+
+    @field_validator("task_text", "feedback")
+    @classmethod
+    def _text(cls, v: str | None) -> str | None:
+        if v is not None and "\x00" in v:
+            raise ValueError("text must not contain NUL characters")
+        return v
 
 
 class LessonOut(BaseModel):
@@ -193,6 +206,8 @@ class LessonOut(BaseModel):
     report: str
     created_at: datetime
     activated_at: datetime | None
+    #: The version of the same pattern this one replaced; a rollback restores it.
+    previous_id: str | None = None
 
 
 class Recommendation(BaseModel):

@@ -290,6 +290,13 @@ class Outcome(SQLModel, table=True):
     occurred_at: datetime = _time(nullable=False)
     received_at: datetime = _time(nullable=False)
     tombstoned_at: datetime | None = _time()
+    #: Who vouched for it, set from the caller's credentials, never from the body: ``tenant``
+    #: (a tenant key, the operator) or ``user`` (an end-user key).
+    reporter: str = Field(default="user", max_length=20)
+    #: The task as the agent described it, and what a person said about the result; erased
+    #: with the subject like the features.
+    task_text: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    feedback: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class Lesson(SQLModel, table=True):
@@ -305,8 +312,11 @@ class Lesson(SQLModel, table=True):
     action: str = Field(max_length=200)
     guidance: str = Field(sa_column=Column(Text, nullable=False))
     version: int = 1
-    #: candidate → active | blocked; active → rolled_back | deleted.
+    #: candidate → active | blocked; active → rolled_back | superseded | deleted; superseded →
+    #: active again when the version that replaced it is rolled back.
     status: str = Field(default="candidate", max_length=20)
+    #: The active lesson of the same pattern this one replaced when it was promoted.
+    previous_id: str | None = Field(default=None, max_length=32)
     #: mined | proposed (by an operator).
     origin: str = Field(default="mined", max_length=20)
     report: str = Field(default="", sa_column=Column(Text, nullable=False))

@@ -1,30 +1,37 @@
 """Task features: the words a lesson's pattern is made of, normalised one deterministic way.
 
-An agent may describe a task as a list of keywords (``["Billing", "Late Payment"]``) or as
-free text (``"Refunds for an enterprise invoice"``). Both must give the same features for
-the same words, because a lesson mined from one is matched against the other.
+An agent may describe a task as keywords (``["Billing", "Late Payment"]``), as free text
+(``"Refunds for an enterprise invoice, late payment"``) or both. The same words must give the
+same features either way, because a lesson mined from one is matched against the other.
 
-The rule (no stemmer, no model — so it never drifts between versions):
+The rule (Snowball's English stemmer, no model: the same text always gives the same features):
 
-* **Keywords** (a list): each keyword is lower-cased and trimmed; every inner run of
-  whitespace or punctuation becomes ``_`` (``"Late Payment"`` → ``late_payment``); a
-  single-word keyword then gets the plural rule; empty keywords are dropped. Keywords are
-  kept even when they are stop words: the caller chose them.
-* **Free text** (a ``str``): the lower-cased words ``[a-z0-9]+``; grammatical stop words
-  (:data:`STOPWORDS`) and tokens shorter than 2 characters are dropped; each word gets the
-  plural rule. Domain words ("customer", "please") are kept: whether they matter is for the
-  miner to find out, not for the normaliser to guess.
-* **Plural rule**: strip one trailing ``s`` when the word is longer than 3 characters and
-  does not end in ``ss``, ``us`` or ``is`` (refunds → refund, invoices → invoice; status,
-  access, analysis and bus stay).
-* **Result**: a sorted tuple of unique features, cut at :data:`MAX_FEATURES` (in sorted
-  order, so the cut is deterministic).
+* **Words**: lower-cased runs of ``[a-z0-9]``; tokens shorter than 2 characters and grammatical
+  stop words (:data:`STOPWORDS`) are dropped; each word is stemmed (refunds → refund,
+  billing → bill, security → secur).
+* **Free text** (a ``str``): the stems of its words, plus the **bigrams** of content words that
+  follow each other inside one clause (stop words between them do not break the pair;
+  punctuation does), written ``first_second``: "late payment" → ``late_payment``, "refund for
+  fraud" → ``refund_fraud``. A pair such as ``crash_secur`` lets a lesson tell a phrase from its
+  words when the words alone are ambiguous. Unigrams are kept before bigrams when the text is
+  long, each in order of first appearance, up to :data:`MAX_FEATURES`.
+* **Keywords** (a list): each keyword is one phrase. Its words are stemmed and joined with
+  ``_`` (``"Late Payment"`` and ``"late-payment"`` → ``late_payment``, as the bigram of the
+  same words in text); stop words inside a phrase are dropped unless the phrase is nothing
+  else (a keyword the caller chose is kept: ``["the"]`` → ``the``).
+* **Result**: a sorted tuple of unique features.
+
+Stems are features, not words for display: guidance shows them as they are (``secur``).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
+from functools import lru_cache
+
+import snowballstemmer  # type: ignore[import-untyped]
 
 #: Most features an outcome keeps (pattern mining is combinatorial in this number).
 MAX_FEATURES = 64
@@ -51,37 +58,62 @@ STOPWORDS = frozenset(
 )
 
 _WORD = re.compile(r"[a-z0-9]+")
-_SEPARATORS = re.compile(r"[^a-z0-9]+")
+#: Clause breaks: a bigram never spans one.
+_CLAUSE = re.compile(r"[.,;:!?()\[\]{}\n\"|/]+|\s-\s")
+_local = threading.local()  # Snowball stemmers keep state while stemming: one per thread
 
 
-def singular(word: str) -> str:
-    """Apply the plural rule: strip a trailing ``s`` unless the word is short or ends in ss/us/is."""
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+@lru_cache(maxsize=50_000)
+def stem(word: str) -> str:
+    """Snowball's English stem of a lower-case word."""
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
+    return str(stemmer.stemWord(word))
+
+
+def _content(words: Sequence[str]) -> list[str]:
+    return [stem(w) for w in words if len(w) >= 2 and w not in STOPWORDS]
 
 
 def _keyword(raw: str) -> str:
-    # Every run of non-alphanumerics (spaces, hyphens, underscores, dots) is one separator, so
+    # Every run of non-alphanumerics (spaces, hyphens, underscores, dots) separates words, so
     # "Late-Payment", "late_payment" and " late  payment " all give the same feature.
-    parts = [p for p in _SEPARATORS.split(raw.strip().lower()) if p]
-    if len(parts) == 1:
-        return singular(parts[0])
-    return "_".join(parts)
+    words = _WORD.findall(raw.lower())
+    kept = _content(words) or [stem(w) for w in words]
+    return "_".join(kept)
 
 
-def _free_text(text: str) -> list[str]:
-    words = _WORD.findall(text.lower())
-    # Stop words are checked before the plural rule: they are listed in their surface form.
-    return [singular(w) for w in words if len(w) >= 2 and w not in STOPWORDS]
+def text_features(text: str) -> list[str]:
+    """Stems of ``text`` then its in-clause bigrams, each in order of first appearance."""
+    unigrams: list[str] = []
+    bigrams: list[str] = []
+    for clause in _CLAUSE.split(text.lower()):
+        words = _content(_WORD.findall(clause))
+        unigrams += words
+        bigrams += [f"{a}_{b}" for a, b in zip(words, words[1:]) if a != b]
+    return list(dict.fromkeys(unigrams + bigrams))
 
 
 def normalize_features(raw: Sequence[str] | str) -> tuple[str, ...]:
     """Normalise keywords (a list) or free text (a ``str``) into sorted unique features.
 
     See the module docstring for the exact rule. ``["Refunds", "Enterprise"]`` and
-    ``"refunds for an enterprise"`` both give ``("enterprise", "refund")``.
+    ``"refunds for an enterprise"`` share ``("enterpris", "refund")``; the text adds the
+    bigram ``refund_enterpris``.
     """
     # A str is itself a Sequence[str]; test it first so text is not read letter by letter.
-    found = _free_text(raw) if isinstance(raw, str) else [_keyword(k) for k in raw]
-    return tuple(sorted({f for f in found if f}))[:MAX_FEATURES]
+    found = text_features(raw) if isinstance(raw, str) else [_keyword(k) for k in raw]
+    return tuple(sorted(_capped(found)))
+
+
+def _capped(found: Sequence[str]) -> set[str]:
+    # The first MAX_FEATURES in order of appearance: a long text keeps its opening words.
+    return set(list(dict.fromkeys(f for f in found if f))[:MAX_FEATURES])
+
+
+def outcome_features(features: Sequence[str] | str, task_text: str | None = None) -> tuple[str, ...]:
+    """An outcome's features: its keywords (or text) and the words of its task description."""
+    given = list(normalize_features(features)) if features else []
+    extra = text_features(task_text) if task_text else []
+    return tuple(sorted(_capped(given + extra)))

@@ -6,6 +6,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import select
 from sqlmodel import Session, col
@@ -15,19 +16,35 @@ from memworks.models.drafts import LessonView, OutcomeView
 from memworks.models.enums import Relation
 from memworks.models.schemas import LessonOut, OutcomeIn
 from memworks.models.tables import Lesson, Lineage, Outcome
-from memworks.pipelines.features import normalize_features
+from memworks.pipelines.features import outcome_features
 from memworks.pipelines.supersession import memory_id_for
 from memworks.store.idempotent import partition
+
+#: Whose word an outcome is (see :attr:`memworks.models.tables.Outcome.reporter`).
+Reporter = Literal["tenant", "user"]
 
 
 def _hash(o: OutcomeIn) -> str:
     body = [o.user_id, o.task_id, o.task_type, o.features, o.action_taken, o.verified_action, o.success,
             o.occurred_at.isoformat()]  # fmt: skip
+    if o.task_text is not None or o.feedback is not None:  # hashes of outcomes without them stay as they were
+        body += [o.task_text, o.feedback]
     return hashlib.sha256(json.dumps(body, ensure_ascii=False).encode()).hexdigest()
 
 
-def insert_outcomes(session: Session, *, outcomes: Sequence[OutcomeIn], now: datetime) -> tuple[list[str], list[str]]:
+def reporter_of(o: OutcomeIn, reporter: Reporter | None) -> Reporter:
+    """Whose word an outcome is: as the caller vouches, else its user's when it names one."""
+    if reporter is not None:
+        return reporter
+    return "user" if o.user_id else "tenant"
+
+
+def insert_outcomes(
+    session: Session, *, outcomes: Sequence[OutcomeIn], now: datetime, reporter: Reporter | None = None
+) -> tuple[list[str], list[str]]:
     """Store new outcomes (idempotent on tenant + outcome id). Returns (new ids, duplicate ids).
+
+    ``reporter`` comes from the caller's credentials (see :func:`reporter_of`), never from the body.
 
     Raises:
         Conflict: an outcome id already stored with different content (nothing is written).
@@ -37,10 +54,10 @@ def insert_outcomes(session: Session, *, outcomes: Sequence[OutcomeIn], now: dat
     rows = [
         Outcome(
             outcome_id=o.outcome_id, tenant_id=o.tenant_id, user_id=o.user_id, task_id=o.task_id,
-            task_type=o.task_type, features_json=json.dumps(list(normalize_features(o.features))),
+            task_type=o.task_type, features_json=json.dumps(list(outcome_features(o.features, o.task_text))),
             features_raw=json.dumps(o.features, ensure_ascii=False), action_taken=o.action_taken,
             verified_action=o.verified_action, success=o.success, content_hash=h, occurred_at=o.occurred_at,
-            received_at=now,
+            received_at=now, reporter=reporter_of(o, reporter), task_text=o.task_text, feedback=o.feedback,
         )  # fmt: skip
         for o, h in fresh
     ]
@@ -58,9 +75,23 @@ def outcome_views(session: Session, *, tenant_id: str, task_type: str) -> list[O
     return [
         OutcomeView(outcome_id=r.outcome_id, user_id=r.user_id, task_id=r.task_id, task_type=r.task_type,
                     features=tuple(json.loads(r.features_json)), action_taken=r.action_taken,
-                    verified_action=r.verified_action, success=r.success, occurred_at=r.occurred_at)  # fmt: skip
+                    verified_action=r.verified_action, success=r.success, occurred_at=r.occurred_at,
+                    reporter=r.reporter, received_at=r.received_at)  # fmt: skip
         for r in rows
     ]
+
+
+def known_actions(session: Session, *, tenant_id: str) -> set[str]:
+    """Actions the tenant vouched for: right on a tenant-level outcome of any task type, or the
+    action of a lesson an operator proposed."""
+    live = [col(Outcome.tenant_id) == tenant_id, col(Outcome.reporter) == "tenant", col(Outcome.tombstoned_at).is_(None)]
+    verified = session.scalars(select(col(Outcome.verified_action)).distinct().where(
+        *live, col(Outcome.verified_action).is_not(None)))  # fmt: skip
+    succeeded = session.scalars(select(col(Outcome.action_taken)).distinct().where(
+        *live, col(Outcome.success).is_(True), col(Outcome.verified_action).is_(None)))  # fmt: skip
+    proposed = session.scalars(select(col(Lesson.action)).distinct().where(
+        col(Lesson.tenant_id) == tenant_id, col(Lesson.origin) == "proposed"))  # fmt: skip
+    return {a for a in (*verified, *succeeded, *proposed) if a}
 
 
 def task_types(session: Session, *, tenant_id: str) -> list[str]:
@@ -102,10 +133,9 @@ def add_lesson(
     session: Session, *, tenant_id: str, task_type: str, pattern: Sequence[str], action: str, guidance: str,
     mined_from: Iterable[str], origin: str, now: datetime,
 ) -> LessonView:  # fmt: skip
-    """A new candidate (next version of the same pattern and action), with lineage to its outcomes."""
+    """A new candidate, the next version of its pattern, with lineage to its outcomes."""
     pat = sorted(set(pattern))
-    same = [r for r in lesson_rows(session, tenant_id=tenant_id, task_type=task_type)
-            if json.loads(r.pattern_json) == pat and r.action == action]  # fmt: skip
+    same = [r for r in lesson_rows(session, tenant_id=tenant_id, task_type=task_type) if json.loads(r.pattern_json) == pat]
     version = max((r.version for r in same), default=0) + 1
     lid = memory_id_for(tenant_id, "lesson", task_type, json.dumps(pat), action, str(version))
     row = Lesson(lesson_id=lid, tenant_id=tenant_id, task_type=task_type, pattern_json=json.dumps(pat), action=action,
@@ -123,7 +153,11 @@ def add_lesson(
 
 def decide(session: Session, *, tenant_id: str, lesson_id: str, status: str, report: str, evidence: Sequence[str],
            now: datetime) -> None:  # fmt: skip
-    """Record a gate decision (forward-only: only a candidate changes here)."""
+    """Record a gate decision (forward-only: only a candidate changes here).
+
+    A promotion supersedes the active lesson of the same pattern, which the new version
+    remembers (``previous_id``) so that rolling it back restores the old one.
+    """
     row = session.get(Lesson, lesson_id)
     if row is None or row.status != "candidate":
         return
@@ -131,6 +165,13 @@ def decide(session: Session, *, tenant_id: str, lesson_id: str, status: str, rep
     if status != "candidate":
         row.status = status
         row.activated_at = now if status == "active" else None
+        if status == "active":
+            for old in lesson_rows(session, tenant_id=tenant_id, task_type=row.task_type):
+                if old.status == "active" and old.pattern_json == row.pattern_json and old.lesson_id != lesson_id:
+                    old.status, old.retired_at = "superseded", now
+                    old.report = f"superseded by version {row.version} ({lesson_id}); {old.report}"
+                    row.previous_id = old.lesson_id
+                    session.add(old)
         have = set(session.scalars(select(col(Lineage.parent_id)).where(
             col(Lineage.child_id) == lesson_id, col(Lineage.relation) == Relation.VALIDATED_ON)))  # fmt: skip
         session.add_all(
@@ -142,17 +183,28 @@ def decide(session: Session, *, tenant_id: str, lesson_id: str, status: str, rep
 
 
 def retire(session: Session, *, tenant_id: str, lesson_id: str, status: str, report: str, now: datetime) -> Lesson:
-    """active → rolled_back (or deleted), with the evidence in the report."""
+    """active → rolled_back (or deleted), with the evidence in the report.
+
+    A rolled-back version that replaced another restores it: the previous version of the
+    pattern is active again (its report says why), and recommendations fall back to it.
+    """
     row = session.get(Lesson, lesson_id)
     if row is None or row.tenant_id != tenant_id:
         raise NotFound(f"no lesson {lesson_id!r}")
     if row.status in ("active", "candidate"):
+        was_active = row.status == "active"
         row.status, row.report, row.retired_at = status, report, now
         session.add(row)
+        prev = session.get(Lesson, row.previous_id) if row.previous_id and was_active else None
+        if prev is not None and prev.tenant_id == tenant_id and prev.status == "superseded":
+            prev.status, prev.activated_at, prev.retired_at = "active", now, None
+            prev.report = f"restored: version {row.version} ({lesson_id}) was rolled back; {prev.report}"
+            session.add(prev)
     return row
 
 
 def to_out(row: Lesson) -> LessonOut:
     return LessonOut(lesson_id=row.lesson_id, task_type=row.task_type, pattern=json.loads(row.pattern_json),
                      action=row.action, guidance=row.guidance, status=row.status, version=row.version,
-                     origin=row.origin, report=row.report, created_at=row.created_at, activated_at=row.activated_at)  # fmt: skip
+                     origin=row.origin, report=row.report, created_at=row.created_at, activated_at=row.activated_at,
+                     previous_id=row.previous_id)  # fmt: skip

@@ -72,6 +72,10 @@ class Runtime:
             min_support=self.settings.lesson_min_support,
             max_pattern_size=self.settings.lesson_max_pattern_size,
             max_promotions_per_run=self.settings.lesson_promotions_per_run,
+            min_reporters=self.settings.lesson_min_reporters,
+            guard_min_cases=self.settings.lesson_guard_min_cases,
+            max_unfixed_share=self.settings.lesson_max_unfixed_share,
+            declared_actions=tuple(self.settings.lesson_actions),
         )
 
     @property

@@ -74,7 +74,8 @@ def scenario(mw: Any, tenant: str) -> list[Any]:
     out.append(mw.report_outcomes([{"outcome_id": f"o{i}", "tenant_id": tenant, "user_id": "u1", "task_type": "triage",
                                     "features": ["login", "breach"], "action_taken": "route_tech",
                                     "verified_action": "escalate_security", "success": False, "task_id": f"c{i}",
-                                    "occurred_at": "2025-01-01T00:00:00+00:00"} for i in range(4)]))  # fmt: skip
+                                    "occurred_at": "2025-01-01T00:00:00+00:00"} for i in range(4)],
+                                  reporter="tenant"))  # the tenant key's word, either way  # fmt: skip
     mw.drain()
     out += [mw.lessons(tenant), mw.lessons(tenant, "triage"), mw.recommend(tenant, "triage", ["breach", "login"])]
     out += [mw.consolidate(tenant)["status"], mw.profile(u)]

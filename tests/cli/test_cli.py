@@ -180,8 +180,10 @@ def test_eval_lessons_writes_report_and_plot(tmp_path: Path) -> None:
     res = run(["eval", "lessons", "--json", "--out", str(tmp_path / "out")], tmp_path / "unused.db")
     assert res.returncode == 0, res.stderr[-2000:]
     report = json.loads(res.stdout)
+    assert set(report["lessons"]) == {"keywords", "free_text", "noisy"}
+    assert report["lessons"]["keywords"]["accuracy"] == [0.5, 0.6667, 0.8333, 1.0, 1.0]
     for r in report["lessons"].values():
-        assert r["final_accuracy"] == 1.0 and r["max_promotions_per_episode"] <= 1
+        assert r["max_promotions_per_episode"] <= 1 and r["harmful_promotions"] == [] and r["gate"]["blocked"]
     assert (tmp_path / "out" / "lessons_curve.png").read_bytes()[:4] == b"\x89PNG"
     assert json.loads((tmp_path / "out" / "lessons.json").read_text())["lessons"]["keywords"]["accuracy"]
 

@@ -270,11 +270,12 @@ def test_lessons_from_several_users_get_a_recorded_decision(sqlite_url: str, mak
     mw = make_memworks(sqlite_url)
     shared = [outcome(i, ["login", "breach"], "route_tech", "escalate_security", user=f"u{1 + i % 3}") for i in range(7)]
     shared += [outcome(10 + i, ["login", "password"], "route_tech", "route_tech", user="u2") for i in range(3)]
-    mw.report_outcomes(shared[:1])
-    mw.report_outcomes(shared[1:])
+    # The tenant vouches for its users' outcomes (a user's word alone never makes a lesson).
+    mw.report_outcomes(shared[:1], reporter="tenant")
+    mw.report_outcomes(shared[1:], reporter="tenant")
     private = [outcome(20 + i, ["invoice", "zorblax"], "route_billing", "refund_now", user="u1") for i in range(4)]
-    mw.report_outcomes(private[:1])
-    mw.report_outcomes(private[1:])
+    mw.report_outcomes(private[:1], reporter="tenant")
+    mw.report_outcomes(private[1:], reporter="tenant")
     mw.drain()
     active = {tuple(l.pattern): l for l in mw.lessons("t1") if l.status == "active"}
     assert set(active) >= {("breach",)} and any("zorblax" in p or "invoice" in p for p in active)

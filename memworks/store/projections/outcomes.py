@@ -34,6 +34,7 @@ def _holding() -> Any:
     """An outcome row that still holds words, or is not tombstoned."""
     return or_(col(Outcome.features_raw) != "", col(Outcome.features_json) != "[]", col(Outcome.action_taken) != "",
                col(Outcome.verified_action).is_not(None), col(Outcome.task_id).is_not(None),
+               col(Outcome.task_text).is_not(None), col(Outcome.feedback).is_not(None),
                col(Outcome.tombstoned_at).is_(None))  # fmt: skip
 
 
@@ -52,6 +53,7 @@ def purge_outcomes(session: Session, *, tenant_id: str, user_id: str, ids: Seque
         result: Any = session.execute(
             update(Outcome).where(where, _holding()).values(
                 features_raw="", features_json="[]", action_taken="", verified_action=None, task_id=None,
+                task_text=None, feedback=None,
                 tombstoned_at=func.coalesce(Outcome.tombstoned_at, now))  # fmt: skip
         )
         n += result.rowcount or 0

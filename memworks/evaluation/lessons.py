@@ -182,9 +182,10 @@ def plot(results: list[dict[str, Any]], path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    for r in results:
+    # Keywords and free text learn alike, so their lines coincide: markers of shrinking size show both.
+    for r, (marker, size) in zip(results, [("o", 10), ("s", 6), ("^", 5)], strict=False):
         xs = list(range(1, len(r["held_out_accuracy"]) + 1))
-        (line,) = ax.plot(xs, r["held_out_accuracy"], marker="o", label=f"{r['scenario']}: held-out")
+        (line,) = ax.plot(xs, r["held_out_accuracy"], marker=marker, markersize=size, label=f"{r['scenario']}: held-out")
         ax.plot(xs, r["accuracy"], linestyle=":", color=line.get_color(), label=f"{r['scenario']}: training tickets")
     ax.axhline(0.5, color="grey", linestyle="--", linewidth=0.8, label="base policy (seed)")
     ax.set_xlabel("episode")

@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from memworks.models.schemas import Scope
-from memworks.models.tables import JobRun, Lineage, Memory
+from memworks.models.tables import JobRun, Lineage, Memory, Outcome
 from memworks.store.reflections import EXTRACTOR
 from tests.workers.test_lesson_actor import outcome
 
@@ -70,7 +70,9 @@ def test_a_subject_deletion_removes_their_notes(sqlite_url: str, make_memworks: 
     assert not mw.retrieve(Scope(tenant_id="t1", user_id="u1"), "refund card fraud").hits
     with Session(mw.runtime.engine) as s:
         row = s.get(Memory, note.memory_id)
+        (reported,) = s.scalars(select(Outcome)).all()
     assert row is None or "Stolen card" not in row.text
+    assert (reported.task_text, reported.feedback) == (None, None)  # the outcome's own words went too
 
 
 def test_one_users_word_alone_never_promotes_a_lesson(sqlite_url: str, make_memworks: Any) -> None:

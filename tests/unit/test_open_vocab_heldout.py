@@ -70,3 +70,34 @@ def test_keyed_records_on_held_out_turns_are_precise() -> None:
         if (tid, c) not in true:
             print(f"  false: {tid} {c.key} | {c.text}")
     assert records and precision >= TARGET
+
+
+def test_longmemeval_knowledge_update_meets_in_one_slot() -> None:
+    """The sample's knowledge update (a personal best stated twice, weeks apart) becomes one slot
+    whose present value is the later one."""
+    from datetime import datetime
+
+    from memworks.pipelines.gate import judge
+    from memworks.pipelines.supersession import Accepted, decide_writes
+
+    assert DATA is not None
+    sample = next(q for q in json.loads((DATA / "longmemeval_oracle_sample_2q.json").read_text())
+                  if q["question_type"] == "knowledge-update")  # fmt: skip
+    extract = OpenVocabularyExtractor(SpacyParser(), rules=RulesExtractor())
+    plans = []
+    rows: list[Candidate] = []
+    for date, session in sorted(zip(sample["haystack_dates"], sample["haystack_sessions"], strict=True)):
+        when = datetime.strptime(date[:10] + date[-6:], "%Y/%m/%d %H:%M").astimezone()
+        for i, t in enumerate(x for x in session if x["role"] == "user"):
+            turn = Turn(episode_id=f"{date}-{i}", role=Role.USER, source=Source.USER, content=t["content"], occurred_at=when)
+            for c in extract(turn):
+                if c.key and c.key.endswith("personal_best_time"):
+                    rows.append(c)
+                    plans.append(Accepted(c, judge(c), turn.episode_id, when))
+    assert [(c.key, c.value) for c in rows] == [("user.personal_best_time", "27:12"), ("user.personal_best_time", "25:50")]
+    plan = decide_writes(plans, [], scope_key="t\x1fu", now=plans[-1].valid_from)
+    assert [op.value for op, _ in plan.ops] == ["add", "update"]
+    first, later = plan.new
+    assert [(c.memory_id, c.valid_to, c.superseded_by) for c in plan.closes] == [
+        (first.memory_id, later.valid_from, later.memory_id)]  # fmt: skip
+    assert (first.value, later.value, later.supersedes) == ("27:12", "25:50", first.memory_id)

@@ -53,7 +53,7 @@ from memworks.pipelines.extraction.open_vocab_clause import (
 )
 from memworks.pipelines.extraction.open_vocab_forget import forget_request
 from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
-from memworks.pipelines.extraction.open_vocab_states import interest_frame, state_frame
+from memworks.pipelines.extraction.open_vocab_states import interest_frame, measures_in, state_frame
 from memworks.pipelines.extraction.open_vocab_render import phrase, slug
 from memworks.pipelines.extraction.open_vocab_time import TimeRead, read_time, written
 
@@ -79,7 +79,7 @@ def statements_in(s: Sentence, state: TurnState) -> list[Statement]:
     if first is None or s.text.rstrip().endswith("?") or P.CONDITIONAL.match(s.text.lstrip(" \"'(-*")):
         remember_people(s, state)
         return []
-    out: list[Statement] = []
+    out: list[Statement] = measures_in(s, state)
     for verb in clause_heads(s):
         if (c := make_clause(s, verb, state)) is None:
             continue

@@ -41,7 +41,7 @@ CATEGORY: dict[str, str] = {
     **_words("sport", "tennis soccer football basketball baseball volleyball golf hockey rugby cricket "
                       "badminton squash climbing bouldering surfing skiing snowboarding yoga pilates boxing "
                       "karate judo jiu-jitsu cycling rowing pickleball swimming running skating"),
-    **_words("race", "marathon half-marathon half_marathon 5k 10k triathlon ultramarathon ironman race"),
+    **_words("race", "marathon half-marathon half_marathon 5k 10k triathlon ultramarathon ironman race run"),
     **_words("children", "kid kids child children son sons daughter daughters baby twins"),
     **{w: "language" for w in P.LANGUAGES},
     **_words("language", "sign_language asl"),
@@ -179,4 +179,5 @@ TRIGGERS: frozenset[str] = frozenset(
     for lemma in (HOLD_VERBS | set(ASPECT) | EVENT_VERBS | END_VERBS | REDATE_VERBS | BEGIN_VERBS
                   | {"give", "stop", "forget", "delete", "erase", "remove", "wipe", "remember", "store", "unlearn"})
     for w in _forms(lemma)
-) | frozenset(STATES) | frozenset("into passionate fan enthusiast old favorite favourite fave longer anymore".split())
+) | frozenset(STATES) | frozenset("into passionate fan enthusiast old favorite favourite fave longer anymore best "
+                                "record".split())

@@ -1,11 +1,25 @@
-"""States and interests of the speaker: "I'm married", "I'm 34", "I'm into pottery"."""
+"""States, interests and personal measures of the speaker: "I'm married", "I'm 34", "I'm into
+pottery", "my personal best time is 25:50"."""
 
 from __future__ import annotations
 
-from memworks.pipelines.extraction import open_vocab_lexicon as L
-from memworks.pipelines.extraction.open_vocab_clause import FIRST, Clause, Statement, conjuncts, names_thing, statement
+import re
 
-__all__ = ["interest_frame", "state_frame"]
+from memworks.pipelines.extraction import open_vocab_lexicon as L
+from memworks.pipelines.extraction.open_vocab_clause import (
+    FIRST,
+    MY,
+    Clause,
+    Statement,
+    TurnState,
+    conjuncts,
+    names_thing,
+    statement,
+)
+from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
+from memworks.pipelines.extraction.open_vocab_render import slug
+
+__all__ = ["interest_frame", "measures_in", "state_frame"]
 
 _PRESENT = frozenset({"VBP", "VBZ"})
 
@@ -49,3 +63,57 @@ def interest_frame(c: Clause) -> list[Statement]:
         return []
     return [statement(c, "interest", ("interests",), v, text=f"{c.person.name} is into {v}.")
             for v, _ in conjuncts(c, target)]  # fmt: skip
+
+
+#: Modifiers that make a noun a personal measure ("personal best time", "fastest lap").
+_MEASURE_MODS = frozenset("best personal record fastest top highest lowest longest".split())
+#: Verbs that set or state a measure ("I set a personal best time ... of 27:12").
+_MEASURE_VERBS = frozenset("set achieve hit get run reach beat break".split())
+_DIGITS = re.compile(r"\d")
+
+
+def measures_in(s: Sentence, state: TurnState) -> list[Statement]:
+    """Personal measures with a number, wherever the sentence states them: "my personal best time
+    of 25:50" (even inside "I'm hoping to beat ..."), "my best marathon time is 3:45", "I set a
+    personal best time ... with a time of 27:12" → ``user.personal_best_time``."""
+    out: list[Statement] = []
+    for t in s.tokens:
+        mods = [m for m in s.children(t.i, "amod", "compound") if m.i < t.i]
+        if t.pos != "NOUN" or not any(m.lower in _MEASURE_MODS for m in mods):
+            continue
+        mine = any(p.lower in MY for p in s.children(t.i, "poss"))
+        verb = s.tokens[t.head] if t.dep == "dobj" else None
+        said = verb is not None and verb.lemma in _MEASURE_VERBS and any(
+            k.lower in FIRST for k in s.children(verb.i, "nsubj"))
+        if not (mine or said):
+            continue
+        value = _measure_value(s, t) or (_number_under(s, verb) if said and verb is not None else None)
+        if value is None:
+            continue
+        words = " ".join([*(m.lower for m in mods), t.lower])
+        person = state.speaker
+        text = f"{person.possessive} {words} is {value}."
+        out.append(Statement("measure", person, (slug(words),), value, text, confidence=0.8))
+    return out
+
+
+def _number_under(s: Sentence, verb: Token) -> str | None:
+    """The one number given "of"/"with" anywhere under ``verb`` ("... with a time of 27:12")."""
+    found = [t.text for t in s.subtree(verb.i) if t.pos == "NUM" and _DIGITS.search(t.text) and t.dep == "pobj"
+             and s.tokens[t.head].lower in ("of", "with", "at")]  # fmt: skip
+    return found[0] if len(found) == 1 else None
+
+
+def _measure_value(s: Sentence, head: Token) -> str | None:
+    """A number that belongs to ``head``: "of 25:50", "with a time of 27:12", "is 3:45"."""
+    for p in s.children(head.i, "prep"):
+        for o in s.children(p.i, "pobj"):
+            if _DIGITS.search(o.text) and o.pos == "NUM":
+                return o.text
+            if inner := _measure_value(s, o):
+                return inner
+    if head.dep in ("nsubj",) and (verb := s.tokens[head.head]).lemma == "be":
+        attr = s.child(verb.i, "attr")
+        if attr is not None and _DIGITS.search(attr.text) and attr.pos == "NUM":
+            return attr.text
+    return None

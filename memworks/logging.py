@@ -32,7 +32,29 @@ def configure_logging(level: int = logging.INFO) -> None:
         logger_factory=lambda *_: structlog.PrintLogger(sys.stderr),
         cache_logger_on_first_use=False,
     )
+    _redact_library_exceptions()
     _configured = True
+
+
+#: Loggers of libraries that log a failed job's exception themselves (the worker's "failed to
+#: process message" line), whose messages would quote statements and values.
+REDACTED_LOGGERS = ("dramatiq",)
+
+
+def _redact_library_exceptions() -> None:
+    """Library log records keep an exception's type and place, not its message or traceback."""
+    base = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = base(*args, **kwargs)
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None and record.name.split(".")[0] in REDACTED_LOGGERS:
+            f = exception_fields(exc)
+            record.msg = f"{record.msg} [{f['error']} at {', '.join(f['at'][-3:])}]"
+            record.exc_info, record.exc_text = None, None
+        return record
+
+    logging.setLogRecordFactory(factory)
 
 
 def get_logger(name: str) -> structlog.stdlib.BoundLogger:

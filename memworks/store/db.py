@@ -61,7 +61,7 @@ def error_text(exc: BaseException) -> str:
     since the driver's message quotes values (``Key (user_id)=(…) already exists``)."""
     if isinstance(exc, SQLAlchemyError):
         orig = getattr(exc, "orig", None)
-        return type(exc).__name__ + (f" ({type(orig).__name__})" if orig is not None else "")
+        return type(exc).__name__ + (f" ({type(orig).__module__}.{type(orig).__qualname__})" if orig is not None else "")
     return f"{type(exc).__name__}: {exc}"
 
 

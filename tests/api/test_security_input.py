@@ -82,6 +82,34 @@ def test_a_500_logs_neither_sql_parameters_nor_content(client: Any, mw: Any, mak
     assert "zorblax" not in str(err.value) and "hidden" in str(err.value)
 
 
+def test_a_failed_jobs_log_and_manifest_detail_carry_no_sql_or_content(
+    sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:  # fmt: skip
+    # Given a purge job that fails on a statement with the subject's words bound, the worker's own
+    # failure line and the target's detail name the error's type, not its message.
+    import logging
+
+    from sqlalchemy import text
+
+    from memworks.store import erasure
+
+    mw = make_memworks(sqlite_url)
+    purge, check = erasure.PROJECTIONS["lexical_index"]
+
+    def failing(session: Any, subject: Any) -> int:
+        session.execute(text("SELECT * FROM no_such_table WHERE term = :t"), {"t": "zorblax"})
+        return 0
+
+    monkeypatch.setitem(erasure.PROJECTIONS, "lexical_index", (failing, check))
+    rid = mw.submit_deletion({"tenant_id": "t1", "user_id": "u1"})
+    with caplog.at_level(logging.DEBUG), pytest.raises(Exception, match="no such table"):
+        mw.drain()
+    failed = [r for r in caplog.records if r.name.startswith("dramatiq") and "OperationalError" in r.getMessage()]
+    assert failed and not any(n in caplog.text.casefold() for n in ("zorblax", "no_such_table", "select"))
+    detail = mw.manifest(rid).targets["lexical_index"].detail
+    assert "OperationalError" in detail and "zorblax" not in detail and "SELECT" not in detail
+
+
 def test_the_cli_deletes_outcomes_and_lessons_with_targets_in_the_manifest(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     assert run(["outcomes", str(write_jsonl(tmp_path / "o.jsonl", _private_and_shared()))], db).returncode == 0

@@ -178,7 +178,7 @@ class OpenVocabularyExtractor:
         return have
 
 
-_SENTENCE_END = re.compile(r"[.!?]+\s+")
+_SENTENCE_END = re.compile(r"[.!?]\s+")
 _ABBREVIATIONS = frozenset("mr mrs ms dr st prof jr sr vs etc mt ft no e.g i.e".split())
 
 

@@ -179,6 +179,9 @@ def test_event_dates_are_read_against_the_episode_time(extract: OpenVocabularyEx
     for text, want in cases.items():
         got = [c for c in extract(turn(text, at)) if c.key]
         assert got and got[0].valid_from == want, (text, got)
+    mass = extract(turn("I attended the Sunday mass at St. Mary's Church on January 2nd.", at))
+    assert [(c.text, c.valid_from) for c in mass] == [
+        ("User attended the Sunday mass at St. Mary's Church on 2 January 2025.", day(2025, 1, 2))]  # fmt: skip
     nxt = extract(turn("My brother's wedding is next October.", at))
     assert [(c.key, c.event_at) for c in nxt] == [("user.brother.wedding", day(2025, 10, 1))]
     assert nxt[0].valid_from is None  # the statement holds from when it was said

@@ -165,6 +165,7 @@ def test_value_and_topic_matching() -> None:
         ("I lost it earlier this month", datetime(2023, 5, 1, tzinfo=UTC), "in May 2023"),
         ("two weekends ago we camped", datetime(2023, 4, 29, tzinfo=UTC), "on the weekend of 29 April 2023"),
         ("I joined a group last Tues", datetime(2023, 5, 2, tzinfo=UTC), "on 2 May 2023"),
+        ("a week before Black Friday", datetime(2022, 11, 18, tzinfo=UTC), "on 18 November 2022"),
     ],
 )
 def test_relative_times_resolve_against_the_episode_time(text: str, when: datetime, words: str) -> None:

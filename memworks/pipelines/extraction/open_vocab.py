@@ -160,7 +160,7 @@ class OpenVocabularyExtractor:
                 topic = c.text.removeprefix("User asked to forget ").rstrip(".")
                 terms = tuple(c.key.split(".")[1:]) if c.key else ()
                 c = c.model_copy(update={"forget": ForgetRequest(topic=topic, terms=terms)})
-            if (tidy := _tidy(c)) is not None:
+            if (tidy := _tidy(c)) is not None and not _misread(tidy, _content(turn)):
                 out.append(_as_person(tidy, person))
         return out
 
@@ -256,6 +256,21 @@ def _tidy(c: Candidate) -> Candidate | None:
     for rx, repl in _FIRST_PERSON:
         value, text = rx.sub(repl, value), rx.sub(repl, text)
     return c.model_copy(update={"value": value, "text": text})
+
+
+_JOB_WORDS = re.compile(r"\b(?:job|position|role|work|working|company|hired|offer|employer|team)\b", re.I)
+
+
+def _misread(c: Candidate, content: str) -> bool:
+    """Rules readings the turn's words contradict: a "plan to start at X" in a turn that names
+    no job ("I'll start with Seaborn"), "prefers X over Y" read from "I'd like X to <verb>"."""
+    rule = c.extra.get("rule", "")
+    if rule == "plan.job" and not _JOB_WORDS.search(content):
+        return True
+    if rule == "pref.over" and "_vs_" in (c.key or ""):
+        preferred = re.escape(c.value)
+        return re.search(rf"\blike\s+{preferred}\s+to\s+\w", content, re.I) is not None
+    return False
 
 
 def _favorite_key(key: str) -> str:

@@ -10,6 +10,8 @@ The frames that read a clause live in :mod:`.open_vocab_frames`.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -155,7 +157,9 @@ def make_clause(s: Sentence, verb: Token, state: TurnState) -> Clause | None:
     if negated and not ended:
         return None
     span = own_tokens(s, verb)
-    text = "".join(s.tokens[i].text + s.tokens[i].ws for i in span)
+    # A day or month name that modifies a noun ("the Sunday mass", "the May issue") is no time.
+    text = "".join((" " * len(s.tokens[i].text) if _names_a_thing(s, s.tokens[i]) else s.tokens[i].text)
+                   + s.tokens[i].ws for i in span)  # fmt: skip
     time = read_time(text, state.anchor, phrases=time_phrases(s, span))
     if time is not None and (
         any(s.tokens[i].lower in _HABITUAL for i in span)  # "we usually watch movies at Thanksgiving"
@@ -164,6 +168,12 @@ def make_clause(s: Sentence, verb: Token, state: TurnState) -> Clause | None:
         time = None
     time_tokens = tokens_of(s, span, time.phrase) if time else frozenset()
     return Clause(s, verb, subj, person, confidence, negated, ended, time, time_tokens, state)
+
+
+def _names_a_thing(s: Sentence, t: Token) -> bool:
+    head = s.tokens[t.head]
+    return (t.dep in ("compound", "amod") and t.lemma in _TIME_HEADS and head.pos == "NOUN"
+            and head.lemma not in _TIME_HEADS and not any(ch.isdigit() for ch in head.text))  # fmt: skip
 
 
 def person_of(s: Sentence, subj: Token, state: TurnState) -> tuple[Person | None, float]:
@@ -235,6 +245,7 @@ def time_phrases(s: Sentence, span: list[int]) -> list[str]:
 
 
 _ABOUT = frozenset({"about", "around", "roughly", "approximately", "nearly", "almost", "some"})
+_TIME_PREPS = frozenset({"on", "in", "at", "during", "over"})
 
 
 def tokens_of(s: Sentence, span: list[int], words: str) -> frozenset[int]:
@@ -249,6 +260,8 @@ def tokens_of(s: Sentence, span: list[int], words: str) -> frozenset[int]:
             text = " ".join(joined).replace(" 's", "'s")
             if text.split() == want or "".join(joined) == "".join(want):
                 start = k - 1 if k and low[k - 1] in _ABOUT else k
+                if start and low[start - 1] in _TIME_PREPS and s.tokens[span[start - 1]].pos == "ADP":
+                    start -= 1  # "on September 25th": the preposition goes with the date
                 return frozenset(span[start : j + 1])
             if len(" ".join(joined)) > len(words) + 2:
                 break
@@ -269,11 +282,13 @@ def object_of(c: Clause, verb: Token | None = None, preps: tuple[str, ...] = ())
 def names_thing(c: Clause, t: Token | None) -> bool:
     """Does ``t`` name a thing (not a pronoun, not vague, nothing that points elsewhere)?"""
     return (t is not None and t.pos in ("NOUN", "PROPN", "NUM") and t.lemma not in L.VAGUE_OBJECTS
+            and not _ORDINAL.fullmatch(t.lower)
             and t.lower not in UNSAID and t.i not in c.time_tokens and not _dangling(c.s, t)
             and not any(q.lower in _QUANTITIES for q in c.s.children(t.i, "amod", "nummod", "det", "quantmod")))  # fmt: skip
 
 
 _DEMONSTRATIVE = frozenset({"this", "that", "these", "those"})
+_ORDINAL = re.compile(r"\d{1,2}(?:st|nd|rd|th)")
 _POINTING = frozenset({"this", "that", "these", "those", "it", "them"})
 _ARGUMENTS = frozenset({"dobj", "pobj", "nsubj", "nsubjpass", "attr", "dative"})
 _QUANTITIES = frozenset({"few", "several", "many", "lots", "bunch", "couple"})

@@ -101,7 +101,8 @@ EVENT_NOUNS = frozenset(
 #: alone they point elsewhere, and a record of them would not stand on its own.
 ARTIFACTS = frozenset(
     "book novel series movie film show song album painting picture photo pic piece drawing "
-    "sculpture bowl vase recipe dish one thing project poem story article video game card".split()
+    "sculpture bowl vase recipe dish one thing project poem story article video game card season "
+    "episode chapter".split()
 )
 #: Verbs that move an event to another date ("moved her wedding to September").
 REDATE_VERBS = frozenset("move reschedule postpone push change shift bring delay".split())

@@ -129,6 +129,7 @@ def _thanksgiving(year: int) -> date:
     return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
 
 
+_SMALL = {"two": 2, "three": 3, "four": 4}
 _HOLIDAYS = {
     "christmas eve": lambda y: date(y, 12, 24), "christmas": lambda y: date(y, 12, 25),
     "xmas": lambda y: date(y, 12, 25), "new year's eve": lambda y: date(y, 12, 31),
@@ -140,7 +141,8 @@ _HOLIDAYS = {
     "easter": _easter,
 }  # fmt: skip
 _HOLIDAY = re.compile(
-    r"\b(?:(?P<mod>last|this|next|past|on|at|over|for|during)\s+)?(?P<h>"
+    r"\b(?:(?P<n>a|one|two|three|\d{1,2})\s+(?P<unit>days?|weeks?)\s+(?P<dir>before|after)\s+)?"
+    r"(?:(?P<mod>last|this|next|past|on|at|over|for|during)\s+)?(?P<h>"
     + "|".join(re.escape(h).replace("'", "'?").replace(r"\ ", r"\s+") for h in sorted(_HOLIDAYS, key=len, reverse=True))
     + r")\b",
     re.IGNORECASE,
@@ -151,7 +153,12 @@ def _holiday(m: re.Match[str], anchor: datetime, future: bool) -> datetime | Non
     name = " ".join(m["h"].lower().replace("'", "").split())
     fn = next(f for k, f in _HOLIDAYS.items() if k.replace("'", "") == name)
     mod, today = (m["mod"] or "").lower(), anchor.date()
-    days = [fn(y) for y in range(today.year - 1, today.year + 2)]
+    shift = timedelta()
+    if m["n"]:  # "a week before Black Friday"
+        n = 1 if m["n"].lower() in ("a", "one") else _SMALL.get(m["n"].lower()) or int(m["n"])
+        shift = timedelta(days=n * (7 if m["unit"].lower().startswith("w") else 1))
+        shift = -shift if m["dir"].lower() == "before" else shift
+    days = [fn(y) + shift for y in range(today.year - 1, today.year + 2)]
     if mod == "next" or (future and mod != "last"):
         return _day(anchor, min(d for d in days if d > today))
     if mod in ("last", "past"):
@@ -173,7 +180,6 @@ def _this_period(m: re.Match[str], anchor: datetime, future: bool) -> datetime |
 
 _BEFORE_LAST = re.compile(r"\bthe\s+(?P<p>week|month|year)\s+before\s+last\b", re.IGNORECASE)
 _WEEKENDS_AGO = re.compile(r"\b(?P<n>two|three|four|\d)\s+weekends\s+ago\b", re.IGNORECASE)
-_SMALL = {"two": 2, "three": 3, "four": 4}
 
 
 def _before_last(m: re.Match[str], anchor: datetime, future: bool) -> datetime | None:

@@ -15,8 +15,9 @@ import pytest
 from memworks.adapters.nlp import SpacyParser
 from memworks.models.drafts import Candidate, MemoryView, Turn
 from memworks.models.enums import CandidateOp, MemoryKind, MemoryStatus, Op, Role, Source
-from memworks.pipelines.extraction.base import Extractor
+from memworks.pipelines.extraction.base import BatchExtractor, Extractor
 from memworks.pipelines.extraction.open_vocab import OpenVocabularyExtractor, refusal
+from memworks.pipelines.extraction.open_vocab_parse import Parser
 from memworks.pipelines.extraction.rules import RulesExtractor
 from memworks.pipelines.gate import judge
 from memworks.pipelines.supersession import Accepted, WritePlan, decide_writes
@@ -290,3 +291,9 @@ def test_batches_and_single_turns_agree(extract: OpenVocabularyExtractor) -> Non
     extract.warm(turns)
     assert extract.extract_many(turns) == [extract(t) for t in turns]
     assert all(c.kind in (MemoryKind.SEMANTIC, MemoryKind.EPISODIC) for cs in extract.extract_many(turns) for c in cs)
+
+
+def test_extractor_and_parser_keep_their_contracts(extract: OpenVocabularyExtractor) -> None:
+    parser: Parser = extract.parser
+    batch: BatchExtractor = extract
+    assert batch.name == "open" and parser.parse(["", "I play the cello."])[0] == []

@@ -33,3 +33,13 @@ class Extractor(Protocol):
     name: str
 
     def __call__(self, turn: Turn, *, context: Sequence[Turn] = ()) -> list[Candidate]: ...
+
+
+class BatchExtractor(Extractor, Protocol):
+    """An extractor whose work is cheaper in batches (the ``open`` extractor parses sentences).
+
+    Callers that hold many turns call :meth:`warm` once before calling the extractor turn by
+    turn; the results are the same either way.
+    """
+
+    def warm(self, turns: Sequence[Turn]) -> None: ...

@@ -44,10 +44,12 @@ def mine_lessons(tenant_id: str, task_type: str) -> None:
         lessons = store.lesson_views(s, tenant_id=tenant_id, task_type=task_type)
         for lesson in lessons:
             if lesson.status == "active" and (v := guard_lesson(lesson, outcomes, lessons, policy=policy)).rollback:
-                store.retire(s, tenant_id=tenant_id, lesson_id=lesson.lesson_id, status="rolled_back", report=v.report, now=now)
+                store.retire(s, tenant_id=tenant_id, lesson_id=lesson.lesson_id, status="rolled_back", report=v.report,
+                             now=now)  # fmt: skip
                 counts["rolled_back"] += 1
         counts["reflections"], counts["reflections_refused"] = reflections.write_reflections(
-            s, tenant_id=tenant_id, task_type=task_type, embedder=lambda: rt.embedder, forgetting=rt.forgetting_policy, now=now)
+            s, tenant_id=tenant_id, task_type=task_type, embedder=lambda: rt.embedder,
+            forgetting=rt.forgetting_policy, now=now)  # the model loads only when there is a note to index
         known = store.known_actions(s, tenant_id=tenant_id) | set(policy.declared_actions)
         lessons = store.lesson_views(s, tenant_id=tenant_id, task_type=task_type)
         for p in mine_candidates(outcomes, lessons, task_type=task_type, policy=policy, known=known):

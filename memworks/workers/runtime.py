@@ -1,105 +1,13 @@
-"""What actors and the facade share in one process: settings, engine, embedder, extractor, cache."""
+"""The process's one ``Deps`` (the runtime): built from the environment on first use, swapped by the facade."""
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from functools import cached_property
 
-from sqlalchemy import Engine
+from memworks.config import get_settings
+from memworks.services.deps import Deps, Runtime, utcnow
 
-from memworks.adapters.embedder import get_embedder
-from memworks.config import Settings, get_settings
-from memworks.errors import InvalidInput
-from memworks.pipelines.consolidation import ForgettingPolicy
-from memworks.pipelines.extraction.base import Extractor
-from memworks.pipelines.protocols import Embedder
-from memworks.pipelines.lessons import LessonPolicy
-from memworks.pipelines.ranking import RankPolicy
-from memworks.store.consolidation import Knobs
-from memworks.store.db import get_engine, upgrade
-from memworks.store.projections.cache import MemoryCache, ReadCache, RedisCache
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-@dataclass
-class Runtime:
-    settings: Settings
-
-    @cached_property
-    def engine(self) -> Engine:
-        return get_engine(self.settings.database_url)
-
-    @cached_property
-    def embedder(self) -> Embedder:
-        return get_embedder(self.settings.embedder)
-
-    @cached_property
-    def extractor(self) -> Extractor:
-        if self.settings.extractor == "llm":
-            from memworks.adapters.llm import ChatCompletionsClient
-            from memworks.pipelines.extraction.llm import LLMExtractor
-
-            if not (self.settings.llm_base_url and self.settings.llm_model):
-                raise InvalidInput("MEMWORKS_EXTRACTOR=llm needs MEMWORKS_LLM_BASE_URL and MEMWORKS_LLM_MODEL")
-            client = ChatCompletionsClient(
-                self.settings.llm_base_url, self.settings.llm_model, api_key=self.settings.llm_api_key or None
-            )
-            return LLMExtractor(client)
-        from memworks.pipelines.extraction.rules import RulesExtractor
-
-        return RulesExtractor()
-
-    @cached_property
-    def cache(self) -> ReadCache:
-        url = self.settings.cache_url or ("" if self.settings.is_embedded_broker else self.settings.broker_url)
-        return RedisCache(url) if url.startswith("redis") else MemoryCache()
-
-    @property
-    def policy(self) -> RankPolicy:
-        return RankPolicy(
-            min_similarity=self.settings.retrieve_min_similarity,
-            min_similarity_lexical=self.settings.retrieve_min_similarity_lexical,
-        )
-
-    @property
-    def lesson_policy(self) -> LessonPolicy:
-        return LessonPolicy(
-            min_support=self.settings.lesson_min_support,
-            max_pattern_size=self.settings.lesson_max_pattern_size,
-            max_promotions_per_run=self.settings.lesson_promotions_per_run,
-            min_reporters=self.settings.lesson_min_reporters,
-            guard_min_cases=self.settings.lesson_guard_min_cases,
-            max_unfixed_share=self.settings.lesson_max_unfixed_share,
-            declared_actions=tuple(self.settings.lesson_actions),
-        )
-
-    @property
-    def forgetting_policy(self) -> ForgettingPolicy:
-        return ForgettingPolicy(max_records=self.settings.max_records_per_user)
-
-    @property
-    def consolidation_knobs(self) -> Knobs:
-        return Knobs(
-            forgetting=self.forgetting_policy,
-            dedup_threshold=self.settings.dedup_min_similarity,
-            profile_max_tokens=self.settings.profile_max_tokens,
-            embedder=self.embedder,
-            count_tokens=self.count_tokens,
-        )
-
-    def count_tokens(self, text: str) -> int:
-        """Tokens of the embedding model's tokenizer (the profile cap's unit)."""
-        counter = getattr(self.embedder, "count_tokens", None)
-        return int(counter(text)) if counter else len(text.split())
-
-    def upgrade_schema(self) -> None:
-        upgrade(self.settings.database_url)
-
+__all__ = ["Deps", "Runtime", "get_runtime", "set_runtime", "utcnow"]
 
 _runtime: Runtime | None = None
 _lock = threading.Lock()

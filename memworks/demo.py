@@ -66,7 +66,7 @@ def run_demo(out: Callable[[str], None] = print) -> int:
 
 
 def _story(mw: Any, out: Callable[[str], None], started: float) -> int:
-    from memworks.cli.memory import memory_table
+    from memworks.output import memory_table
 
     maya, other = Scope(tenant_id=T, user_id=U), Scope(tenant_id="globex", user_id=U)
     out("1. Maya says where she lives, twice (the second time reinforces, it adds no row).")

@@ -47,3 +47,12 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, max_width: i
         return "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
 
     return "\n".join([line(list(headers)), line(["-" * w for w in widths]), *(line(r) for r in body)])
+
+
+def memory_table(rows: Sequence[Any]) -> str:
+    """Memory records as a table: key, value, kind, status, source, times and evidence."""
+    return table(
+        [(r.key or "-", r.value, r.kind, r.status, r.source, r.valid_from, r.valid_to, r.recorded_at, r.retracted_at,
+          ",".join(r.evidence)) for r in rows],  # fmt: skip
+        ["key", "value", "kind", "status", "source", "valid_from", "valid_to", "recorded_at", "retracted_at", "evidence"],
+    )

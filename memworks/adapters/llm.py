@@ -22,13 +22,15 @@ from typing import Any
 import httpx
 import structlog
 
+from memworks.errors import MemworksError
+
 #: The system message fixes the output channel; the extractor's prompt carries the contract.
 SYSTEM_MESSAGE = "You are a precise information extractor. Reply with JSON only."
 
 _log = structlog.get_logger(__name__)
 
 
-class LLMUnavailable(Exception):
+class LLMUnavailable(MemworksError):
     """The endpoint could not be reached or kept failing; retry the work later.
 
     ``retry_after_s`` is the server's last ``Retry-After`` hint in seconds, if it sent one.
@@ -39,7 +41,7 @@ class LLMUnavailable(Exception):
         self.retry_after_s = retry_after_s
 
 
-class LLMRequestError(Exception):
+class LLMRequestError(MemworksError):
     """The endpoint rejected the request or answered with an unusable body; do not retry."""
 
     def __init__(self, message: str, *, status_code: int | None = None) -> None:

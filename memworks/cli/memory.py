@@ -12,7 +12,7 @@ from typing import Any
 
 from memworks.cli.common import EXIT_OK, iso_time, read_jsonl
 from memworks.errors import InvalidInput
-from memworks.output import dumps, table
+from memworks.output import dumps, memory_table, table
 
 
 def register(sub: Any) -> None:
@@ -66,14 +66,6 @@ def scope_of(args: argparse.Namespace) -> Any:
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InvalidInput(f"scope: field {err['loc'][0]!r}: {err['msg']}", field=str(err["loc"][0])) from None
-
-
-def memory_table(rows: Sequence[Any]) -> str:
-    return table(
-        [(r.key or "-", r.value, r.kind, r.status, r.source, r.valid_from, r.valid_to, r.recorded_at, r.retracted_at,
-          ",".join(r.evidence)) for r in rows],  # fmt: skip
-        ["key", "value", "kind", "status", "source", "valid_from", "valid_to", "recorded_at", "retracted_at", "evidence"],
-    )
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -25,7 +25,10 @@ class Settings(BaseSettings):
     cache_ttl_s: int = Field(300, ge=0)
     #: The sentence embedder (all-MiniLM-L6-v2, int8 ONNX); the only one shipped for real use.
     embedder: Literal["minilm"] = "minilm"
-    extractor: Literal["rules", "llm"] = "rules"
+    #: Who reads facts out of turns: ``open`` (the default: open-vocabulary keys from a local
+    #: dependency parse, the fixed keys from rules; no LLM), ``rules`` (fixed keys only, no
+    #: parser) or ``llm`` (an OpenAI-compatible endpoint, ``llm_*`` below).
+    extractor: Literal["open", "rules", "llm"] = "open"
     llm_base_url: str = ""
     llm_model: str = ""
     llm_api_key: str = ""

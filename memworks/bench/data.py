@@ -1,6 +1,6 @@
 """Synthetic stores, fast: realistic rows bulk-loaded straight into the tables.
 
-The rows mirror what ingestion writes (``store/ingest.py`` → ``memories.apply_plan`` →
+The rows mirror what ingestion writes (``services/ingest.py`` → ``memories.apply_plan`` →
 ``indexing.index_memories`` → the lexical and vector projections) without running the
 embedder per row:
 

@@ -102,6 +102,8 @@ class MemoryView(BaseModel):
     retracted_at: datetime | None = None
     superseded_at: datetime | None = None
     superseded_by: str | None = None
+    #: When the event the claim is about happens or happened (``Candidate.event_at``).
+    event_at: datetime | None = None
     expires_at: datetime | None = None
     last_retrieved_at: datetime | None = None
     last_verified_at: datetime | None = None

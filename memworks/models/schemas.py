@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, computed_field, field_validator
 
 from memworks.models.enums import MemoryKind, MemoryStatus, Role, Source
 from memworks.models.types import BoundedTime
@@ -67,6 +67,17 @@ class HitOut(BaseModel):
     evidence: list[str]
     score: float
     similarity: float
+    #: When the event the record is about happens or happened (a wedding's date), if it names one.
+    event_at: datetime | None = None
+    #: The record that replaced this one (a later value, or the fact a transcript stated).
+    superseded_by: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def stale(self) -> bool:
+        """No longer current: superseded, ended or (a transcript) every statement of it replaced.
+        Only ``as_of`` / ``known_at`` reads return such records."""
+        return _stale(self.status, self.valid_to)
 
 
 class RetrieveResult(BaseModel):
@@ -94,6 +105,18 @@ class MemoryOut(BaseModel):
     last_retrieved_at: datetime | None
     superseded_by: str | None
     evidence: list[str]
+    #: When the event the record is about happens or happened (a wedding's date), if it names one.
+    event_at: datetime | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def stale(self) -> bool:
+        """No longer current: superseded, ended, expired or retracted (history, not a present fact)."""
+        return self.retracted_at is not None or _stale(self.status, self.valid_to)
+
+
+def _stale(status: MemoryStatus, valid_to: datetime | None) -> bool:
+    return valid_to is not None or status in (MemoryStatus.SUPERSEDED, MemoryStatus.EXPIRED, MemoryStatus.DELETED)
 
 
 class IngestReceipt(BaseModel):

@@ -93,6 +93,8 @@ class Memory(SQLModel, table=True):
     #: Transaction time at which ``valid_to`` was closed by a successor.
     superseded_at: datetime | None = _time()
     superseded_by: str | None = Field(default=None, max_length=32)
+    #: When the event the claim is about happens or happened (a wedding's date), if it names one.
+    event_at: datetime | None = _time()
     last_retrieved_at: datetime | None = _time()
     last_verified_at: datetime | None = _time()
     expires_at: datetime | None = _time()

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Protocol
 
-from memworks.models.drafts import ForgetRequest, MemoryView
+from memworks.models.drafts import ForgetRequest
 
 #: Longest matching key prefix wins (``user.pet.dog`` → ``user.pet``).
 SLOT_WORDS: dict[str, str] = {
@@ -117,7 +118,17 @@ def names_value(key: str | None, value: str, named: str) -> bool:
     return values_agree(value, named) or bool(terms) and terms <= {t.rstrip("s") for t in tail} | tail
 
 
-def match_forget_topic(request: ForgetRequest, records: Iterable[MemoryView]) -> list[str]:
+class Keyed(Protocol):
+    """A stored record or a candidate: what a forget request is matched against."""
+
+    @property
+    def key(self) -> str | None: ...
+
+    @property
+    def value(self) -> str: ...
+
+
+def match_forget_topic(request: ForgetRequest, records: Iterable[Keyed]) -> list[str]:
     """The stored slots a forget request names, sorted; empty when nothing matches.
 
     A slot matches when every topic term is one of its key's words or a word of one of its

@@ -166,6 +166,7 @@ def _new(item: Accepted, scope_key: str, status: MemoryStatus, derived: tuple[st
         valid_from=item.valid_from,
         evidence=tuple(dict.fromkeys(c.evidence)),
         derived_from=derived,
+        event_at=c.event_at,
     )
 
 
@@ -174,7 +175,7 @@ def _as_view(n: NewMemory, now: datetime) -> MemoryView:
         memory_id=n.memory_id, kind=n.kind, key=n.key, value=n.value, text=n.text, source=n.source,
         confidence=n.confidence, trusted=n.trusted, status=n.status, extractor=n.extractor,
         valid_from=n.valid_from, valid_to=n.valid_to, recorded_at=now, superseded_by=n.superseded_by,
-        superseded_at=n.superseded_at, evidence=n.evidence, derived_from=n.derived_from,
+        superseded_at=n.superseded_at, evidence=n.evidence, derived_from=n.derived_from, event_at=n.event_at,
     )  # fmt: skip
 
 
@@ -258,6 +259,7 @@ def _assert(
             confidence=holder.confidence, trusted=holder.trusted, status=MemoryStatus.SUPERSEDED,
             extractor=holder.extractor, valid_from=holder.valid_from, valid_to=t, superseded_by=new.memory_id,
             superseded_at=now, evidence=holder.evidence, derived_from=holder.derived_from, revises=holder.memory_id,
+            event_at=holder.event_at,
         )  # fmt: skip
         new.valid_to, new.superseded_by = holder.valid_to, holder.superseded_by
         new.status, new.superseded_at = MemoryStatus.SUPERSEDED, now
@@ -315,7 +317,7 @@ def _revise(plan: WritePlan, slots: _Slots, m: MemoryView, now: datetime, *, evi
         extractor=m.extractor, valid_from=changes.get("valid_from", m.valid_from), valid_to=valid_to,
         superseded_by=changes.get("superseded_by", m.superseded_by),
         superseded_at=None if valid_to is None else (m.superseded_at or now),
-        evidence=m.evidence + more, derived_from=m.derived_from, revises=m.memory_id,
+        evidence=m.evidence + more, derived_from=m.derived_from, revises=m.memory_id, event_at=m.event_at,
     )  # fmt: skip
     plan.revised.append(m.memory_id)
     plan.new.append(revised)

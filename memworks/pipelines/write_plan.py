@@ -42,6 +42,8 @@ class NewMemory:
     derived_from: tuple[str, ...] = ()
     supersedes: str | None = None
     revises: str | None = None
+    #: When the event the claim is about happens or happened (``Candidate.event_at``).
+    event_at: datetime | None = None
 
 
 @dataclass(frozen=True)

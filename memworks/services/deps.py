@@ -5,6 +5,7 @@ Services never reach for a process-wide getter; workers and the facade build one
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
@@ -27,6 +28,23 @@ from memworks.store.projections.cache import MemoryCache, ReadCache, RedisCache
 def utcnow() -> datetime:
     """The clock services use unless a caller passes its own."""
     return datetime.now(UTC)
+
+
+_open_lock = threading.Lock()
+_open: list[Extractor] = []
+
+
+def open_extractor() -> Extractor:
+    """The ``open`` extractor, built on first use and shared by the process (loading and
+    checking the parser's weights takes about half a second; its parse cache is shared too)."""
+    with _open_lock:
+        if not _open:
+            from memworks.adapters.nlp import SpacyParser
+            from memworks.pipelines.extraction.open_vocab import OpenVocabularyExtractor
+            from memworks.pipelines.extraction.rules import RulesExtractor
+
+            _open.append(OpenVocabularyExtractor(SpacyParser(), rules=RulesExtractor()))
+        return _open[0]
 
 
 @dataclass
@@ -53,6 +71,8 @@ class Deps:
                 self.settings.llm_base_url, self.settings.llm_model, api_key=self.settings.llm_api_key or None
             )
             return LLMExtractor(client)
+        if self.settings.extractor == "open":
+            return open_extractor()
         from memworks.pipelines.extraction.rules import RulesExtractor
 
         return RulesExtractor()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, Row, insert, or_, select, update
@@ -14,7 +14,7 @@ from memworks.models.enums import MemoryKind, MemoryStatus, Relation
 from memworks.models.schemas import MemoryOut, Scope
 from memworks.models.tables import Lineage, Memory
 from memworks.pipelines.consolidation import ForgettingPolicy, expires_at_for
-from memworks.pipelines.supersession import WritePlan
+from memworks.pipelines.supersession import WritePlan, scope_key, transcript_id
 from memworks.store.episodes import fingerprint
 
 _EVIDENCE = (Relation.EXTRACTED_FROM, Relation.REINFORCED_BY, Relation.CONSOLIDATED_FROM)
@@ -68,9 +68,9 @@ def to_view(row: Memory, evidence: Sequence[str], derived: Sequence[str] = ()) -
         source=row.source, confidence=row.confidence, trusted=row.trusted, status=row.status,
         extractor=row.extractor, valid_from=row.valid_from, valid_to=row.valid_to,
         recorded_at=row.recorded_at, retracted_at=row.retracted_at, superseded_at=row.superseded_at,
-        superseded_by=row.superseded_by, expires_at=row.expires_at, last_retrieved_at=row.last_retrieved_at,
-        last_verified_at=row.last_verified_at, attention=row.attention, hold=row.hold, evidence=tuple(evidence),
-        derived_from=tuple(derived),
+        superseded_by=row.superseded_by, event_at=row.event_at, expires_at=row.expires_at,
+        last_retrieved_at=row.last_retrieved_at, last_verified_at=row.last_verified_at, attention=row.attention,
+        hold=row.hold, evidence=tuple(evidence), derived_from=tuple(derived),
     )  # fmt: skip
 
 
@@ -83,16 +83,22 @@ def views(session: Session, *, tenant_id: str, rows: Sequence[Memory]) -> list[M
 
 
 def load_slots(
-    session: Session, *, tenant_id: str, user_id: str, keys: Iterable[str], texts: Iterable[str] = ()
-) -> list[MemoryView]:
-    """Every non-deleted record of the user's slots ``keys``, plus records derived from them,
-    plus keyless records with one of ``texts`` (a restated event is found in any batch)."""
+    session: Session, *, tenant_id: str, user_id: str, keys: Iterable[str], texts: Iterable[str] = (),
+    prefixes: Iterable[str] = (),
+) -> list[MemoryView]:  # fmt: skip
+    """Every non-deleted record of the user's slots ``keys`` and of the slots under one of
+    ``prefixes`` (``user.instrument`` → ``user.instrument.learning``: a retraction of a slot
+    family), plus records derived from them, plus keyless records with one of ``texts`` (a
+    restated event is found in any batch)."""
     keys = sorted(set(keys))
     prints = sorted({fingerprint(t) for t in texts})
     if not keys and not prints:
         return []
     live = [col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id, col(Memory.status) != MemoryStatus.DELETED]
     rows = list(session.scalars(select(Memory).where(*live, col(Memory.key).in_(keys)))) if keys else []
+    for p in sorted(set(prefixes)):
+        rows += [r for r in session.scalars(select(Memory).where(*live, col(Memory.key).startswith(p + ".", autoescape=True)))
+                 if r.key not in keys]  # fmt: skip
     for chunk in chunks(prints):
         rows += session.scalars(select(Memory).where(*live, col(Memory.key).is_(None), col(Memory.fingerprint).in_(chunk)))
     ids = [r.memory_id for r in rows]
@@ -113,6 +119,80 @@ def load_slots(
             select(Memory).where(col(Memory.memory_id).in_(child_ids), col(Memory.status) != MemoryStatus.DELETED)
         ).all()
     return views(session, tenant_id=tenant_id, rows=rows)
+
+
+def keyed_records(session: Session, *, tenant_id: str, user_id: str) -> list[MemoryView]:
+    """The user's keyed records, history included (deleted ones never): what a forget request's
+    topic is matched against. No lineage is loaded (matching reads keys and values only)."""
+    rows = session.scalars(select(Memory).where(
+        col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id, col(Memory.key).is_not(None),
+        col(Memory.status) != MemoryStatus.DELETED))  # fmt: skip
+    return [to_view(r, ()) for r in rows]
+
+
+def _ended(row: Memory) -> bool:
+    return row.retracted_at is not None or row.valid_to is not None or row.status in (
+        MemoryStatus.SUPERSEDED, MemoryStatus.EXPIRED, MemoryStatus.DELETED)  # fmt: skip
+
+
+def retire_transcripts(session: Session, *, tenant_id: str, user_id: str, ended: Sequence[str], now: datetime) -> int:
+    """Mark superseded each active transcript whose every keyed statement is no longer current.
+
+    ``ended`` are records just superseded or ended. A transcript ("I live in Madrid.") whose
+    statements all ended leaves present reads (status superseded, ``superseded_by`` the last
+    statement's successor, ``valid_to`` when that statement ended), while ``as_of`` and
+    ``known_at`` reads still find it. A transcript that also stated something still current
+    stays. Returns how many were marked.
+    """
+    if not ended:
+        return 0
+    eps = {e for es in evidence_of(session, tenant_id=tenant_id, ids=ended).values() for e in es}
+    edges = [
+        (child, parent) for chunk in chunks(sorted(eps)) for child, parent in session.execute(
+            select(col(Lineage.child_id), col(Lineage.parent_id)).where(
+                col(Lineage.tenant_id) == tenant_id, col(Lineage.parent_type) == "episode",
+                col(Lineage.parent_id).in_(chunk),
+                col(Lineage.relation).in_([Relation.EXTRACTED_FROM, Relation.REINFORCED_BY])))
+    ]  # fmt: skip
+    rows = {r.memory_id: r for r in get_rows(session, ids=sorted({c for c, _ in edges}))}
+    # A derived record (a time zone from a city) is an inference, not something the turn said.
+    inferred = {c for _, _, c, _ in _edges(session, tenant_id=tenant_id, ids=list(rows), relations=(Relation.DERIVED_FROM,))}
+    stated: dict[str, list[Memory]] = defaultdict(list)
+    for child, ep in edges:
+        r = rows.get(child)
+        if r is not None and r.user_id == user_id and r.key is not None and r.extractor != "transcript" \
+                and child not in inferred:  # fmt: skip
+            stated[ep].append(r)
+    key = scope_key(tenant_id, user_id)
+    successors: dict[str, tuple[str | None, datetime | None]] = {}
+    for ep, statements in stated.items():
+        if statements and all(_ended(r) for r in statements):
+            last = max(statements, key=lambda r: (r.valid_to or r.valid_from, r.recorded_at))
+            successors[transcript_id(key, ep)] = (last.superseded_by, last.valid_to)
+    return supersede_transcripts(session, successors=successors, now=now)
+
+
+def supersede_transcripts(session: Session, *, successors: Mapping[str, str | None | tuple[str | None, datetime | None]],
+                          now: datetime) -> int:  # fmt: skip
+    """Mark the given active transcripts superseded (by the record named, if any).
+
+    A value is the successor's id, or ``(successor, valid_to)``; without a ``valid_to`` (or
+    one not after the transcript's start) the transcript never held as a fact: its valid time
+    closes where it began.
+    """
+    marked = 0
+    for t in get_rows(session, ids=sorted(successors)):
+        if t.extractor != "transcript" or t.status is not MemoryStatus.ACTIVE:
+            continue
+        value = successors[t.memory_id]
+        succ, valid_to = value if isinstance(value, tuple) else (value, None)
+        end = valid_to if valid_to is not None and valid_to > t.valid_from else t.valid_from
+        session.execute(
+            update(Memory).where(col(Memory.memory_id) == t.memory_id, col(Memory.status) == MemoryStatus.ACTIVE)
+            .values(status=MemoryStatus.SUPERSEDED, superseded_by=succ, superseded_at=now, valid_to=end)
+        )  # fmt: skip
+        marked += 1
+    return marked
 
 
 def apply_plan(
@@ -143,7 +223,7 @@ def apply_plan(
                 value=n.value, text=n.text, fingerprint=fingerprint(n.text), source=n.source,
                 confidence=n.confidence, trusted=n.trusted, status=n.status, extractor=n.extractor,
                 valid_from=n.valid_from, valid_to=n.valid_to, recorded_at=now,
-                superseded_at=n.superseded_at, superseded_by=n.superseded_by,
+                superseded_at=n.superseded_at, superseded_by=n.superseded_by, event_at=n.event_at,
                 expires_at=expires_at_for(n.kind, now, forgetting) if forgetting else None,
             )  # fmt: skip
         )

@@ -13,7 +13,7 @@ from memworks.errors import InvalidInput
 from memworks.logging import get_logger
 from memworks.store import audit, profiles
 from memworks.store.db import session_scope
-from memworks.store.ingest import process_episodes
+from memworks.services.ingest import process_episodes
 from memworks.workers import metrics
 from memworks.workers.broker import register
 from memworks.workers.common import message_id, reject

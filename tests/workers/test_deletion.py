@@ -222,7 +222,7 @@ def test_a_copy_outside_the_plan_keeps_the_manifest_open(
 
 
 def test_dead_letters_naming_the_subject_are_purged(sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memworks.store import ingest
+    from memworks.services import ingest
 
     mw = make_memworks(sqlite_url)
 

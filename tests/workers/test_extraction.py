@@ -149,7 +149,7 @@ def test_dead_letters_are_listed_and_retried_to_completion(
 ) -> None:
     # A transient failure outlives its retries: the message is a dead letter, the episode stays
     # received in SQL; once the fault clears, retrying the dead letter processes it exactly once.
-    from memworks.store import ingest
+    from memworks.services import ingest
 
     mw = make_memworks(sqlite_url)
 

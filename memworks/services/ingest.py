@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from collections.abc import Callable, Sequence
@@ -13,23 +14,42 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from memworks.models.drafts import Turn
-from memworks.models.enums import CandidateOp, EpisodeState, MemoryKind, Op
+from memworks.models.enums import EpisodeState, MemoryKind, Op
 from memworks.models.schemas import DeletionRequestIn
 from memworks.models.tables import Episode
 from memworks.pipelines.consolidation import ForgettingPolicy
 from memworks.pipelines.extraction.base import Extractor
+from memworks.pipelines.forget import needs_matching, resolve_forget_requests
 from memworks.pipelines.ingest import EpisodeJudgement, judge_episode
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.slots import index_text
-from memworks.pipelines.supersession import Accepted, decide_writes, scope_key
+from memworks.pipelines.supersession import Accepted, WritePlan, decide_writes, is_forget_request, scope_key, transcript_id
 from memworks.store import audit, deletion, episodes, memories, versions
 from memworks.store.db import lock_scope, session_scope
 from memworks.store.indexing import index_memories
 from memworks.store.projections import lexical, vector
 
 
+#: Longest speaker name taken from an episode's metadata (it becomes part of record keys).
+MAX_SPEAKER_CHARS = 60
+
+
 def to_turn(e: Episode) -> Turn:
-    return Turn(episode_id=e.episode_id, role=e.role, source=e.source, content=e.content, occurred_at=e.occurred_at)
+    """The episode as an extractor sees it, with the speaker a multi-party conversation names
+    in its metadata (``{"speaker": "Caroline"}``: her first-person statements are about her)."""
+    return Turn(episode_id=e.episode_id, role=e.role, source=e.source, content=e.content, occurred_at=e.occurred_at,
+                speaker=_speaker(e.metadata_json))  # fmt: skip
+
+
+def _speaker(metadata_json: str) -> str | None:
+    try:
+        meta = json.loads(metadata_json or "{}")
+    except ValueError:
+        return None
+    speaker = meta.get("speaker") if isinstance(meta, dict) else None
+    if not isinstance(speaker, str):
+        return None
+    return speaker.strip()[:MAX_SPEAKER_CHARS] or None
 
 
 @dataclass
@@ -60,8 +80,11 @@ def process_episodes(
     transaction under its lock, re-checking that its episodes are still unprocessed, so two
     workers handed the same episode write it once.
 
-    A user's retraction also opens a topic deletion request for the retracted keys, so their
-    history, evidence and every projection entry are erased with a manifest, as for an officer's.
+    A retraction that ends a fact ("I quit Acme") closes its valid time and keeps history; only
+    a forget request ("forget where I live", "forget about the cello") opens a topic deletion
+    request for the slots it names, so their history, evidence and every projection entry are
+    erased with a manifest, as for an officer's. A forget request that matches no slot is kept
+    as a pending record the user can see.
 
     Returns:
         Counts (episodes processed and skipped, memories added, ops by type, rejections), the
@@ -95,7 +118,11 @@ class _Judge:
 
     def __call__(self, s: Session, rows: Sequence[Episode]) -> list[tuple[Episode, EpisodeJudgement]]:
         contexts = {e.id: [to_turn(c) for c in episodes.session_context(s, episode=e, limit=self.context_turns)] for e in rows}
-        judged = [(e, judge_episode(to_turn(e), extractor=self.extractor, context=contexts[e.id])) for e in rows]
+        turns = [to_turn(e) for e in rows]
+        warm = getattr(self.extractor, "warm", None)  # a BatchExtractor parses the batch at once
+        if callable(warm) and turns:
+            warm(turns)
+        judged = [(e, judge_episode(t, extractor=self.extractor, context=contexts[e.id])) for e, t in zip(rows, turns, strict=True)]
         texts = list(dict.fromkeys(index_text(a.candidate.key, a.candidate.text) for _, j in judged for a in j.accepted()))
         texts = [t for t in texts if t not in self.vectors]
         self.vectors.update(zip(texts, self.embedder.embed(texts), strict=True))
@@ -133,11 +160,16 @@ def _write_scope(
                 if jd.verdict.accepted:
                     items.append(next(accepted))
                     where.append((gi, ji))
+        if any(needs_matching(a) for a in items):  # "forget about the cello": which slots is that?
+            resolved = resolve_forget_requests(items, memories.keyed_records(s, tenant_id=tenant, user_id=user))
+            items, where = [a for _, a in resolved], [where[i] for i, _ in resolved]
         keys = {a.candidate.key for a in items if a.candidate.key}
+        prefixes = {a.candidate.key for a in items if a.candidate.key and a.candidate.key_is_prefix}
         texts = {a.candidate.text for a in items if a.candidate.key is None}
-        existing = memories.load_slots(s, tenant_id=tenant, user_id=user, keys=keys, texts=texts)
+        existing = memories.load_slots(s, tenant_id=tenant, user_id=user, keys=keys, texts=texts, prefixes=prefixes)
         plan = decide_writes(items, existing, scope_key=scope_key(tenant, user), now=now)
         new_rows = memories.apply_plan(s, plan=plan, tenant_id=tenant, user_id=user, now=now, forgetting=forgetting)
+        counts["transcripts_stale"] += _retire_transcripts(s, tenant, user, items, plan, now)
         index_memories(s, new_rows, judge.embedder, judge.vectors, fresh=True)
         if plan.deleted:
             lexical.purge(s, plan.deleted)
@@ -165,14 +197,35 @@ def _write_scope(
         return _erase_retracted(s, tenant, user, items, now)
 
 
+def _retire_transcripts(s: Session, tenant: str, user: str, items: Sequence[Accepted], plan: WritePlan,
+                        now: datetime) -> int:  # fmt: skip
+    """Transcripts that state nothing current any more leave present reads (history keeps them).
+
+    A transcript whose every keyed statement was superseded or ended is marked superseded; so is
+    the transcript of a forget request (a request, never a statement to retrieve), by the
+    pending record when nothing matched its topic.
+    """
+    ended = [c.memory_id for c in plan.closes] + [n.memory_id for n in plan.new if n.valid_to is not None]
+    n = memories.retire_transcripts(s, tenant_id=tenant, user_id=user, ended=ended, now=now)
+    key = scope_key(tenant, user)
+    requests: dict[str, str | None] = {}
+    for a, (_, mid) in zip(items, plan.ops, strict=True):
+        if a.candidate.extractor == "forget" or is_forget_request(a.candidate):
+            requests.setdefault(transcript_id(key, a.episode_id), mid)  # the pending record, if kept
+    return n + memories.supersede_transcripts(s, successors=requests, now=now)
+
+
 def _erase_retracted(s: Session, tenant: str, user: str, items: Sequence[Accepted], now: datetime) -> list[str]:
-    """Open one topic deletion per retracting episode (saved with the writes: an outbox row)."""
+    """Open one topic deletion per forget request (saved with the writes: an outbox row).
+
+    Only a forget request erases; a retraction that ends a fact already closed its valid time.
+    """
     by_episode: dict[str, list[str]] = defaultdict(list)
     for a in items:
-        if a.candidate.op is CandidateOp.RETRACT and a.candidate.key:
+        if is_forget_request(a.candidate) and a.candidate.key:
             by_episode[a.episode_id].append(a.candidate.key)
     return [
-        deletion.save_request(s, request=DeletionRequestIn(tenant_id=tenant, user_id=user, keys=sorted(set(keys)),
-                                                           requested_by=f"retraction in episode {eid}"), now=now)
+        deletion.save_request(s, request=DeletionRequestIn(
+            tenant_id=tenant, user_id=user, keys=sorted(set(keys)), requested_by=f"retraction in episode {eid}"), now=now)
         for eid, keys in by_episode.items()
     ]  # fmt: skip

@@ -28,6 +28,7 @@ from memworks.models.schemas import (
     RetrieveResult,
     Scope,
 )
+from memworks.models.enums import MemoryStatus
 from memworks.models.tables import ConsolidationRun, Lesson
 from memworks.pipelines.deletion import TARGETS, DeletionSubject
 from memworks.pipelines.features import normalize_features
@@ -40,6 +41,7 @@ from memworks.store import deletion as deletion_store
 from memworks.store import episodes as episode_store
 from memworks.store import memories as memory_store
 from memworks.store.db import lock_scope, session_scope
+from memworks.services import keys as keys_service
 from memworks.store.indexing import index_memories
 from memworks.store.projections.scope_cache import SCOPES
 from memworks.store.projections.dead_letters import dead_letters_of
@@ -320,7 +322,14 @@ class Memworks:
             return out
 
     def correct_memory(self, scope: Scope, memory_id: str, value: str) -> MemoryOut:
-        """Correct a record's value: the correction supersedes it (history kept), never edits it."""
+        """Correct a record's value: the correction supersedes it (history kept), never edits it.
+
+        The new value passes the write gate as the user's own words and its verdict is audited.
+
+        Raises:
+            InvalidInput: naming ``value`` when the gate refuses it (with the gate's reason);
+                nothing is written then.
+        """
         with session_scope(self.runtime.engine) as s:
             lock_scope(s, scope_key(scope.tenant_id, scope.user_id))
             rows, new_id = corrections.correct(s, scope=require_scope(scope), memory_id=memory_id, value=value, now=utcnow())
@@ -341,6 +350,32 @@ class Memworks:
             profile_store.rebuild(s, tenant_id=tenant_id, user_id=user_id,
                                   count_tokens=self.runtime.count_tokens,
                                   max_tokens=self.settings.profile_max_tokens, now=utcnow())  # fmt: skip
+
+    # -- API keys -------------------------------------------------------------------------
+
+    def create_key(self, tenant_id: str, user_id: str | None = None, label: str = "") -> tuple[str, str]:
+        """A new API key for a tenant (or one user of it); returns ``(key_id, secret)``, shown once."""
+        return keys_service.create_key(self.runtime.engine, tenant_id=tenant_id, user_id=user_id, label=label,
+                                       now=utcnow())  # fmt: skip
+
+    def revoke_key(self, key_id: str) -> keys_service.KeyView:
+        """Revoke an API key at once (idempotent)."""
+        return keys_service.revoke_key(self.runtime.engine, key_id=key_id, now=utcnow())
+
+    def list_keys(self, tenant_id: str) -> list[keys_service.KeyView]:
+        """A tenant's API keys, revoked ones included, never their secrets."""
+        return keys_service.list_keys(self.runtime.engine, tenant_id=tenant_id)
+
+    def authenticate(self, secret: str) -> keys_service.KeyView | None:
+        """The live key whose secret this is, or ``None``."""
+        return keys_service.authenticate(self.runtime.engine, secret)
+
+    def owned_memory_ids(self, scope: Scope, memory_ids: Sequence[str]) -> set[str]:
+        """Which of ``memory_ids`` are live records of ``scope`` (anyone else's count as absent)."""
+        with session_scope(self.runtime.engine, write=False) as s:
+            return {r.memory_id for r in memory_store.get_rows(s, ids=memory_ids)
+                    if r.tenant_id == scope.tenant_id and r.user_id == scope.user_id
+                    and r.status is not MemoryStatus.DELETED}  # fmt: skip
 
     # -- dead letters ---------------------------------------------------------------------
 

@@ -12,8 +12,6 @@ from pydantic import ValidationError
 from memworks.api.errors import ApiError
 from memworks.client import Memworks
 from memworks.models.schemas import Scope
-from memworks.store import keys
-from memworks.store.db import session_scope
 
 _bearer = HTTPBearer(auto_error=False, description="An API key: `memworks keys create --tenant T`")
 
@@ -50,8 +48,7 @@ def get_principal(
     """The caller's key, from ``Authorization: Bearer <key>``; 401 when missing, unknown or revoked."""
     if creds is None:
         raise _unauthorized("send an API key as 'Authorization: Bearer <key>'")
-    with session_scope(mw.runtime.engine, write=False) as s:
-        row = keys.authenticate(s, creds.credentials)
+    row = mw.authenticate(creds.credentials)
     if row is None:
         raise _unauthorized("the API key is unknown or revoked")
     return Principal(key_id=row.key_id, tenant_id=row.tenant_id, user_id=row.user_id)

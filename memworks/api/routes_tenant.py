@@ -28,15 +28,12 @@ from memworks.api.common import as_json, settle
 from memworks.api.errors import ERROR_RESPONSES, ApiError
 from memworks.api.routes_memory import TenantQ, UserQ
 from memworks.errors import NotFound
-from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import (
     IngestReceipt,
     LessonOut,
     ManifestOut,
     Recommendation,
 )
-from memworks.store import memories as memory_store
-from memworks.store.db import session_scope
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 
@@ -88,9 +85,7 @@ def post_deletion(body: DeletionBody, p: Caller, mw: Facade) -> JSONResponse:
         raise ApiError(422, "invalid_input", "user_id is required with a tenant key", field="user_id")
     if body.memory_ids:
         # Records of anyone else are "not found", exactly like a record that never existed.
-        with session_scope(mw.runtime.engine, write=False) as s:
-            mine = {r.memory_id for r in memory_store.get_rows(s, ids=body.memory_ids)
-                    if r.tenant_id == scope.tenant_id and r.user_id == scope.user_id and r.status is not MemoryStatus.DELETED}  # fmt: skip
+        mine = mw.owned_memory_ids(scope, body.memory_ids)
         if missing := next((m for m in body.memory_ids if m not in mine), None):
             raise NotFound(f"no memory {missing!r}")
     by = f"api-key:{p.key_id}" + (f" ({body.requested_by})" if body.requested_by else "")

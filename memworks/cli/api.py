@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from memworks.cli.common import EXIT_OK
 from memworks.output import dumps, table
 
 if TYPE_CHECKING:
-    from sqlmodel import Session
+    from memworks.client import Memworks
 
 
 def register(sub: Any) -> None:
@@ -40,16 +38,10 @@ def register(sub: Any) -> None:
     ls.set_defaults(handler=_list)
 
 
-@contextmanager
-def _session() -> Iterator[Session]:
-    from memworks.config import get_settings
-    from memworks.store.db import get_engine, session_scope, upgrade
+def _facade() -> Memworks:
+    from memworks.client import Memworks
 
-    url = get_settings().database_url
-    if url.startswith("sqlite"):
-        upgrade(url)  # the embedded default keeps its own schema current, as the facade does
-    with session_scope(get_engine(url)) as s:
-        yield s
+    return Memworks.from_settings()  # the embedded default keeps its own schema current
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -64,11 +56,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _create(args: argparse.Namespace) -> int:
-    from memworks.store.keys import create_key
-    from memworks.workers.runtime import utcnow
-
-    with _session() as s:
-        key_id, secret = create_key(s, tenant_id=args.tenant, user_id=args.user, label=args.label, now=utcnow())
+    with _facade() as mw:
+        key_id, secret = mw.create_key(args.tenant, args.user, args.label)
     if args.json:
         print(dumps({"key_id": key_id, "key": secret, "tenant_id": args.tenant, "user_id": args.user}))
     else:
@@ -78,22 +67,17 @@ def _create(args: argparse.Namespace) -> int:
 
 
 def _revoke(args: argparse.Namespace) -> int:
-    from memworks.store.keys import revoke
-    from memworks.workers.runtime import utcnow
-
-    with _session() as s:
-        row = revoke(s, key_id=args.key_id, now=utcnow())
-        out = {"key_id": row.key_id, "revoked_at": row.revoked_at}
+    with _facade() as mw:
+        row = mw.revoke_key(args.key_id)
+    out = {"key_id": row.key_id, "revoked_at": row.revoked_at}
     print(dumps(out) if args.json else f"key {args.key_id} revoked")
     return EXIT_OK
 
 
 def _list(args: argparse.Namespace) -> int:
-    from memworks.store.keys import list_keys
-
-    with _session() as s:
+    with _facade() as mw:
         rows = [{"key_id": r.key_id, "tenant_id": r.tenant_id, "user_id": r.user_id, "label": r.label,
-                 "created_at": r.created_at, "revoked_at": r.revoked_at} for r in list_keys(s, tenant_id=args.tenant)]  # fmt: skip
+                 "created_at": r.created_at, "revoked_at": r.revoked_at} for r in mw.list_keys(args.tenant)]  # fmt: skip
     if args.json:
         print(dumps(rows))
     else:

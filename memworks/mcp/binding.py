@@ -15,8 +15,6 @@ from pydantic import ValidationError
 from memworks.client import Memworks
 from memworks.errors import InvalidInput
 from memworks.models.schemas import Scope
-from memworks.store import keys
-from memworks.store.db import session_scope
 
 #: The header a tenant key uses to act for one user of its tenant.
 USER_HEADER = "X-Memworks-User"
@@ -73,8 +71,7 @@ def key_binding(mw: Memworks, secret: str, *, user_id: str | None = None) -> Bin
         Forbidden: an end-user key asked to act for another user.
         InvalidInput: ``user_id`` is malformed.
     """
-    with session_scope(mw.runtime.engine, write=False) as s:
-        row = keys.authenticate(s, secret)
+    row = mw.authenticate(secret)
     if row is None:
         raise Unauthenticated("the API key is unknown or revoked", field="Authorization")
     if row.user_id is not None and user_id is not None and user_id != row.user_id:

@@ -90,5 +90,6 @@ def _search(
             memory_id=m.memory_id, kind=m.kind, key=m.key, value=m.value, text=m.text, source=m.source,
             status=m.status, valid_from=m.valid_from, valid_to=m.valid_to, recorded_at=m.recorded_at,
             evidence=evidence.get(m.memory_id, []), score=round(r.score, 6), similarity=round(r.similarity, 4),
+            event_at=m.event_at, superseded_by=m.superseded_by,
         ))  # fmt: skip
     return RetrieveResult(abstained=not hits, hits=hits)

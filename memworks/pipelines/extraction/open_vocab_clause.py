@@ -273,15 +273,23 @@ def object_of(c: Clause, verb: Token | None = None, preps: tuple[str, ...] = ())
     v = verb or c.verb
     if obj := c.s.child(v.i, "dobj"):
         return obj
+    if (a := c.s.child(v.i, "acomp")) and _proper_adjective(a) and v.lemma != "be":
+        return a  # "I speak Italian": the parser reads the language as a complement
     for p in c.s.children(v.i, "prep"):
         if p.lower in preps and (o := c.s.child(p.i, "pobj")):
             return o
     return None
 
 
+def _proper_adjective(t: Token) -> bool:
+    """A capitalised adjective inside the sentence ("Italian", "Japanese"): a name, not a quality."""
+    return t.pos == "ADJ" and t.i > 0 and t.text[:1].isupper() and t.text[1:].islower()
+
+
 def names_thing(c: Clause, t: Token | None) -> bool:
     """Does ``t`` name a thing (not a pronoun, not vague, nothing that points elsewhere)?"""
-    return (t is not None and t.pos in ("NOUN", "PROPN", "NUM") and t.lemma not in L.VAGUE_OBJECTS
+    return (t is not None and (t.pos in ("NOUN", "PROPN", "NUM") or _proper_adjective(t) and t.dep in ("dobj", "acomp"))
+            and t.lemma not in L.VAGUE_OBJECTS
             and not _ORDINAL.fullmatch(t.lower)
             and t.lower not in UNSAID and t.i not in c.time_tokens and not _dangling(c.s, t)
             and not any(q.lower in _QUANTITIES for q in c.s.children(t.i, "amod", "nummod", "det", "quantmod")))  # fmt: skip

@@ -44,12 +44,21 @@ AFTER_MOVE = [
     # Another tenant says the very same thing: it must never leak across.
     _ep(1, "2025-01-06", "Hi! I live in Lisbon and my dog is called Pixel.", tenant="globex"),
 ]
+#: Facts outside the fixed keys: each gets an open key from its subject and attribute.
+OPEN_VOCABULARY = [
+    _ep(10, "2025-04-03", "I started learning the cello last month."),
+    _ep(11, "2025-04-05", "I use an Android phone."),
+    _ep(12, "2025-04-08", "My sister's wedding is on June 14."),
+    _ep(13, "2025-04-20", "I switched to an iPhone."),
+    _ep(14, "2025-04-22", "My sister moved her wedding to September."),
+]
 
 
 def _hits(r: RetrieveResult) -> str:
     if r.abstained:
         return "abstained"
-    return "; ".join(f"{h.key or h.kind}={h.value!r} [{h.status}]" for h in r.hits[:3])
+    return "; ".join(f"{h.key or h.kind}={h.value!r} [{h.status}]" + (f" (event {h.event_at:%Y-%m-%d})" if h.event_at else "")
+                     for h in r.hits[:3])  # fmt: skip
 
 
 def run_demo(out: Callable[[str], None] = print) -> int:
@@ -78,6 +87,10 @@ def _story(mw: Any, out: Callable[[str], None], started: float) -> int:
     out("   makes small talk, and asks to forget her job. A second tenant says her first line verbatim.")
     mw.enqueue_episodes(AFTER_MOVE)
     mw.drain()
+    out("3. In her own words: she starts the cello, changes phone, and her sister's wedding moves.")
+    for e in OPEN_VOCABULARY:  # one at a time, as she says them
+        mw.enqueue_episodes([e])
+        mw.drain()
 
     rows = mw.memories(maya, include_history=True)
     out("\nMemory of acme/maya, history included:\n" + memory_table(rows) + "\n")
@@ -108,6 +121,16 @@ def _story(mw: Any, out: Callable[[str], None], started: float) -> int:
     r = mw.retrieve(maya, "Who gets a copy of every summary?")
     check("pending outward action and injected instruction are never retrieved", r,
           all("@" not in h.value for h in r.hits))  # fmt: skip
+    r = mw.retrieve(maya, "What phone do I use?")
+    check("open vocabulary: her phone now → iPhone, the Android phone only in history", r,
+          top(r, "user.phone") == "iPhone" and r.hits[0].key == "user.phone"
+          and not any("Android" in h.text for h in r.hits[:3]))  # fmt: skip
+    r = mw.retrieve(maya, "When is my sister's wedding?")
+    wedding = next((h for h in r.hits if h.key == "user.sister.wedding"), None)
+    check("a re-dated event: the wedding is in September, with its event time", r,
+          wedding is not None and wedding.event_at is not None and wedding.event_at.month == 9)  # fmt: skip
+    r = mw.retrieve(maya, "Which instrument am I learning?")
+    check("open vocabulary: the instrument she is learning → cello", r, top(r, "user.instrument.learning") == "cello")
     r = mw.retrieve(maya, "What is my blood type?")
     check("never mentioned → abstains", r, r.abstained)
     r = mw.retrieve(other, "Where do I live?")
@@ -125,6 +148,6 @@ def _story(mw: Any, out: Callable[[str], None], started: float) -> int:
     if not small_talk:
         failures.append("small talk")
 
-    out(f"\n{len(failures)} of 11 checks failed" if failures else "\nall 11 checks passed")
+    out(f"\n{len(failures)} of 14 checks failed" if failures else "\nall 14 checks passed")
     out(f"demo took {time.perf_counter() - started:.1f} s")
     return 1 if failures else 0

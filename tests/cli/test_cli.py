@@ -108,7 +108,8 @@ def test_bad_arguments_exit_2_with_a_message(tmp_path: Path, args: list[str], ex
 def test_demo_passes(tmp_path: Path) -> None:
     res = run(["demo"], tmp_path / "unused.db")
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "all 11 checks passed" in res.stdout
+    assert "all 14 checks passed" in res.stdout
+    assert "user.phone" in res.stdout and "user.sister.wedding" in res.stdout  # open-vocabulary keys, shown
 
 
 def test_delete_wait_and_manifest_json(tmp_path: Path) -> None:

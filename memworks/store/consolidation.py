@@ -127,8 +127,9 @@ def _vectors(session: Session, ids: list[str]) -> dict[str, np.ndarray]:
 
 def _merge(session: Session, rows: dict[str, Memory], views: list[MemoryView], knobs: Knobs, now: datetime,
            counts: dict[str, int]) -> None:  # fmt: skip
-    """Near-duplicates of a slot become one record holding all their evidence."""
-    live = [v for v in views if v.status is MemoryStatus.ACTIVE and v.kind is MemoryKind.SEMANTIC]
+    """Near-duplicates of a slot, and restatements in other words inside one slot, become one
+    record holding all their evidence (lineage ``consolidated_from`` to each merged record)."""
+    live = [v for v in views if v.status is MemoryStatus.ACTIVE and v.kind in (MemoryKind.SEMANTIC, MemoryKind.PROCEDURAL)]
     groups = find_duplicate_groups(live, _vectors(session, [v.memory_id for v in live]), threshold=knobs.dedup_threshold)
     tenant = next(iter(rows.values())).tenant_id if rows else ""
     for g in groups:

@@ -156,3 +156,22 @@ def test_two_separate_components_in_one_block() -> None:
     vectors = {"a": vec(0), "b": vec(5), "c": vec(90), "d": vec(95)}
     groups = find_duplicate_groups(records, vectors)
     assert [(g.representative, g.merged) for g in groups] == [("a", ("b",)), ("c", ("d",))]
+
+
+def test_restatements_in_other_words_inside_an_open_slot_merge_whatever_their_vectors() -> None:
+    """Given two records of one open slot whose values differ only in filler ("my" / "the"),
+    far apart as vectors, when grouped, then they merge (evidence union); a neighbouring value
+    ("light mode in the terminal") and one that says more stay apart."""
+    key = "user.likes"
+    records = [mem("a", "dark mode in their code editor", key=key, extractor="open", evidence=("e1",)),
+               mem("b", "dark mode in the code editor", key=key, extractor="open", evidence=("e2",)),
+               mem("c", "light mode in the terminal", key=key, extractor="open"),
+               mem("d", "dark mode in the code editor and terminal", key=key, extractor="open")]  # fmt: skip
+    groups = find_duplicate_groups(records, {"a": vec(0), "b": vec(40), "c": vec(80), "d": vec(120)})
+    assert [(g.representative, g.merged, g.evidence) for g in groups] == [("a", ("b",), ("e1", "e2"))]
+    # The same pair from the rules extractor merges in a slot that collects values, and is
+    # left to the vectors in a fixed single-valued slot.
+    rules = [r.model_copy(update={"extractor": "rules"}) for r in records[:2]]
+    assert [g.merged for g in find_duplicate_groups(rules, {"a": vec(0), "b": vec(40)})] == [("b",)]
+    fixed = [r.model_copy(update={"key": "user.pref.seat"}) for r in rules]
+    assert find_duplicate_groups(fixed, {"a": vec(0), "b": vec(40)}) == []

@@ -280,3 +280,26 @@ def test_madrid_valencia_porto_present_top_three_holds_no_superseded_statement(
     transcripts = {m.value: m for m in mw.memories(S, include_history=True) if m.key is None}
     assert transcripts["I live in Madrid."].status is MemoryStatus.SUPERSEDED and transcripts["I live in Madrid."].stale
     assert transcripts["I moved to Porto last week."].status is MemoryStatus.ACTIVE
+
+
+def test_consolidation_merges_restatements_across_wording_inside_a_slot(sqlite_url: str, make_memworks: Any) -> None:
+    """Given "dark mode in my code editor" and later "dark mode in the code editor" (two records
+    of one slot, other words) beside "a light theme in my terminal", when the nightly
+    consolidation runs, then the restatements are one record holding the evidence of every
+    mention, the merged one points at it, and the neighbouring fact stays its own record."""
+    mw = make_memworks(sqlite_url)
+    for n, text in enumerate(["I like dark mode in my code editor.", "I like a light theme in my terminal.",
+                              "I really like dark mode in the code editor."], start=1):  # fmt: skip
+        mw.enqueue_episodes([ep(n, f"2025-0{n}-01", text)])
+        mw.drain()
+    assert len(current(mw, "user.likes")) == 3
+    run = mw.consolidate("t1")
+    mw.drain()
+    assert run["counts"]["merged"] == 1
+    (dark, light) = sorted(current(mw, "user.likes"), key=lambda m: "light" in m.value)
+    assert "dark mode in" in dark.value and light.value == "a light theme in their terminal"
+    assert sorted(dark.evidence) == ["u1-1", "u1-3"]
+    (merged,) = [m for m in records(mw, "user.likes") if m.stale]
+    assert merged.superseded_by == dark.memory_id and "dark mode in" in merged.value
+    profile = mw.profile(S)["text"]
+    assert f"User likes {dark.value}." in profile and " my " not in profile

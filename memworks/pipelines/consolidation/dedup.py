@@ -1,10 +1,13 @@
-"""Near-duplicate detection for semantic facts, verified before anything is merged.
+"""Near-duplicate detection for facts and preferences, verified before anything is merged.
 
-:func:`find_duplicate_groups` looks only at live, trusted, semantic, extracted records (not
-transcripts). Candidate pairs are blocked by ``key`` (``None`` keys form one block), so the
-cosine matrix is quadratic inside a block and never across the store. Pairs with cosine at
-least ``threshold`` form a sparse graph whose connected components (SciPy) are candidate
-groups. Because a component may chain A~B~C with A and C apart, every member is re-checked
+:func:`find_duplicate_groups` looks only at live, trusted, semantic or procedural, extracted
+records (not transcripts, not events). Candidate pairs are blocked by ``key`` (``None`` keys
+form one block), so the cosine matrix is quadratic inside a block and never across the store.
+Pairs with cosine at least ``threshold`` form a sparse graph, and so do two records of one slot
+whose values name the same thing in other words (:func:`restated`: "dark mode in my code
+editor" / "dark mode in the code editor", the same words once filler is dropped; open slots
+only); the graph's
+connected components (SciPy) are candidate groups. Because a component may chain A~B~C with A and C apart, every member is re-checked
 against the group's representative: cosine, same key, and no :func:`contradicts`. Members
 that fail are reported in ``blocked`` and are not merged.
 
@@ -24,6 +27,7 @@ from scipy.sparse.csgraph import connected_components  # type: ignore[import-unt
 
 from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryKind, MemoryStatus
+from memworks.pipelines.slots import is_multi_valued, value_terms
 from memworks.pipelines.terms import terms
 
 #: Polar word pairs: one text using a word and the other its partner contradict.
@@ -57,6 +61,8 @@ NEGATIONS = frozenset(
 _EPS = 1e-9
 #: Rows per matrix product, to bound memory inside a large block.
 _CHUNK = 1024
+#: Largest slot compared value by value for restatements (beyond it, cosine alone).
+_RESTATED_BLOCK = 300
 
 
 @dataclass(frozen=True)
@@ -111,12 +117,26 @@ def contradicts(a: str, b: str) -> bool:
     return ca != cb and not (ca <= cb or cb <= ca)
 
 
+def restated(a: MemoryView, b: MemoryView) -> bool:
+    """Two records of one open slot say the same thing in other words: same key and kind, one
+    of them read by the ``open`` extractor or the slot one that collects values (likes,
+    languages), and their values name the same words once filler and plural are set aside. A
+    value that says more ("jazz and blues" beside "jazz") is not a restatement: merging would
+    lose the rest."""
+    if a.key is None or a.key != b.key or a.kind is not b.kind:
+        return False
+    if "open" not in (a.extractor, b.extractor) and not is_multi_valued(a.key):
+        return False
+    ta, tb = value_terms(a.value), value_terms(b.value)
+    return bool(ta) and ta == tb
+
+
 def _eligible(m: MemoryView) -> bool:
     return (
         m.status is MemoryStatus.ACTIVE
         and m.retracted_at is None
         and m.trusted
-        and m.kind is MemoryKind.SEMANTIC
+        and m.kind in (MemoryKind.SEMANTIC, MemoryKind.PROCEDURAL)
         and m.extractor != "transcript"
     )
 
@@ -151,6 +171,10 @@ def _block_groups(block: list[MemoryView], unit: npt.NDArray[np.float64], thresh
         rows.append(r[keep])
         cols.append(c[keep])
     i, j = np.concatenate(rows), np.concatenate(cols)
+    same = _restated_pairs(block)
+    if same:
+        i = np.concatenate([i, np.array([a for a, _ in same], dtype=np.intp)])
+        j = np.concatenate([j, np.array([b for _, b in same], dtype=np.intp)])
     if i.size == 0:
         return []
     graph = coo_matrix((np.ones(i.size, dtype=np.int8), (i, j)), shape=(n, n)).tocsr()
@@ -171,7 +195,7 @@ def _block_groups(block: list[MemoryView], unit: npt.NDArray[np.float64], thresh
                 continue
             m = block[k]
             cos = float(unit[rep_i] @ unit[k])
-            if cos < threshold - _EPS:
+            if cos < threshold - _EPS and not restated(rep, m):
                 blocked.append((m.memory_id, f"similarity {cos:.3f} < {threshold:.3f} to representative"))
             elif m.key != rep.key:
                 blocked.append((m.memory_id, "key differs from representative"))
@@ -185,10 +209,16 @@ def _block_groups(block: list[MemoryView], unit: npt.NDArray[np.float64], thresh
     return groups
 
 
+def _restated_pairs(block: list[MemoryView]) -> list[tuple[int, int]]:
+    if block[0].key is None or len(block) > _RESTATED_BLOCK:
+        return []
+    return [(a, b) for a in range(len(block)) for b in range(a + 1, len(block)) if restated(block[a], block[b])]
+
+
 def find_duplicate_groups(
     records: Sequence[MemoryView], vectors: Mapping[str, npt.NDArray[np.floating]], *, threshold: float = 0.9
 ) -> list[MergeGroup]:
-    """Verified near-duplicate groups among one user scope's semantic facts.
+    """Verified near-duplicate groups among one user scope's facts and preferences.
 
     Records without a vector in ``vectors`` are skipped. Vectors are re-normalised (a zero
     vector matches nothing). Representative: highest confidence, then most evidence, then

@@ -20,6 +20,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memworks.evaluation import keyed as keyed_records
+
 TENANT = "locomo"
 #: Category ids of the dataset (per its task_eval code) and their names.
 CATEGORIES: Mapping[int, str] = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -31,7 +33,7 @@ DEPTH = 20
 SESSION_K, BUDGET_K = 5, 10
 METHOD = (
     "Each LoCoMo conversation replayed session by session in date order (one drain per session) into an embedded "
-    "memworks store of its own (SQLite, stub broker, rules extractor, default retrieval settings), one scope per "
+    "memworks store of its own (SQLite, stub broker, open extractor, default retrieval settings), one scope per "
     "conversation (tenant locomo, user = sample_id); every turn an episode (role user, source user) whose "
     "content is 'Speaker: text', plus ' [shares a photo of <blip_caption>]' when the turn has an image; session "
     "dates parsed as UTC, turns one second apart. Each question asked once with retrieve(k=20); a hit counts for "
@@ -272,6 +274,7 @@ def run(
     tallies = {c: {s: Tally(ks) for s in systems} for c in CATEGORIES}
     counts = {c: {"n": 0, "no_evidence": 0, "bad_evidence": 0} for c in CATEGORIES}
     abstained: dict[int, int] = {c: 0 for c in CATEGORIES}
+    keyed: list[tuple[int, int]] = []
     with tempfile.TemporaryDirectory(prefix="memworks-locomo-") as tmp:
         for conv in conversations:
             # A store of its own per conversation: what one conversation costs does not depend
@@ -280,13 +283,16 @@ def run(
             with Memworks(settings) as mw:
                 t0 = time.perf_counter()
                 _replay(mw, conv)
+                keyed.append(keyed_records.keyed_turns(mw, TENANT, conv.sample_id, [t.episode_id for t in conv.turns]))
                 t1 = time.perf_counter()
                 _ask(mw, conv, tallies, counts, abstained)
             if progress:
                 out(f"  {conv.sample_id}: {len(conv.turns)} turns replayed in {t1 - t0:.1f}s, "
                     f"{len(conv.questions)} questions in {time.perf_counter() - t1:.1f}s")  # fmt: skip
     result = _report(conversations, tallies, counts, abstained)
+    result["keyed_records"] = keyed_records.keyed_share(keyed)
     _print(result, ks, out)
+    out(keyed_records.keyed_line(result["keyed_records"]))
     return result
 
 
@@ -392,3 +398,4 @@ def plot(result: Mapping[str, Any], path: Path) -> Path:
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+

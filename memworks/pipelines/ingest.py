@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import MemoryKind, Source
 from memworks.pipelines.extraction.base import ExtractionRejected, Extractor
-from memworks.pipelines.gate import Verdict, judge
+from memworks.pipelines.gate import Verdict, injection_marker, judge
 from memworks.pipelines.supersession import Accepted
 
 #: Confidence of a transcript record by the source of its episode.
@@ -68,6 +68,7 @@ def judge_episode(turn: Turn, *, extractor: Extractor, context: Sequence[Turn] =
         candidates = list(extractor(turn, context=context))
     except ExtractionRejected as exc:
         candidates, result.extraction_error = [], exc.reason
+    tainted = injection_marker(turn.content)  # an injection attempt leaves no fact behind
     for c in [transcript_candidate(turn), *candidates]:
-        result.judged.append(Judged(c, judge(c)))
+        result.judged.append(Judged(c, judge(c, episode_marker=tainted)))
     return result

@@ -15,8 +15,9 @@ from memworks.models.enums import MemoryStatus, Role, Source
 from memworks.models.schemas import EpisodeIn, MemoryOut, Scope
 from memworks.models.tables import GateDecision, Lineage, Memory
 from memworks.pipelines.gate import judge
+from memworks.pipelines.ingest import Judged
 from memworks.pipelines.supersession import Accepted, decide_writes, scope_key
-from memworks.store import episodes, memories, versions
+from memworks.store import audit, episodes, memories, versions
 
 
 def get_visible(session: Session, *, scope: Scope, memory_id: str) -> Memory:
@@ -64,8 +65,14 @@ def confirm(session: Session, *, scope: Scope, memory_id: str, now: datetime) ->
 def correct(session: Session, *, scope: Scope, memory_id: str, value: str, now: datetime) -> tuple[list[Memory], str]:
     """The user's correction supersedes the record (never an in-place edit).
 
-    The correction is itself an episode (source ``user``), so the new record has provenance
-    like any other; returns the new rows (for the indexes) and the new record's id.
+    The correction passes the write gate like any user-sourced candidate, judged before
+    anything is written; its verdict is audited. The correction is itself an episode (source
+    ``user``), so the new record has provenance like any other; returns the new rows (for the
+    indexes) and the new record's id.
+
+    Raises:
+        InvalidInput: naming ``value`` when it is empty, too long or refused by the gate
+            (with the gate's reason); naming ``memory_id`` when the record cannot be corrected.
     """
     old = get_visible(session, scope=scope, memory_id=memory_id)
     value = value.strip()
@@ -75,16 +82,23 @@ def correct(session: Session, *, scope: Scope, memory_id: str, value: str, now: 
         raise InvalidInput("only an active keyed record of a user can be corrected", field="memory_id")
     eid = f"correction-{uuid.uuid4().hex}"
     text = old.text.replace(old.value, value) if old.value and old.value in old.text else f"{old.key}: {value}"
+    # The record rests on the correction episode alone: the statement it corrects is not its
+    # evidence, so erasing that statement leaves the user's correction standing.
+    cand = Candidate(key=old.key, value=value, text=text, kind=old.kind, confidence=1.0, evidence=(eid,),
+                     source=Source.USER, extractor="correction")  # fmt: skip
+    verdict = judge(cand)
+    if not verdict.accepted:
+        raise InvalidInput(f"the write gate refused the correction: {verdict.reason}", field="value")
     ep = EpisodeIn(episode_id=eid, tenant_id=old.tenant_id, user_id=old.user_id, session_id="corrections", turn=0,
                    role=Role.USER, source=Source.USER, content=f"Correction of {old.key}: {value}", occurred_at=now)  # fmt: skip
     ids, _ = episodes.insert_episodes(session, episodes=[ep], now=now)
     episodes.mark_processed(session, ids=ids, now=now)
-    cand = Candidate(key=old.key, value=value, text=text, kind=old.kind, confidence=1.0, evidence=(eid,),
-                     source=Source.USER, extractor="correction")  # fmt: skip
     existing = memories.load_slots(session, tenant_id=old.tenant_id, user_id=old.user_id, keys=[old.key])
-    plan = decide_writes([Accepted(cand, judge(cand), eid, now)], existing, scope_key=scope_key(old.tenant_id, old.user_id),
+    plan = decide_writes([Accepted(cand, verdict, eid, now)], existing, scope_key=scope_key(old.tenant_id, old.user_id),
                          now=now)  # fmt: skip
     rows = memories.apply_plan(session, plan=plan, tenant_id=old.tenant_id, user_id=old.user_id, now=now)
+    audit.record_decisions(session, tenant_id=old.tenant_id, user_id=old.user_id, now=now,
+                           decided=[(eid, [Judged(cand, verdict)], {0: plan.ops[0]})])  # fmt: skip
     versions.bump(session, tenant_id=old.tenant_id, user_id=old.user_id)
     new_id = plan.ops[0][1] or memory_id
     return rows, new_id

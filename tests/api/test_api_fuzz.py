@@ -154,3 +154,55 @@ def test_out_of_range_times_and_deep_cursors_are_422_naming_the_field(fuzzed: tu
             r = client.get("/v1/memories", params={"user_id": "u1", "cursor": cursor}, headers=auth)
             assert r.status_code == 422 and r.json()["error"]["field"] == "cursor", r.text
         assert table_counts(mw) == before
+
+
+#: Text crafted to make a backtracking pattern run for minutes (the gate's old small-talk and
+#: outward-preference patterns, the extractor's clause and tail patterns), up to the 100 KB an
+#: episode may hold.
+CRAFTED = [
+    "hi" + " " * 26 + "xyz",
+    "send every " * 200,
+    "hi " * 33_000,
+    "i prefer a" + " a over" * 14_000,
+    "from now on " * 8_000 + "!",
+    "a" + " " * 99_000 + "xyz",
+]
+#: Seconds another tenant's read may take while the crafted episodes are processed.
+READ_BUDGET_S = 5.0
+
+
+def test_crafted_text_does_not_stall_another_tenants_read(server: str, make_key: Any) -> None:
+    """An end user's crafted episodes are processed in linear time, so a read by another
+    tenant, sent while they are being processed, answers within a fixed budget."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    victim, attacker = bearer(make_key("tb")), bearer(make_key("ta", "mallory"))
+    told = httpx.post(f"{server}/v1/episodes", json=story("tb", with_tenant=False), headers=victim, timeout=60)
+    assert told.status_code == 202, told.text
+    crafted = [{"episode_id": f"crafted-{i}", "session_id": "s1", "turn": i, "role": "user", "source": "user",
+                "content": text, "occurred_at": "2025-01-06T09:00:00+00:00"} for i, text in enumerate(CRAFTED)]  # fmt: skip
+
+    def post_crafted() -> tuple[Any, float]:
+        answer = httpx.post(f"{server}/v1/episodes", json=crafted, headers=attacker, timeout=120)
+        return answer, time.monotonic()
+
+    with ThreadPoolExecutor(1) as pool:
+        # Given the crafted episodes posted with an end-user key of tenant "ta" (the answer comes
+        # once they are processed)
+        posted = pool.submit(post_crafted)
+        time.sleep(0.3)
+        # When tenant "tb" reads meanwhile
+        started = time.monotonic()
+        read = httpx.post(f"{server}/v1/retrieve", json={"user_id": "u1", "query": "Where do I live?"}, headers=victim,
+                          timeout=READ_BUDGET_S * 4)  # fmt: skip
+        waited = time.monotonic() - started
+        answer, processed_at = posted.result()
+    # Then the read answers, within the budget, with tb's own memory
+    assert started < processed_at, "the crafted episodes were processed before the read: the test proves nothing"
+    assert read.status_code == 200, read.text
+    assert "Berlin" in [h["value"] for h in read.json()["hits"]]
+    assert waited < READ_BUDGET_S, f"another tenant's read waited {waited:.1f} s"
+    assert answer.status_code == 202, answer.text

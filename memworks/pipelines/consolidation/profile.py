@@ -15,6 +15,7 @@ from datetime import datetime
 
 from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryKind, MemoryStatus
+from memworks.pipelines.gate import value_instruction
 
 HEADER = "What I know about this user:"
 _KINDS = (MemoryKind.PROCEDURAL, MemoryKind.SEMANTIC)
@@ -38,7 +39,10 @@ class Profile:
 
 
 def eligible(m: MemoryView, *, now: datetime | None, min_confidence: float) -> bool:
-    """A live, trusted, confident, current fact (never pending, untrusted or superseded).
+    """A live, trusted, confident, current fact (never pending, untrusted or superseded),
+    whose value does not read as an instruction (:func:`~memworks.pipelines.gate.value_instruction`):
+    the profile sits in front of every answer, so a value that slipped past an older gate
+    must not become an order there.
 
     With ``now``, a record must also be unexpired (``expires_at > now``) and hold at ``now``
     (``valid_from <= now < valid_to``); without it, only status and flags are checked.
@@ -56,6 +60,7 @@ def eligible(m: MemoryView, *, now: datetime | None, min_confidence: float) -> b
         and m.confidence >= min_confidence
         and m.kind in _KINDS
         and m.extractor not in _NOT_FACTS
+        and value_instruction(f"{m.value}\n{m.text}", kind=m.kind) is None
     )
 
 

@@ -139,7 +139,7 @@ NAME_STOP = STOP | {"by", "and"}
 
 # --- phrase grabbers ------------------------------------------------------------------------
 
-_END_PUNCT = re.compile(r"[.,;:!?)]+$")
+_END_PUNCT = re.compile(r"(?<![.,;:!?)])[.,;:!?)]+$")
 _NAME_ABBREVIATIONS = ("st.", "mt.", "ft.", "dr.")  # "St. Louis" is one name
 
 
@@ -266,7 +266,7 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
 
 
-_RECIPIENT = re.compile(r"\s+(?:to|into|onto|via|when|whenever|after|before|if|once)\s+", _I)
+_RECIPIENT = re.compile(r"(?<!\s)\s+(?:to|into|onto|via|when|whenever|after|before|if|once)\s+", _I)
 
 
 def action_slug(verb: str, rest: str) -> str:
@@ -291,21 +291,21 @@ def short_text(rest: str) -> str:
 
 # --- segmentation ---------------------------------------------------------------------------
 
-SENT_END = re.compile(r"[.!?;]+(?=\s|$)|\n+")
+SENT_END = re.compile(r"(?<![.!?;])[.!?;]+(?=\s|$)|\n+")
 ABBREVIATIONS = frozenset("st dr mr mrs ms prof jr sr e.g i.e etc vs d.c u.s mt ft no".split())
 _FIRST = r"(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|please|from\s+now\s+on|always|btw)\b"
 _QUESTION = r"(?:do|does|did|can|could|would|should|is|are|what|where|when|why|how|who|which)\b"
 CLAUSE_SPLIT = re.compile(
-    rf"\s*[,:\u2013\u2014]\s*(?:(?:and|but|so|also|now|then|plus|though|although)\s+)?"
+    rf"(?<!\s)\s*[,:\u2013\u2014]\s*(?:(?:and|but|so|also|now|then|plus|though|although)\s+)?"
     rf"(?=(?:{_FIRST}|{_QUESTION}))"
-    rf"|\s+(?:and|but|so|because|cause|cuz|though|although|while|whereas|plus|then)\s+"
+    rf"|(?<!\s)\s+(?:and|but|so|because|cause|cuz|though|although|while|whereas|plus|then)\s+"
     rf"(?:also\s+|now\s+|then\s+)?(?={_FIRST})"
-    r"|\s+-\s+",
+    r"|(?<!\s)\s+-\s+",
     _I,
 )
 #: "... and work in London": the subject is left out, the splitter puts "I" back.
 ELLIPSIS = re.compile(
-    r"\s*,?\s+and\s+(?:also\s+|then\s+|now\s+)?(?=(?:live|work|moved|relocated|joined|started"
+    r"(?<!\s)(?:\s*,)?\s+and\s+(?:also\s+|then\s+|now\s+)?(?=(?:live|work|moved|relocated|joined|started"
     r"|have|got|prefer|keep|grew|was|am|will|plan|planning|quit|left|don't|do\s+not|never"
     r"|no\s+longer|just|recently|currently)\b)",
     _I,
@@ -343,9 +343,9 @@ _STANDING = (
     r"|in\s+(?:the\s+)?future|henceforth|by\s+default|as\s+a\s+rule|every\s+time"
 )
 STANDING_LEAD = re.compile(rf"^(?:{_STANDING})\b[\s,:]*", _I)
-STANDING_TAIL = re.compile(rf"[\s,]*\b(?:{_STANDING})$", _I)
+STANDING_TAIL = re.compile(rf"(?<![\s,])[\s,]*\b(?:{_STANDING})$", _I)
 TRAILING = re.compile(
-    r"[\s,]*(?:\b(?:please|thanks|thank\s+you|thx|btw|by\s+the\s+way|lol|haha|ok|okay|as\s+well"
+    r"(?<![\s,])[\s,]*(?:\b(?:please|thanks|thank\s+you|thx|btw|by\s+the\s+way|lol|haha|ok|okay|as\s+well"
     r"|too)|[:;]-?[)(DP])$",
     _I,
 )

@@ -78,7 +78,7 @@ _DISPLAY: dict[str, str] = {
 #: "X City" names where "City" is part of the name, on top of zone names like Mexico_City.
 _CITY_NAMES = frozenset({"kansas city", "salt lake city", "quebec city"})
 _LOWER_PARTICLES = frozenset({"de", "da", "do", "du", "del", "la", "le", "au", "am", "of", "upon", "es"})
-_TRAILING = re.compile(r"[\s.,;:!?'\"()]+$")
+_TRAILING = re.compile(r"(?<![\s.,;:!?'\"()])[\s.,;:!?'\"()]+$")
 _LEADING = re.compile(r"^[\s'\"(]+")
 
 

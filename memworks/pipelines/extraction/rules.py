@@ -131,7 +131,7 @@ _FORGET = _re(
     r"(?:about\s+)?)?(?P<topic>.+)$"
 )
 _TOPIC_TAIL = _re(
-    r"(?:\s+(?:please|from\s+(?:your\s+)?memory|any\s?more|for\s+now|for\s+good|entirely"
+    r"(?<!\s)(?:\s+(?:please|from\s+(?:your\s+)?memory|any\s?more|for\s+now|for\s+good|entirely"
     r"|completely|too|as\s+well|now))+$"
 )
 _JOB = ("user.employer", "user.job_title")
@@ -316,10 +316,15 @@ def _sentences(text: str) -> Iterator[tuple[str, bool]]:
     yield text[start:].strip(), False
 
 
+#: Rounds of peeling per clause (count). Each round scans the clause's end, so "hi hi hi ..."
+#: repeated for 100 KB would cost quadratic time; no real sentence stacks this many fillers.
+_MAX_PEELS = 8
+
+
 def _peel(text: str) -> tuple[str, bool, bool, bool]:
     """Strip fillers, hedges, standing markers and politeness; report which were present."""
     hedged = standing = polite = False
-    while True:
+    for _ in range(_MAX_PEELS):
         before = text
         text = P.REMEMBER.sub("", P.FILLER.sub("", text, count=1), count=1)
         for rx in (P.HEDGE_LEAD, P.STANDING_LEAD, P.POLITE):
@@ -332,7 +337,8 @@ def _peel(text: str) -> tuple[str, bool, bool, bool]:
         standing |= bool(P.STANDING_TAIL.search(tail))
         text = P.STANDING_TAIL.sub("", tail).strip(" ,.;:!?\"'")
         if text == before:
-            return text, hedged, standing, polite
+            break
+    return text, hedged, standing, polite
 
 
 _IGNORED_CAPITALS = re.compile(r"(?:^|[.!?]\s+|\n)\s*\S+|\bI(?:'[a-z]+)?\b")

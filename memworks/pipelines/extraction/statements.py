@@ -84,7 +84,7 @@ _PLACE_RULES: tuple[tuple[str, re.Pattern[str], str, bool, float], ...] = (
     ), "user.home_city", False, EXPLICIT),
     ("home.home_is", _re(r"^(?:my\s+)?home\s+is\s+(?:now\s+)?(?:in\s+)?(?P<place>.+)$"),
      "user.home_city", False, EXPLICIT),
-    ("home.is_home", _re(r"^(?P<place>.+?)\s+is\s+(?:now\s+)?(?:my\s+)?home(?:\s+now)?$"),
+    ("home.is_home", _re(r"^(?P<place>.+?)(?<!\s)\s+is\s+(?:now\s+)?(?:my\s+)?home(?:\s+now)?$"),
      "user.home_city", True, EXPLICIT),
     ("home.my_place", _re(r"^(?:my|our)\s+(?:place|apartment|flat|house|home)\s+in\s+(?P<place>.+)$"),
      "user.home_city", False, INDIRECT),
@@ -352,8 +352,8 @@ _SEAT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )  # fmt: skip
 _OVER = _re(
     rf"^i(?:\s+would)?\s+{ADV}(?:much\s+)?(?:prefer|like|rather(?:\s+have)?)\s+"
-    r"(?P<x>(?!to\s)[\w'\s-]+?)\s+"
-    r"(?:over|to|more\s+than|better\s+than|rather\s+than|than)\s+(?P<y>[\w'\s-]+?)$"
+    r"(?P<x>(?!to\s)[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+"
+    r"(?:over|to|more\s+than|better\s+than|rather\s+than|than)\s+(?P<y>[\w'-]+(?:\s+[\w'-]+){0,3})$"
 )
 _FAVORITE = _re(
     r"^my\s+(?:all[\s-]time\s+|absolute\s+)?fav(?:ou?rite|e)\s+(?P<x>[a-z][a-z\s-]{0,30}?)\s+"

@@ -38,6 +38,12 @@ class Settings(BaseSettings):
     ingest_batch_size: int = Field(256, ge=1, le=1000)
     #: Retries of a failed message before it becomes a dead letter (backoff grows from 1 s).
     max_retries: int = Field(5, ge=0, le=50)
+    #: First retry's delay (ms); it doubles with each retry, up to ``retry_max_backoff_ms``.
+    retry_min_backoff_ms: int = Field(1_000, ge=10, le=3_600_000)
+    #: Longest delay between two retries of a message (ms).
+    retry_max_backoff_ms: int = Field(60_000, ge=10, le=604_800_000)
+    #: Longest a message may run before its worker interrupts it (ms); consolidation has its own.
+    time_limit_ms: int = Field(600_000, ge=1_000, le=86_400_000)
     #: Worker threads of the in-process worker in embedded mode.
     embedded_worker_threads: int = Field(2, ge=1, le=32)
     #: Minimum cosine similarity for a hit to count as an answer.

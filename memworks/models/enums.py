@@ -78,3 +78,56 @@ class Relation(StrEnum):
     REINFORCED_BY = "reinforced_by"
     REVISES = "revises"
     VALIDATED_ON = "validated_on"
+
+
+class DeletionStatus(StrEnum):
+    """A deletion request: pending (no plan yet) → open (targets being erased) → complete | failed."""
+
+    PENDING = "pending"
+    OPEN = "open"
+    COMPLETE = "complete"
+    FAILED = "failed"
+
+
+class TargetState(StrEnum):
+    """One manifest target: OPEN until its projection confirms absence; FAILED after too many
+    rounds that found residue (the sweeper reopens it)."""
+
+    OPEN = "OPEN"
+    CLOSED = "CLOSED"
+    FAILED = "FAILED"
+
+
+class LessonStatus(StrEnum):
+    """A lesson's life: a candidate is promoted (active) or blocked by the gate; an active one is
+    rolled back by the guard or an operator, superseded by a newer version of its pattern, or
+    deleted with the outcomes it rests on."""
+
+    CANDIDATE = "candidate"
+    ACTIVE = "active"
+    BLOCKED = "blocked"
+    ROLLED_BACK = "rolled_back"
+    SUPERSEDED = "superseded"
+    DELETED = "deleted"
+
+
+class LessonDecision(StrEnum):
+    """What an erasure does with a lesson built partly from the subject's outcomes."""
+
+    REMOVED = "removed"
+    REBUILT = "rebuilt"
+    RETAINED = "retained"
+
+
+class RunStatus(StrEnum):
+    """A consolidation run: running until its last user is done."""
+
+    RUNNING = "running"
+    DONE = "done"
+
+
+class JobOutcome(StrEnum):
+    """How one actor run ended (the ``job_run`` log)."""
+
+    OK = "ok"
+    REJECTED = "rejected"

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memworks.models.drafts import LessonView, MemoryView, OutcomeView
+from memworks.models.enums import LessonDecision, LessonStatus
 from memworks.pipelines.lessons import LessonPolicy, judge_candidate
 
 #: One manifest target per place the subject's data can live. A target closes only when its
@@ -237,18 +238,20 @@ def decide_lessons(
         n = len(own & subject_outcomes)
         # Bases name counts and rules, never a feature or an action: the manifest outlives the data.
         if not own - subject_outcomes:
-            decision, basis = "removed", f"built only from the subject's outcomes ({n})"
+            decision, basis = LessonDecision.REMOVED, f"built only from the subject's outcomes ({n})"
         elif private := set(lesson.pattern) - seen:
-            decision, basis = "removed", f"{len(private)} pattern feature(s) occur only in the subject's outcomes"
+            decision = LessonDecision.REMOVED
+            basis = f"{len(private)} pattern feature(s) occur only in the subject's outcomes"
         elif lesson.action not in actions:
-            decision, basis = "removed", "its action occurs only in the subject's outcomes"
-        elif lesson.status == "active":
+            decision, basis = LessonDecision.REMOVED, "its action occurs only in the subject's outcomes"
+        elif lesson.status == LessonStatus.ACTIVE:
             again = judge_candidate(lesson.model_copy(update={"mined_from": ()}), survivors, [], policy=policy)
-            passed = again.status == "active"
-            decision = "rebuilt" if passed else "removed"
+            passed = again.status == LessonStatus.ACTIVE
+            decision = LessonDecision.REBUILT if passed else LessonDecision.REMOVED
             basis = ("generic procedure, still passes the gate without the subject's outcomes: " if passed else
                      "no longer passes the gate without the subject's outcomes: ") + again.report  # fmt: skip
         else:
-            decision, basis = "retained", f"generic procedure, not in use ({lesson.status}); lineage to {n} outcome(s) cut"
+            decision = LessonDecision.RETAINED
+            basis = f"generic procedure, not in use ({lesson.status}); lineage to {n} outcome(s) cut"
         out.append({"artifact": f"lesson:{lesson.lesson_id}", "decision": decision, "basis": basis})
     return out

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memworks.models.drafts import LessonView, OutcomeView
+from memworks.models.enums import LessonStatus
 from memworks.pipelines.lessons import LessonPolicy, matches, plural, select_lesson, voice
 
 #: How many wrong cases a rollback report names.
@@ -64,7 +65,7 @@ def guard_lesson(
     own = [o for o in outcomes if o.task_type == lesson.task_type and matches(lesson.pattern, o.features)]
     if since is None:
         return GuardVerdict(False, 0, 0, 0, 0, "kept: not active")
-    active = [l for l in lessons if l.status == "active" and l.task_type == lesson.task_type]
+    active = [l for l in lessons if l.status == LessonStatus.ACTIVE and l.task_type == lesson.task_type]
     if lesson.lesson_id not in {l.lesson_id for l in active}:
         active.append(lesson)
     after = [o for o in own if _arrived(o) >= since]

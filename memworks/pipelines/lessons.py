@@ -29,7 +29,7 @@ from itertools import combinations
 from pydantic import BaseModel, ConfigDict, Field
 
 from memworks.models.drafts import LessonView, OutcomeView
-from memworks.models.enums import Source
+from memworks.models.enums import LessonStatus, Source
 from memworks.pipelines.gate import instruction_marker
 
 #: How many offending outcome ids a report names.
@@ -82,7 +82,7 @@ class Proposal:
 class Decision:
     """What the gate decided for one candidate, with the numbers behind it."""
 
-    status: str  # "active" | "blocked" | "candidate"
+    status: LessonStatus  # active | blocked | candidate
     held_out: int
     fixed: int
     negatives: int
@@ -143,7 +143,7 @@ def _covered(failure: OutcomeView, action: str, lessons: Sequence[LessonView]) -
     if fired is not None and fired.action == action:
         return True
     return any(
-        l.status == "candidate"
+        l.status == LessonStatus.CANDIDATE
         and l.action == action
         and (failure.outcome_id in l.mined_from or matches(l.pattern, failure.features))
         for l in same
@@ -236,7 +236,7 @@ def select_lesson(lessons: Sequence[LessonView], features: Iterable[str]) -> Les
     The caller passes lessons of one task type.
     """
     feats = set(features)
-    fired = [l for l in lessons if l.status == "active" and matches(l.pattern, feats)]
+    fired = [l for l in lessons if l.status == LessonStatus.ACTIVE and matches(l.pattern, feats)]
     if not fired:
         return None
     return min(fired, key=lambda l: (-len(l.pattern), -l.version, l.lesson_id))
@@ -321,27 +321,28 @@ def judge_candidate(
     evidence = tuple(sorted(o.outcome_id for o in matching))
     allowed = set(known) if known is not None else known_actions(outcomes, policy.declared_actions)
 
-    def decided(status: str, report: str) -> Decision:
+    def decided(status: LessonStatus, report: str) -> Decision:
         return Decision(status, held_out, len(fixed), len(misfires), len(regressed), support, report, evidence,
                         len(voices), len(unfixed))  # fmt: skip
 
+    blocked, pending = LessonStatus.BLOCKED, LessonStatus.CANDIDATE
     if refusal := action_refusal(candidate.action):
-        return decided("blocked", f"blocked: {refusal}; {summary}")
+        return decided(blocked, f"blocked: {refusal}; {summary}")
     if misfires or regressed:
-        return decided("blocked", f"{_blocked_report(misfires, regressed)}; {summary}")
+        return decided(blocked, f"{_blocked_report(misfires, regressed)}; {summary}")
     if len(unfixed) > policy.max_unfixed_share * held_out:
         shown = ", ".join(f"outcome {o.outcome_id} wants {o.correct_action}" for o in unfixed[:_SHOWN])
-        return decided("candidate", f"pending: {len(unfixed)} of {held_out} held-out cases left wrong ({shown}), "
-                                    f"more than {policy.max_unfixed_share:.0%}; {summary}")  # fmt: skip
+        return decided(pending, f"pending: {len(unfixed)} of {held_out} held-out cases left wrong ({shown}), "
+                                f"more than {policy.max_unfixed_share:.0%}; {summary}")  # fmt: skip
     if len(fixed) < policy.min_support:
-        return decided("candidate", f"pending: {held_out} of {policy.min_support} held-out cases; {summary}")
+        return decided(pending, f"pending: {held_out} of {policy.min_support} held-out cases; {summary}")
     if candidate.action not in allowed:
-        return decided("candidate", "pending: the action is not among the tenant's known actions (verified on a "
-                                    f"tenant-level outcome, or declared); {summary}")  # fmt: skip
+        return decided(pending, "pending: the action is not among the tenant's known actions (verified on a "
+                                f"tenant-level outcome, or declared); {summary}")  # fmt: skip
     if "tenant" not in voices and len(voices) < policy.min_reporters:
-        return decided("candidate", f"pending: evidence from {plural(len(voices), 'user')}, a lesson needs "
-                                    f"{policy.min_reporters} users or a tenant-level report; {summary}")  # fmt: skip
-    return decided("active", summary)
+        return decided(pending, f"pending: evidence from {plural(len(voices), 'user')}, a lesson needs "
+                                f"{policy.min_reporters} users or a tenant-level report; {summary}")  # fmt: skip
+    return decided(LessonStatus.ACTIVE, summary)
 
 
 def run_gate(
@@ -365,11 +366,11 @@ def run_gate(
     out: list[tuple[LessonView, Decision]] = []
     for c in order:
         d = judge_candidate(c, outcomes, in_force, policy=policy, known=known)
-        if d.status == "active":
+        if d.status == LessonStatus.ACTIVE:
             if promoted < policy.max_promotions_per_run:
                 promoted += 1
-                in_force.append(c.model_copy(update={"status": "active"}))
+                in_force.append(c.model_copy(update={"status": LessonStatus.ACTIVE}))
             else:
-                d = replace(d, status="candidate", report=f"deferred: governance batch full; {d.report}")
+                d = replace(d, status=LessonStatus.CANDIDATE, report=f"deferred: governance batch full; {d.report}")
         out.append((c, d))
     return out

@@ -1,4 +1,8 @@
-"""Scheduled jobs. Each callable only sends an actor message: the work happens in workers."""
+"""Scheduled jobs. Each callable only sends an actor message: the work happens in workers.
+
+Messages carry no options: their retries and time limits are the deployment's, set once in
+the broker (:func:`memworks.workers.broker.delivery_policy`).
+"""
 
 from __future__ import annotations
 

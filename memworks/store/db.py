@@ -11,10 +11,12 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session
+
+from memworks.store import locks
 
 _MIGRATIONS = Path(__file__).parent / "migrations"
 _upgrade_lock = threading.Lock()
@@ -112,9 +114,11 @@ def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
 
 
 def lock_scope(session: Session, scope_key: str) -> None:
-    """Serialise writers of one scope on PostgreSQL (SQLite already holds its write lock)."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"), {"k": scope_key})
+    """Serialise writers of one scope on PostgreSQL (SQLite already holds its write lock).
+
+    Kept for callers that build the name themselves; new code uses :mod:`memworks.store.locks`.
+    """
+    locks.hold(session, scope_key)
 
 
 def checkpoint(engine: Engine) -> None:

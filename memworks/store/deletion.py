@@ -12,7 +12,7 @@ from sqlmodel import Session, col
 
 from memworks.errors import NotFound
 from memworks.models.schemas import DeletionRequestIn, ManifestOut, TargetOut
-from memworks.models.enums import Relation
+from memworks.models.enums import DeletionStatus, LessonStatus, Relation, TargetState
 from memworks.models.tables import DeletionRequest, Episode, Lineage, ManifestTarget, Memory, Outcome
 from memworks.pipelines.deletion import TARGETS, DeletionPlan, DeletionSubject, EpisodeRef, decide_lessons, plan_deletion
 from memworks.pipelines.lessons import LessonPolicy
@@ -87,7 +87,7 @@ def _plan_outcomes(session: Session, subject: DeletionSubject, plan: DeletionPla
     lessons, outcomes = [], []
     for task_type in sorted(set(mine.values())):
         lessons += [lv for lv in lesson_store.lesson_views(session, tenant_id=subject.tenant_id, task_type=task_type)
-                    if lv.lesson_id in touched and lv.status != "deleted"]  # fmt: skip
+                    if lv.lesson_id in touched and lv.status != LessonStatus.DELETED]  # fmt: skip
         outcomes += lesson_store.outcome_views(session, tenant_id=subject.tenant_id, task_type=task_type)
     plan.decisions = decide_lessons(lessons, outcomes, subject_outcomes=set(mine), rests_on=rests_on, policy=policy)
 
@@ -97,7 +97,7 @@ def save_plan(session: Session, *, row: DeletionRequest, plan: DeletionPlan, now
     if row.plan_json is not None:
         return False
     row.plan_json = json.dumps(asdict(plan))
-    row.status, row.planned_at = "open", now
+    row.status, row.planned_at = DeletionStatus.OPEN, now
     session.add(row)
     session.add_all(ManifestTarget(request_id=row.request_id, target=t) for t in TARGETS)
     session.flush()
@@ -121,26 +121,28 @@ def get_target(session: Session, *, request_id: str, target: str) -> ManifestTar
     return row
 
 
-def finish_if_closed(session: Session, *, request_id: str, now: datetime) -> str:
+def finish_if_closed(session: Session, *, request_id: str, now: datetime) -> DeletionStatus:
     """Mark the request complete once every target is CLOSED (failed if one FAILED)."""
     states = {t.state for t in targets_of(session, request_id=request_id)}
-    status = "complete" if states == {"CLOSED"} else "failed" if "FAILED" in states else "open"
-    if status != "open":
+    status = (DeletionStatus.COMPLETE if states == {TargetState.CLOSED}
+              else DeletionStatus.FAILED if TargetState.FAILED in states else DeletionStatus.OPEN)  # fmt: skip
+    if status != DeletionStatus.OPEN:
         session.execute(
             update(DeletionRequest)
-            .where(col(DeletionRequest.request_id) == request_id, col(DeletionRequest.status) == "open")
+            .where(col(DeletionRequest.request_id) == request_id, col(DeletionRequest.status) == DeletionStatus.OPEN)
             .values(status=status, completed_at=now)
         )
     return status
 
 
-def unfinished(session: Session, *, created_before: datetime) -> list[tuple[str, str]]:
+def unfinished(session: Session, *, created_before: datetime) -> list[tuple[str, DeletionStatus]]:
     """(request id, status) of requests not complete: the sweeper's work list."""
     return [
-        (rid, status)
+        (rid, DeletionStatus(status))
         for rid, status in session.execute(
             select(col(DeletionRequest.request_id), col(DeletionRequest.status)).where(
-                col(DeletionRequest.status).in_(["pending", "open", "failed"]), col(DeletionRequest.created_at) < created_before
+                col(DeletionRequest.status).in_([DeletionStatus.PENDING, DeletionStatus.OPEN, DeletionStatus.FAILED]),
+                col(DeletionRequest.created_at) < created_before,
             )
         )
     ]
@@ -167,15 +169,15 @@ def reopen_failed(session: Session, *, request_ids: list[str]) -> list[tuple[str
     """Targets of unfinished requests that are not CLOSED; FAILED ones (and their requests) reopen."""
     session.execute(
         update(DeletionRequest)
-        .where(col(DeletionRequest.request_id).in_(request_ids), col(DeletionRequest.status) == "failed")
-        .values(status="open", completed_at=None)
+        .where(col(DeletionRequest.request_id).in_(request_ids), col(DeletionRequest.status) == DeletionStatus.FAILED)
+        .values(status=DeletionStatus.OPEN, completed_at=None)
     )
     out = []
     for t in session.scalars(select(ManifestTarget).where(col(ManifestTarget.request_id).in_(request_ids))):
-        if t.state == "CLOSED":
+        if t.state == TargetState.CLOSED:
             continue
-        if t.state == "FAILED":
-            t.state, t.attempts = "OPEN", 0
+        if t.state == TargetState.FAILED:
+            t.state, t.attempts = TargetState.OPEN, 0
             session.add(t)
         out.append((t.request_id, t.target))
     return out
@@ -184,7 +186,7 @@ def reopen_failed(session: Session, *, request_ids: list[str]) -> list[tuple[str
 def note_error(session: Session, *, request_id: str, target: str, error: str, now: datetime) -> None:
     """Keep the last error of a target's job in its detail (the target stays OPEN)."""
     row = session.get(ManifestTarget, (request_id, target))
-    if row is not None and row.state != "CLOSED":
+    if row is not None and row.state != TargetState.CLOSED:
         row.detail = json.dumps({"error": error[:500]})
         row.checked_at = now
         session.add(row)

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import func, or_, select, update
 from sqlmodel import Session, col
 
-from memworks.models.enums import MemoryStatus
+from memworks.models.enums import LessonDecision, MemoryStatus
 from memworks.models.tables import Episode, Memory, VectorEntry
 from memworks.pipelines.deletion import DeletionPlan
 from memworks.store import profiles, versions
@@ -288,8 +288,8 @@ def purge_lessons(session: Session, s: Subject) -> int:
 
 def check_lessons(session: Session, s: Subject) -> Evidence:
     decided = _decided(s)
-    found = outcomes.lessons_absent(session, tenant_id=s.tenant_id, outcome_ids=s.plan.outcome_ids,
-                                    removed=[k for k, d in decided.items() if d["decision"] == "removed"])  # fmt: skip
+    removed = [k for k, d in decided.items() if d["decision"] == LessonDecision.REMOVED]
+    found = outcomes.lessons_absent(session, tenant_id=s.tenant_id, outcome_ids=s.plan.outcome_ids, removed=removed)
     # The decision on each lesson built partly from the subject's outcomes, and its basis.
     said = [f"lesson {k}: {d['decision']} ({d['basis']})" for k, d in sorted(decided.items())]
     return _evidence("lessons", found.remaining, [*found.checked, *said])

@@ -13,7 +13,7 @@ from sqlmodel import Session, col
 
 from memworks.errors import NotFound
 from memworks.models.drafts import LessonView, OutcomeView
-from memworks.models.enums import Relation
+from memworks.models.enums import LessonStatus, Relation
 from memworks.models.schemas import LessonOut, OutcomeIn
 from memworks.models.tables import Lesson, Lineage, Outcome
 from memworks.pipelines.features import outcome_features
@@ -159,16 +159,17 @@ def decide(session: Session, *, tenant_id: str, lesson_id: str, status: str, rep
     remembers (``previous_id``) so that rolling it back restores the old one.
     """
     row = session.get(Lesson, lesson_id)
-    if row is None or row.status != "candidate":
+    if row is None or row.status != LessonStatus.CANDIDATE:
         return
     row.report, row.decided_at = report, now
-    if status != "candidate":
+    if status != LessonStatus.CANDIDATE:
         row.status = status
-        row.activated_at = now if status == "active" else None
-        if status == "active":
+        row.activated_at = now if status == LessonStatus.ACTIVE else None
+        if status == LessonStatus.ACTIVE:
             for old in lesson_rows(session, tenant_id=tenant_id, task_type=row.task_type):
-                if old.status == "active" and old.pattern_json == row.pattern_json and old.lesson_id != lesson_id:
-                    old.status, old.retired_at = "superseded", now
+                same_pattern = old.pattern_json == row.pattern_json and old.lesson_id != lesson_id
+                if old.status == LessonStatus.ACTIVE and same_pattern:
+                    old.status, old.retired_at = LessonStatus.SUPERSEDED, now
                     old.report = f"superseded by version {row.version} ({lesson_id}); {old.report}"
                     row.previous_id = old.lesson_id
                     session.add(old)
@@ -191,13 +192,13 @@ def retire(session: Session, *, tenant_id: str, lesson_id: str, status: str, rep
     row = session.get(Lesson, lesson_id)
     if row is None or row.tenant_id != tenant_id:
         raise NotFound(f"no lesson {lesson_id!r}")
-    if row.status in ("active", "candidate"):
-        was_active = row.status == "active"
+    if row.status in (LessonStatus.ACTIVE, LessonStatus.CANDIDATE):
+        was_active = row.status == LessonStatus.ACTIVE
         row.status, row.report, row.retired_at = status, report, now
         session.add(row)
         prev = session.get(Lesson, row.previous_id) if row.previous_id and was_active else None
-        if prev is not None and prev.tenant_id == tenant_id and prev.status == "superseded":
-            prev.status, prev.activated_at, prev.retired_at = "active", now, None
+        if prev is not None and prev.tenant_id == tenant_id and prev.status == LessonStatus.SUPERSEDED:
+            prev.status, prev.activated_at, prev.retired_at = LessonStatus.ACTIVE, now, None
             prev.report = f"restored: version {row.version} ({lesson_id}) was rolled back; {prev.report}"
             session.add(prev)
     return row

@@ -1,4 +1,10 @@
-"""The dramatiq broker: in-process (StubBroker) by default, Redis for distributed workers."""
+"""The dramatiq broker: in-process (StubBroker) by default, Redis for distributed workers.
+
+The delivery policy is set here, once, from settings: how often a failed message is retried
+and how its backoff grows (dramatiq's ``Retries``), and how long a message may run (``TimeLimit``).
+Every message gets it, whoever sends it (the facade, an actor, the scheduler); an actor states
+its own options only where its queue truly differs, and says why.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ import dramatiq
 import structlog
 from dramatiq.brokers.redis import RedisBroker
 from dramatiq.brokers.stub import StubBroker
-from dramatiq.middleware import CurrentMessage
+from dramatiq.middleware import CurrentMessage, Retries, TimeLimit, default_middleware
 
 from memworks.config import Settings
 from memworks.logging import configure_logging
@@ -31,14 +37,27 @@ class BindLogContext(dramatiq.Middleware):
     after_skip_message = after_process_message
 
 
+def delivery_policy(settings: Settings) -> list[dramatiq.Middleware]:
+    """dramatiq's default middleware, with retries and time limits as ``settings`` say."""
+    configured: dict[type[dramatiq.Middleware], dramatiq.Middleware] = {
+        Retries: Retries(max_retries=settings.max_retries, min_backoff=settings.retry_min_backoff_ms,
+                         max_backoff=max(settings.retry_min_backoff_ms, settings.retry_max_backoff_ms)),
+        TimeLimit: TimeLimit(time_limit=settings.time_limit_ms),
+    }  # fmt: skip
+    return [configured.get(m) or m() for m in default_middleware]
+
+
 def build_broker(settings: Settings) -> dramatiq.Broker:
-    """A broker for ``settings.broker_url``, with memworks' middleware."""
+    """A broker for ``settings.broker_url``, with memworks' delivery policy and middleware."""
     configure_logging()
+    policy = delivery_policy(settings)
     broker: dramatiq.Broker
     if settings.is_embedded_broker:
-        broker = StubBroker()
+        broker = StubBroker(middleware=policy)
     else:
-        broker = RedisBroker(url=settings.broker_url, namespace=settings.queue_namespace)  # type: ignore[no-untyped-call]
+        broker = RedisBroker(  # type: ignore[no-untyped-call]
+            url=settings.broker_url, namespace=settings.queue_namespace, middleware=policy
+        )
     broker.add_middleware(CurrentMessage())
     broker.add_middleware(BindLogContext())
     return broker

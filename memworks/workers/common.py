@@ -1,23 +1,46 @@
-"""What every actor shares: the current message id, and recording a rejected payload."""
+"""What every actor shares: the current message id, the payload types, and rejecting bad payloads.
+
+A message is checked once, before its actor runs, by :class:`CheckArguments`: against the
+actor's signature, strictly by type, and against the constraints its parameter types carry
+(``Annotated`` types below). An actor trusts its arguments.
+"""
 
 from __future__ import annotations
 
 import inspect
 import typing
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
 import dramatiq
 from dramatiq.middleware import CurrentMessage, SkipMessage
-from pydantic import TypeAdapter, ValidationError
+from pydantic import AfterValidator, Field, StringConstraints, TypeAdapter, ValidationError
 
 from memworks.errors import InvalidInput
 from memworks.logging import get_logger
+from memworks.models.enums import JobOutcome
+from memworks.pipelines.deletion import TARGETS
 from memworks.store import audit
 from memworks.store.db import session_scope
 from memworks.workers.runtime import get_runtime, utcnow
 
 log = get_logger(__name__)
+
+
+def _known_target(target: str) -> str:
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(TARGETS)}")
+    return target
+
+
+#: A deletion request id (a uuid4 in hex).
+RequestId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
+#: One manifest target (a projection a deletion erases).
+Target = Annotated[str, AfterValidator(_known_target)]
+#: A tenant id or a task type.
+Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+#: An age in seconds.
+Seconds = Annotated[int, Field(ge=0)]
 
 
 def message_id() -> str:
@@ -30,13 +53,16 @@ def record_rejection(actor: str, payload: dict[str, Any], *, field: str, reason:
     with session_scope(get_runtime().engine) as s:
         audit.record_rejected(s, kind=f"message:{actor}", payload=payload, reason=reason, field=field, now=utcnow(),
                               reference=reference)  # fmt: skip
-        audit.record_job(s, actor=actor, message_id=reference, outcome="rejected", started_at=utcnow(),
+        audit.record_job(s, actor=actor, message_id=reference, outcome=JobOutcome.REJECTED, started_at=utcnow(),
                          duration_ms=0.0, error=reason)  # fmt: skip
     log.warning("message.rejected", reason=reason)
 
 
 def reject(actor: str, payload: dict[str, Any], exc: ValidationError) -> InvalidInput:
-    """Record a payload that failed its actor's model and build the error to raise."""
+    """Record a payload that failed a model inside its actor and build the error to raise.
+
+    Prefer a constrained parameter type (checked by :class:`CheckArguments` before the actor runs).
+    """
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err["loc"]) or "payload"
     reason = f"{where}: {err['msg']}"
@@ -50,7 +76,7 @@ class RejectedMessage(SkipMessage, InvalidInput):
 
 @cache
 def _adapters(fn: Any) -> tuple[inspect.Signature, dict[str, TypeAdapter[Any]]]:
-    hints = typing.get_type_hints(fn)
+    hints = typing.get_type_hints(fn, include_extras=True)  # keep Annotated constraints
     return inspect.signature(fn), {k: TypeAdapter(v) for k, v in hints.items() if k != "return"}
 
 
@@ -73,8 +99,9 @@ def argument_problem(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
 class CheckArguments(dramatiq.Middleware):
     """Check a memworks message against its actor's signature before running it.
 
-    A malformed message (wrong arity, wrong types) is bad input: retrying cannot fix it, so it
-    is recorded in RejectedInput, failed straight to the dead letters and never run.
+    A malformed message (wrong arity, wrong types, a value its parameter type refuses) is bad
+    input: retrying cannot fix it, so it is recorded in RejectedInput, failed straight to the
+    dead letters and never run.
     """
 
     def before_process_message(self, broker: dramatiq.Broker, message: dramatiq.MessageProxy) -> None:

@@ -201,7 +201,7 @@ def test_a_copy_outside_the_plan_keeps_the_manifest_open(
 ) -> None:
     # A record that repeats an erased one's text under another id and no key is not in the
     # plan: verification finds it by fingerprint, so the manifest never claims the text is gone.
-    import memworks.workers.deletion as workers_deletion
+    import memworks.services.erasure as workers_deletion
     from memworks.models.tables import Memory
 
     monkeypatch.setattr(workers_deletion, "MAX_ATTEMPTS", 2)

@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import delete, func, or_, select, update
 from sqlmodel import Session, col
 
+from memworks.models.enums import LessonDecision
 from memworks.models.tables import Lesson, Lineage, Outcome
 from memworks.store.projections.base import Evidence
 
@@ -95,7 +96,7 @@ def purge_lessons(session: Session, *, tenant_id: str, outcome_ids: Sequence[str
     decision: it is removed, the safe side for an erasure (mining rebuilds it from survivors).
     """
     late = _resting_on(session, tenant_id, outcome_ids) - set(decisions)
-    removed = sorted({lid for lid, d in decisions.items() if d == "removed"} | late)
+    removed = sorted({lid for lid, d in decisions.items() if d == LessonDecision.REMOVED} | late)
     n = 0
     for c in _chunks(removed):
         result: Any = session.execute(delete(Lineage).where(col(Lineage.tenant_id) == tenant_id, col(Lineage.child_id).in_(c)))

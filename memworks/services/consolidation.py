@@ -1,0 +1,90 @@
+"""Consolidation and the other maintenance sweeps: which tenants, which users, which episodes.
+
+A tenant is consolidated user by user, one transaction and one scope lock each, so a big
+tenant never holds one long write and a crash loses one user's work at most (the next run
+redoes it: every step is idempotent). Its learning rounds are queued once its users are done.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from memworks.models.enums import JobOutcome, RunStatus
+from memworks.models.tables import ConsolidationRun
+from memworks.services.deps import Deps
+from memworks.store import audit, episodes, locks
+from memworks.store import consolidation as store
+from memworks.store import lessons as lesson_store
+from memworks.store.db import analyze, session_scope
+
+#: Queues one learning round: (tenant id, task type).
+QueueRound = Callable[[str, str], object]
+
+
+@dataclass(frozen=True)
+class Run:
+    """A tenant's consolidation: its counts (users, profiles, each step, lesson rounds) and duration."""
+
+    totals: dict[str, int]
+    duration_ms: float
+
+
+def tenants_to_consolidate(deps: Deps) -> list[str]:
+    """Every tenant with memories or outcomes, after refreshing the planner's statistics.
+
+    The nightly fan-out runs this first, so the statistics follow the day's growth.
+    """
+    analyze(deps.engine)
+    with session_scope(deps.engine, write=False) as s:
+        return store.tenants(s)
+
+
+def consolidate_tenant(
+    deps: Deps, tenant_id: str, *, clock: Callable[[], datetime], queue_round: QueueRound, message_id: str = ""
+) -> Run:
+    """Consolidate ``tenant_id`` user by user, queue a learning round per task type, record the run."""
+    t0, started = time.perf_counter(), clock()
+    with session_scope(deps.engine) as s:
+        # The run row is written first, so a run that dies half way still shows as running.
+        run = ConsolidationRun(tenant_id=tenant_id, message_id=message_id, started_at=started)
+        s.add(run)
+        s.flush()
+        run_id = int(run.id or 0)
+        users = store.users(s, tenant_id=tenant_id)
+        task_types = lesson_store.task_types(s, tenant_id=tenant_id)
+    totals: dict[str, int] = {"users": len(users), "profiles": 0} | {k: 0 for k in store.STEPS}
+    for user in users:
+        with session_scope(deps.engine) as s:
+            locks.hold(s, locks.scope(tenant_id, user))
+            counts = store.consolidate_user(s, tenant_id=tenant_id, user_id=user, knobs=deps.consolidation_knobs,
+                                            now=clock())  # fmt: skip
+        totals["profiles"] += counts.get("profile_tokens", 0) > 0
+        for k, v in counts.items():
+            totals[k] = totals.get(k, 0) + v
+    for task_type in task_types:
+        queue_round(tenant_id, task_type)
+    totals["lesson_rounds"] = len(task_types)
+    ms = (time.perf_counter() - t0) * 1000
+    with session_scope(deps.engine) as s:
+        store.mark_run(s, run_id=run_id, counts=totals, status=RunStatus.DONE, duration_ms=ms, now=clock())
+        audit.record_job(s, actor="consolidate", message_id=message_id, outcome=JobOutcome.OK, started_at=started,
+                         duration_ms=ms, tenant_id=tenant_id, counts=totals)  # fmt: skip
+    return Run(totals, ms)
+
+
+def expire_due(deps: Deps, *, now: datetime) -> int:
+    """The TTL sweep across every tenant: active records past ``expires_at`` expire; how many."""
+    with session_scope(deps.engine) as s:
+        return store.expire_due(s, now=now)
+
+
+def lost_episode_batches(deps: Deps, *, older_than_s: int, now: datetime) -> list[list[int]]:
+    """The outbox sweeper's work: episodes stored over ``older_than_s`` ago and never processed
+    (their message was lost), in extraction-sized batches."""
+    with session_scope(deps.engine, write=False) as s:
+        ids = episodes.unprocessed_ids(s, received_before=now - timedelta(seconds=older_than_s))
+    size = deps.settings.ingest_batch_size
+    return [ids[i : i + size] for i in range(0, len(ids), size)]

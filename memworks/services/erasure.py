@@ -1,0 +1,158 @@
+"""Erasure: the deletion state machine, from a request to a manifest whose every target is CLOSED.
+
+A request is planned once (the plan is saved before anything goes) and opens one target per
+projection. Each target is purged, then verified: it closes only when its projection confirms
+absence by id and by fingerprint; residue sends it back to purge, later and later, and after
+:data:`MAX_ATTEMPTS` rounds it is FAILED. The request completes when every target is CLOSED,
+and fails when one FAILED. The sweeper (:func:`resume`) plans pending requests again and
+reopens failed targets. Every step is safe to run twice.
+
+The functions here decide and write; they return what should happen next (which targets to
+purge, when to purge again), and the workers carry those messages.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlmodel import Session
+
+from memworks.models.enums import DeletionStatus, TargetState
+from memworks.services.deps import Deps
+from memworks.services.profiles import rebuild_profile
+from memworks.store import deletion as store
+from memworks.store import erasure, locks
+from memworks.store.db import checkpoint, error_text, session_scope
+from memworks.store.projections.dead_letters import DeadLetters
+
+#: Verify rounds that find residue before a target is marked FAILED (the sweeper can retry it).
+MAX_ATTEMPTS = 5
+#: First re-purge delay after residue was found (ms); doubles each round.
+REPURGE_DELAY_MS = 500
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A saved plan: ``fresh`` when this run saved it, and the targets still to purge."""
+
+    tenant_id: str
+    fresh: bool
+    to_purge: list[str]
+    summary: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Verified:
+    """One verification: the target's new state and the request's status."""
+
+    state: TargetState
+    remaining: int
+    attempts: int
+    status: DeletionStatus
+
+    @property
+    def repurge_after_ms(self) -> int | None:
+        """When residue was found and rounds are left: the delay before purging again."""
+        return REPURGE_DELAY_MS * 2 ** (self.attempts - 1) if self.state == TargetState.OPEN else None
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """The sweeper's work: requests to plan again, targets to purge again."""
+
+    requests: int
+    to_plan: list[str]
+    to_purge: list[tuple[str, str]]
+
+
+def next_state(*, absent: bool, attempts: int) -> TargetState:
+    """A target after a verification: CLOSED on confirmed absence, FAILED when out of rounds."""
+    if absent:
+        return TargetState.CLOSED
+    return TargetState.FAILED if attempts >= MAX_ATTEMPTS else TargetState.OPEN
+
+
+def plan_request(deps: Deps, request_id: str, *, now: datetime) -> Planned:
+    """Save the request's plan and open every target (once); name the targets not yet CLOSED.
+
+    Raises:
+        NotFound: no such request.
+    """
+    with session_scope(deps.engine, write=True) as s:
+        row = store.get_request(s, request_id=request_id)
+        locks.hold(s, locks.scope(row.tenant_id, row.user_id))
+        plan = store.compute_plan(s, subject=store.subject_of(row), policy=deps.lesson_policy)
+        fresh = store.save_plan(s, row=row, plan=plan, now=now)
+        to_purge = [t.target for t in store.targets_of(s, request_id=request_id) if t.state != TargetState.CLOSED]
+    return Planned(row.tenant_id, fresh, to_purge, plan.summary())
+
+
+def purge_target(deps: Deps, request_id: str, target: str, *, dead_letters: DeadLetters, now: datetime) -> int | None:
+    """Remove the plan's entries from one projection; how many went, or None if the target is CLOSED.
+
+    Raises:
+        NotFound: no such request or target, or the request has no plan yet.
+    """
+    with session_scope(deps.engine, write=True) as s:
+        t = store.get_target(s, request_id=request_id, target=target)
+        if t.state == TargetState.CLOSED:
+            return None
+        subject = _subject(deps, s, request_id, dead_letters, now)
+        locks.hold(s, locks.scope(subject.tenant_id, subject.user_id))
+        purged = erasure.PROJECTIONS[target][0](s, subject)
+        t.purged += purged
+        s.add(t)
+    return purged
+
+
+def verify_target(
+    deps: Deps, request_id: str, target: str, *, dead_letters: DeadLetters, now: datetime
+) -> Verified | None:
+    """Check one projection for residue and move its target (and the request) on; None if already CLOSED.
+
+    Raises:
+        NotFound: no such request or target, or the request has no plan yet.
+    """
+    with session_scope(deps.engine, write=True) as s:
+        locks.hold(s, locks.deletion(request_id))
+        t = store.get_target(s, request_id=request_id, target=target)
+        if t.state == TargetState.CLOSED:
+            return None
+        evidence = erasure.PROJECTIONS[target][1](s, _subject(deps, s, request_id, dead_letters, now))
+        t.attempts += 1
+        t.remaining, t.checked_at = evidence.remaining, evidence.checked_at
+        t.detail = json.dumps({"checked": evidence.checked, "remaining": evidence.remaining, "attempt": t.attempts})
+        t.state = next_state(absent=evidence.absent, attempts=t.attempts)
+        s.add(t)
+        s.flush()
+        status = store.finish_if_closed(s, request_id=request_id, now=now)
+    if status == DeletionStatus.COMPLETE:
+        checkpoint(deps.engine)  # erased pages leave the WAL too
+    return Verified(TargetState(t.state), t.remaining, t.attempts, status)
+
+
+def resume(deps: Deps, *, older_than_s: int, now: datetime) -> Resumed:
+    """The sweeper: requests older than ``older_than_s`` not complete; FAILED targets reopen."""
+    with session_scope(deps.engine, write=True) as s:
+        work = store.unfinished(s, created_before=now - timedelta(seconds=older_than_s))
+        retry = store.reopen_failed(s, request_ids=[rid for rid, _ in work]) if work else []
+    return Resumed(len(work), [rid for rid, status in work if status == DeletionStatus.PENDING], retry)
+
+
+def note_failure(deps: Deps, request_id: str, target: str, exc: BaseException, *, now: datetime) -> None:
+    """Keep a failed purge's or verification's error in its target's detail (it stays OPEN)."""
+    with session_scope(deps.engine, write=True) as s:
+        store.note_error(s, request_id=request_id, target=target, error=error_text(exc), now=now)
+
+
+def _subject(deps: Deps, s: Session, request_id: str, dead_letters: DeadLetters, now: datetime) -> erasure.Subject:
+    row = store.get_request(s, request_id=request_id)
+
+    def rebuild(session: Session, tenant: str, user: str, at: datetime, exclude: Collection[str]) -> object:
+        return rebuild_profile(deps, session, tenant, user, at, exclude=exclude)
+
+    return erasure.Subject(row.tenant_id, row.user_id, store.plan_of(row), deps.cache, dead_letters, now,
+                           rebuild, whole_subject=store.subject_of(row).whole_subject)  # fmt: skip

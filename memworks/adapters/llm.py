@@ -110,6 +110,7 @@ class ChatCompletionsClient:
         backoff_base_s: float = 0.5,
         max_backoff_s: float = 5.0,
         sleep: Callable[[float], None] = time.sleep,
+        json_schema: dict[str, Any] | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -119,6 +120,12 @@ class ChatCompletionsClient:
         self.backoff_base_s = backoff_base_s
         self.max_backoff_s = max_backoff_s
         self._sleep = sleep
+        # With a schema the server is asked to hold its reply to it (OpenAI's structured
+        # outputs, llama.cpp's and vLLM's grammars); the reply is validated again all the same.
+        self.response_format: dict[str, Any] = (
+            {"type": "json_schema", "json_schema": {"name": "reply", "schema": json_schema}}
+            if json_schema is not None else {"type": "json_object"}
+        )  # fmt: skip
         headers = {"Accept": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
@@ -136,7 +143,7 @@ class ChatCompletionsClient:
                 {"role": "user", "content": prompt},
             ],
             "temperature": 0,
-            "response_format": {"type": "json_object"},
+            "response_format": self.response_format,
         }
         last_problem = "no attempt made"
         retry_after: float | None = None

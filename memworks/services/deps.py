@@ -30,6 +30,10 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+#: Replies asked of the model per turn when one is malformed (the reason goes back with the
+#: request); after the last, the turn's extraction is refused and recorded with the reason.
+LLM_ATTEMPTS = 2
+
 _open_lock = threading.Lock()
 _open: list[Extractor] = []
 
@@ -63,14 +67,15 @@ class Deps:
     def extractor(self) -> Extractor:
         if self.settings.extractor == "llm":
             from memworks.adapters.llm import ChatCompletionsClient
-            from memworks.pipelines.extraction.llm import LLMExtractor
+            from memworks.pipelines.extraction.llm import LLMExtractor, reply_schema
 
             if not (self.settings.llm_base_url and self.settings.llm_model):
                 raise InvalidInput("MEMWORKS_EXTRACTOR=llm needs MEMWORKS_LLM_BASE_URL and MEMWORKS_LLM_MODEL")
             client = ChatCompletionsClient(
-                self.settings.llm_base_url, self.settings.llm_model, api_key=self.settings.llm_api_key or None
+                self.settings.llm_base_url, self.settings.llm_model, api_key=self.settings.llm_api_key or None,
+                json_schema=reply_schema(),
             )
-            return LLMExtractor(client)
+            return LLMExtractor(client, attempts=LLM_ATTEMPTS)
         if self.settings.extractor == "open":
             return open_extractor()
         from memworks.pipelines.extraction.rules import RulesExtractor

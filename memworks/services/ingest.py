@@ -13,8 +13,8 @@ import numpy.typing as npt
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from memworks.models.drafts import Turn
-from memworks.models.enums import EpisodeState, MemoryKind, Op
+from memworks.models.drafts import Candidate, MemoryView, Turn
+from memworks.models.enums import EpisodeState, MemoryKind, MemoryStatus, Op
 from memworks.models.schemas import DeletionRequestIn
 from memworks.models.tables import Episode
 from memworks.pipelines.consolidation import ForgettingPolicy
@@ -122,11 +122,35 @@ class _Judge:
         warm = getattr(self.extractor, "warm", None)  # a BatchExtractor parses the batch at once
         if callable(warm) and turns:
             warm(turns)
-        judged = [(e, judge_episode(t, extractor=self.extractor, context=contexts[e.id])) for e, t in zip(rows, turns, strict=True)]
+        extractors = self._per_scope(s, rows)
+        judged = [(e, judge_episode(t, extractor=extractors.get((e.tenant_id, e.user_id), self.extractor),
+                                    context=contexts[e.id])) for e, t in zip(rows, turns, strict=True)]  # fmt: skip
         texts = list(dict.fromkeys(index_text(a.candidate.key, a.candidate.text) for _, j in judged for a in j.accepted()))
         texts = [t for t in texts if t not in self.vectors]
         self.vectors.update(zip(texts, self.embedder.embed(texts), strict=True))
         return judged
+
+    def _per_scope(self, s: Session, rows: Sequence[Episode]) -> dict[tuple[str, str], Extractor]:
+        """For an extractor that reads the stored slots (the ``llm`` one): bound to each scope's."""
+        if not getattr(self.extractor, "wants_known_slots", False):
+            return {}
+        out: dict[tuple[str, str], Extractor] = {}
+        for tenant, user in dict.fromkeys((e.tenant_id, e.user_id) for e in rows):
+            current = [m for m in memories.keyed_records(s, tenant_id=tenant, user_id=user)
+                       if m.status is MemoryStatus.ACTIVE and m.valid_to is None]  # fmt: skip
+            out[(tenant, user)] = _KnownSlots(self.extractor, current)
+        return out
+
+
+class _KnownSlots:
+    """An extractor that reads stored slots, bound to one scope's current records."""
+
+    def __init__(self, extractor: Extractor, known: Sequence[MemoryView]) -> None:
+        self.extractor, self.known, self.name = extractor, known, extractor.name
+
+    def __call__(self, turn: Turn, *, context: Sequence[Turn] = ()) -> list[Candidate]:
+        call: Callable[..., list[Candidate]] = self.extractor
+        return call(turn, context=context, known=self.known)
 
 
 def _write_scope(

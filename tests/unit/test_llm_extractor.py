@@ -126,7 +126,7 @@ def test_naive_valid_from_takes_the_turns_timezone() -> None:
         (_reply(_op(confidence="0.9")), "operations[0].confidence: Input should be a valid number"),
         (_reply(_op(kind="belief")),
          "operations[0].kind: Input should be 'semantic', 'episodic', 'procedural' or 'working'"),
-        (_reply(_op(op="upsert")), "operations[0].op: Input should be 'assert' or 'retract'"),
+        (_reply(_op(op="upsert")), "operations[0].op: Input should be 'assert', 'retract', 'add', 'update', 'noop' or 'delete'"),
         (_reply(_op(key="User.Home City")), "operations[0].key: String should match pattern"),
         (_reply(_op(key="user..city")), "operations[0].key: String should match pattern"),
         (_reply(_op(plan="yes")), "operations[0].plan: Input should be a valid boolean"),
@@ -196,3 +196,66 @@ def test_extractor_sends_prompt_with_context_and_last_turn() -> None:
 
 def test_prompt_without_context_says_none() -> None:
     assert "reference only):\n(none)\n" in build_prompt(TURN)
+
+
+def _stored(key: str, value: str) -> Any:
+    from memworks.models.drafts import MemoryView
+    from memworks.models.enums import MemoryStatus
+
+    return MemoryView(memory_id=key, kind=MemoryKind.SEMANTIC, key=key, value=value, text=f"{key}: {value}",
+                      source=Source.USER, confidence=0.9, trusted=True, status=MemoryStatus.ACTIVE,
+                      valid_from=TURN.occurred_at, recorded_at=TURN.occurred_at)  # fmt: skip
+
+
+def test_mem0_operations_map_to_the_candidate_contract_on_stored_slots() -> None:
+    """Given the stored slots in the prompt, add / update / noop become assertions (supersession
+    decides ADD, UPDATE or NOOP against the slot) and delete a retraction; the event time is kept."""
+    prompts: list[str] = []
+    ops = [_op(op="update", key="user.phone", value="iPhone", text="User uses an iPhone."),
+           _op(op="noop", key="user.car", value="Volvo", text="User drives a Volvo."),
+           _op(op="delete", key="user.employer", value="", text="User no longer works at Acme."),
+           _op(op="add", key="user.sister.wedding", value="in September", text="User's sister's wedding is in September.",
+               event_at="2025-09-01T00:00:00")]  # fmt: skip
+
+    def complete(prompt: str) -> str:
+        prompts.append(prompt)
+        return _reply(*ops)
+
+    known = [_stored("user.phone", "Android phone"), _stored("user.car", "Volvo"), _stored("user.employer", "Acme")]
+    out = LLMExtractor(complete)(TURN, known=known)
+    assert [(c.op, c.key) for c in out] == [(CandidateOp.ASSERT, "user.phone"), (CandidateOp.ASSERT, "user.car"),
+                                            (CandidateOp.RETRACT, "user.employer"), (CandidateOp.ASSERT, "user.sister.wedding")]  # fmt: skip
+    assert out[3].event_at == datetime(2025, 9, 1, tzinfo=LISBON_TZ)
+    assert '{"key": "user.phone", "value": "Android phone"}' in prompts[0]
+    assert prompts[0].index("STORED SLOTS (") < prompts[0].index("LAST turn (extract")
+
+
+def test_an_update_of_a_slot_that_is_not_stored_is_refused_whole() -> None:
+    reply = _reply(_op(op="add"), _op(op="update", key="user.phone", value="iPhone", text="User uses an iPhone."))
+    with pytest.raises(ExtractionRejected, match=r"^operations\[1\]\.key: update names a slot that is not stored"):
+        LLMExtractor(lambda prompt: reply)(TURN, known=[])
+
+
+def test_a_malformed_reply_is_asked_again_with_its_reason() -> None:
+    replies = iter(["not json", _reply(_op())])
+    prompts: list[str] = []
+
+    def complete(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(replies)
+
+    (c,) = LLMExtractor(complete, attempts=2)(TURN)
+    assert c.key == "user.home_city" and len(prompts) == 2
+    assert "Your previous reply was refused: not JSON" in prompts[1] and "not JSON" not in prompts[0]
+
+
+def test_replies_malformed_every_time_are_refused_naming_the_last_reason() -> None:
+    calls: list[str] = []
+
+    def complete(prompt: str) -> str:
+        calls.append(prompt)
+        return _reply(_op(confidence=7))
+
+    with pytest.raises(ExtractionRejected, match=r"^operations\[0\]\.confidence: .* \(after 3 replies\)$"):
+        LLMExtractor(complete, attempts=3)(TURN)
+    assert len(calls) == 3

@@ -40,6 +40,7 @@ from memworks.pipelines.extraction.open_vocab_frames import statements_in
 from memworks.pipelines.extraction.open_vocab_lexicon import KEY_TIME_WORDS, TRIGGERS, VAGUE_ATTRIBUTES
 from memworks.pipelines.extraction.open_vocab_parse import Parser, Sentence
 from memworks.pipelines.extraction.open_vocab_render import Person, speaker_person
+from memworks.pipelines.slots import value_terms
 
 __all__ = ["OpenVocabularyExtractor", "refusal"]
 
@@ -142,10 +143,14 @@ class OpenVocabularyExtractor:
         state = TurnState(person, turn.occurred_at)
         found = [st for sentences in docs for s in sentences for st in statements_in(s, state)]
         taken = {c.key for c in ruled if c.key}
+        # A statement the rules already filed under a fixed key is not filed again under an open
+        # one ("my favourite tree on weekends is beech": one fact, not two).
+        said = {value_terms(c.value) for c in ruled if c.op is CandidateOp.ASSERT and c.key and c.value.strip()}
         forgot = any(c.forget is not None for c in ruled)
         opened = [
             _candidate(st, turn, person) for st in found
             if not (st.forget_terms and forgot) and (st.forget_terms or st.key not in taken)
+            and not (st.op is CandidateOp.ASSERT and value_terms(st.value) in said)
         ]  # fmt: skip
         return _dedupe([*ruled, *opened])
 

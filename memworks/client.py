@@ -117,11 +117,16 @@ class Memworks:
         items = [parse_episode(e, where=f"episode {i}") for i, e in enumerate(batch)]
         with session_scope(self.runtime.engine) as s:
             ids, dups = episode_store.insert_episodes(s, episodes=items, now=utcnow())
+            # A duplicate still unprocessed lost its message (a broker outage, a kill mid-ingest):
+            # sending it again is what the client retrying the batch expects.
+            dup, new = set(dups), set(ids)
+            again = [(e.tenant_id, e.user_id, e.episode_id) for e in items if e.episode_id in dup]
+            stuck = [(i, e) for i, e in episode_store.unprocessed_of(s, keys=again) if i not in new]
         # The rows are committed before any message exists (outbox): a lost message is re-sent
         # by the sweeper, never lost.
-        self._send_extraction(ids)
-        dup = set(dups)
-        return IngestReceipt(accepted=[e.episode_id for e in items if e.episode_id not in dup], duplicates=dups)
+        self._send_extraction([*ids, *(i for i, _ in stuck)])
+        return IngestReceipt(accepted=[e.episode_id for e in items if e.episode_id not in dup], duplicates=dups,
+                             resent=[e for _, e in stuck])  # fmt: skip
 
     def _send_extraction(self, ids: Sequence[int]) -> None:
         self._ensure_worker()
@@ -136,15 +141,19 @@ class Memworks:
         scope: Scope,
         query: str,
         *,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
         k: int = 5,
     ) -> RetrieveResult:
-        """Memories relevant to ``query`` in ``scope`` (required), or an abstention."""
-        as_of, known_at = check_time(as_of, "as_of"), check_time(known_at, "known_at")
+        """Memories relevant to ``query`` in ``scope`` (required), or an abstention.
+
+        ``as_of`` and ``known_at`` are aware datetimes or ISO 8601 strings with an offset
+        (``"2025-02-01T00:00:00Z"``); a time without one raises ``InvalidInput`` naming the field.
+        """
+        valid_at, believed_at = check_time(as_of, "as_of"), check_time(known_at, "known_at")
         rt = self.runtime
         return retrieve_memories(
-            rt.engine, scope=scope, query=query, as_of=as_of, known_at=known_at, k=k, embedder=rt.embedder,
+            rt.engine, scope=scope, query=query, as_of=valid_at, known_at=believed_at, k=k, embedder=rt.embedder,
             cache=rt.cache, cache_ttl_s=self.settings.cache_ttl_s, policy=rt.policy, now=utcnow(),
         )  # fmt: skip
 

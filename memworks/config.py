@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -46,6 +46,11 @@ class Settings(BaseSettings):
     time_limit_ms: int = Field(600_000, ge=1_000, le=86_400_000)
     #: Worker threads of the in-process worker in embedded mode.
     embedded_worker_threads: int = Field(2, ge=1, le=32)
+    #: ``debug`` | ``info`` | ``warning`` | ``error``. Unset: ``info`` for the services (worker,
+    #: scheduler, api, mcp) and in-process use, ``warning`` for the other commands (demo, ingest, …).
+    log_level: Literal["debug", "info", "warning", "error", "critical"] | None = None
+    #: ``auto``: readable lines when stderr is a terminal, JSON lines otherwise; ``json`` or ``console`` to force.
+    log_format: Literal["auto", "json", "console"] = "auto"
     #: Minimum cosine similarity for a hit to count as an answer.
     retrieve_min_similarity: float = Field(0.25, ge=-1, le=1)
     #: Cosine floor for a hit that also matched lexically.
@@ -79,6 +84,14 @@ class Settings(BaseSettings):
     max_records_per_user: int = Field(5000, ge=10)
     #: Cosine similarity at or above which two records of a slot are duplicates.
     dedup_min_similarity: float = Field(0.9, ge=0, le=1)
+
+    @field_validator("log_level", "log_format", mode="before")
+    @classmethod
+    def _log_word(cls, v: object, info: ValidationInfo) -> object:
+        if not isinstance(v, str):
+            return v
+        # Case-insensitive; empty means the default.
+        return v.strip().lower() or ("auto" if info.field_name == "log_format" else None)
 
     @field_validator("lesson_actions", mode="before")
     @classmethod

@@ -1,24 +1,47 @@
-"""structlog set-up: JSON lines when stderr is not a terminal, readable otherwise."""
+"""structlog set-up: level and format from ``MEMWORKS_LOG_LEVEL`` / ``MEMWORKS_LOG_FORMAT``;
+readable lines when stderr is a terminal, JSON lines otherwise."""
 
 from __future__ import annotations
 
 import logging
 import sys
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
+
+if TYPE_CHECKING:
+    from memworks.config import Settings
 
 _configured = False
 
 
+def log_options(settings: Settings, default: int = logging.INFO, *, tty: bool = False) -> tuple[int, bool]:
+    """(level, readable console lines?) for a process whose own default level is ``default``.
+
+    ``MEMWORKS_LOG_LEVEL`` overrides the default; ``MEMWORKS_LOG_FORMAT`` is ``auto`` (console
+    lines when stderr is a terminal, ``tty``), ``console`` or ``json``.
+    """
+    level = logging.getLevelNamesMapping()[settings.log_level.upper()] if settings.log_level else default
+    console = tty if settings.log_format == "auto" else settings.log_format == "console"
+    return level, console
+
+
 def configure_logging(level: int = logging.INFO) -> None:
-    """Configure structlog once per process."""
+    """Configure structlog once per process (the first call wins).
+
+    Args:
+        level: this process's default level; ``MEMWORKS_LOG_LEVEL`` overrides it.
+    """
     global _configured
     if _configured:
         return
+    from memworks.config import get_settings
+
+    tty = sys.stderr.isatty()
+    level, console = log_options(get_settings(), level, tty=tty)
     renderer: structlog.types.Processor = (
-        structlog.dev.ConsoleRenderer() if sys.stderr.isatty() else structlog.processors.JSONRenderer()
+        structlog.dev.ConsoleRenderer(colors=tty) if console else structlog.processors.JSONRenderer()
     )
     structlog.configure(
         processors=[

@@ -23,7 +23,7 @@ import httpx
 from pydantic import TypeAdapter
 
 from memworks.errors import Conflict, InvalidInput, MemworksError, NotFound
-from memworks.models.validation import parse_model, require_scope
+from memworks.models.validation import check_time, parse_model, require_scope
 from memworks.models.schemas import (
     DeletionRequestIn,
     EpisodeIn,
@@ -63,6 +63,12 @@ class RemoteError(MemworksError):
 
 def _scoped(scope: Scope) -> dict[str, str]:
     return {k: v for k, v in (("tenant_id", scope.tenant_id), ("user_id", scope.user_id)) if v is not None}
+
+
+def _read(scope: Scope) -> dict[str, str]:
+    """A read's scope on the wire: a scope without a user asks for the tenant's shared records by
+    name (the server refuses a read that names no user otherwise)."""
+    return {**_scoped(require_scope(scope)), **({"scope": "tenant"} if scope.user_id is None else {})}
 
 
 def _times(d: dict[str, Any], *names: str) -> dict[str, Any]:
@@ -149,28 +155,31 @@ class RemoteMemworks:
     def _ingest(self, path: str, items: list[dict[str, Any]]) -> IngestReceipt:
         accepted: list[str] = []
         duplicates: list[str] = []
+        resent: list[str] = []
         for run in _chunks(items):
             r = IngestReceipt.model_validate(self._json("POST", path, json_body=run))
             accepted += r.accepted
             duplicates += r.duplicates
-        return IngestReceipt(accepted=accepted, duplicates=duplicates)
+            resent += r.resent
+        return IngestReceipt(accepted=accepted, duplicates=duplicates, resent=resent)
 
     # -- reads ------------------------------------------------------------------------------
 
-    def retrieve(self, scope: Scope, query: str, *, as_of: datetime | None = None, known_at: datetime | None = None,
-                 k: int = 5) -> RetrieveResult:  # fmt: skip
-        """Memories relevant to ``query`` in ``scope`` (required), or an abstention."""
-        body: dict[str, Any] = {**_scoped(require_scope(scope)), "query": query, "k": k}
+    def retrieve(self, scope: Scope, query: str, *, as_of: datetime | str | None = None,
+                 known_at: datetime | str | None = None, k: int = 5) -> RetrieveResult:  # fmt: skip
+        """Memories relevant to ``query`` in ``scope`` (required), or an abstention.
+
+        ``as_of`` and ``known_at`` are aware datetimes or ISO 8601 strings with an offset.
+        """
+        body: dict[str, Any] = {**_read(scope), "query": query, "k": k}
         for name, t in (("as_of", as_of), ("known_at", known_at)):
-            if t is not None:
-                if t.tzinfo is None:
-                    raise InvalidInput(f"{name} must carry a UTC offset (e.g. 2024-05-01T00:00:00+00:00)", field=name)
-                body[name] = t.isoformat()
+            if (when := check_time(t, name)) is not None:
+                body[name] = when.isoformat()
         return RetrieveResult.model_validate(self._json("POST", "/v1/retrieve", json_body=body))
 
     def memories(self, scope: Scope, *, include_history: bool = False) -> list[MemoryOut]:
         """Everything remembered in ``scope`` with all clocks and evidence (every page)."""
-        params: dict[str, Any] = {**_scoped(require_scope(scope)), "include_history": include_history, "limit": PAGE_SIZE}
+        params: dict[str, Any] = {**_read(scope), "include_history": include_history, "limit": PAGE_SIZE}
         out: list[MemoryOut] = []
         while True:
             resp = self._call("GET", "/v1/memories", params=params)

@@ -13,6 +13,7 @@ from starlette.routing import Route
 
 from memworks.api import routes_memory, routes_tenant, ui
 from memworks.api.auth import get_mw
+from memworks.api.docs import install_docs
 from memworks.api.errors import install_error_handlers
 from memworks.api.middleware import MAX_BODY_BYTES, BodyLimit, CatchAll, Metrics
 from memworks.client import Memworks
@@ -56,8 +57,10 @@ def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYT
         description="Every /v1 route needs `Authorization: Bearer <key>`. The key decides the tenant; an "
         "end-user key also decides the user. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`.",
         lifespan=lifespan,
-        docs_url="/docs",
+        docs_url=None,  # served by install_docs from local files: FastAPI's pages load a CDN
+        redoc_url=None,
     )
+    install_docs(app)
     app.state.mw = mw
     # MCP over streamable HTTP at /mcp, behind the same keys as /v1 (an end-user key stays in its user).
     mcp = McpEndpoint(lambda: app.state.mw)

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -124,7 +124,15 @@ class ScopedBody(_Strict):
                                 "an end-user key may omit it")  # fmt: skip
 
 
+#: Which records a read covers: a user's (their own and the tenant's shared ones; the default, so
+#: a tenant key must name the user) or, asked for by name, the tenant's shared records alone.
+ReadScope = Literal["user", "tenant"]
+SCOPE_HELP = ("`user` (default): a user's records and the tenant's shared ones; a tenant key must name "
+              "`user_id`. `tenant`: the tenant's shared records only (no `user_id`).")  # fmt: skip
+
+
 class RetrieveBody(ScopedBody):
+    scope: ReadScope = Field(default="user", description=SCOPE_HELP)
     query: str = Field(min_length=1, max_length=MAX_QUERY)
     as_of: BoundedTime | None = Field(default=None, description="valid time: what held then")
     known_at: BoundedTime | None = Field(default=None, description="transaction time: what was believed then")

@@ -23,7 +23,9 @@ from memworks.api.bodies import (
     RECORD_ID,
     Accepted,
     CorrectionBody,
+    SCOPE_HELP,
     EpisodeBatch,
+    ReadScope,
     RetrieveBody,
     ScopedBody,
 )
@@ -37,6 +39,7 @@ router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 TenantQ = Annotated[str | None, Query(pattern=ID, description="omit it, or give the key's tenant")]
 UserQ = Annotated[str | None, Query(pattern=ID, description="a tenant key names the user; an end-user key may omit it")]
 MemoryId = Annotated[str, Path(pattern=RECORD_ID, description="a memory_id")]
+ScopeQ = Annotated[ReadScope, Query(description=SCOPE_HELP)]
 #: The next page of ``GET /v1/memories``, when there is one.
 NEXT_CURSOR = "X-Next-Cursor"
 
@@ -59,7 +62,7 @@ def post_episodes(batch: EpisodeBatch, p: Caller, mw: Facade) -> JSONResponse:
 @router.post("/retrieve", response_model=RetrieveResult, tags=["memory"])
 def post_retrieve(body: RetrieveBody, p: Caller, mw: Facade) -> JSONResponse:
     """Memories relevant to the query in the user's scope (or tenant-wide), or an abstention."""
-    scope = scope_for(p, body.tenant_id, body.user_id)
+    scope = read_scope(p, body.tenant_id, body.user_id, body.scope)
     return as_json(mw.retrieve(scope, body.query, as_of=body.as_of, known_at=body.known_at, k=body.k))
 
 
@@ -67,13 +70,12 @@ def post_retrieve(body: RetrieveBody, p: Caller, mw: Facade) -> JSONResponse:
             responses={200: {"headers": {NEXT_CURSOR: {"description": "pass as `cursor` for the next page",
                                                        "schema": {"type": "string"}}}}})  # fmt: skip
 def get_memories(
-    p: Caller, mw: Facade, tenant_id: TenantQ = None, user_id: UserQ = None, include_history: bool = False,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    p: Caller, mw: Facade, tenant_id: TenantQ = None, user_id: UserQ = None, scope: ScopeQ = "user",
+    include_history: bool = False, limit: Annotated[int, Query(ge=1, le=500)] = 100,
     cursor: Annotated[str | None, Query(max_length=2000, description="from the previous page's X-Next-Cursor")] = None,
 ) -> JSONResponse:  # fmt: skip
     """Everything remembered in the scope, with every clock and its evidence; paginated."""
-    scope = scope_for(p, tenant_id, user_id)
-    rows = mw.memories(scope, include_history=include_history)
+    rows = mw.memories(read_scope(p, tenant_id, user_id, scope), include_history=include_history)
     page, nxt = paginate(rows, cursor, limit)
     return as_json(page, headers={NEXT_CURSOR: nxt} if nxt else None)
 
@@ -108,6 +110,26 @@ def delete_memory(memory_id: MemoryId, p: Caller, mw: Facade, tenant_id: TenantQ
     rid = mw.delete_memory(scope_for(p, tenant_id, user_id), memory_id)
     settle(mw)
     return as_json({"request_id": rid, "status": mw.manifest(rid).status}, 202)
+
+
+def read_scope(p: Principal, tenant_id: str | None, user_id: str | None, scope: ReadScope) -> Scope:
+    """The scope of a read: a user's, or the tenant's shared records when ``scope`` is ``tenant``.
+
+    A tenant key that names no user is refused (422 on ``user_id``) unless it asks for the
+    shared records by name: a forgotten ``user_id`` would otherwise answer from the shared
+    records alone, and "nothing known" about the user looks like lost memory.
+    """
+    if scope == "tenant":
+        if user_id is not None:
+            raise ApiError(422, "invalid_input", "scope 'tenant' reads the tenant's shared records only; omit user_id",
+                           field="user_id")  # fmt: skip
+        # Shared records are visible to every key of the tenant, an end-user key's included.
+        return Scope(tenant_id=check_tenant(p, tenant_id), user_id=None)
+    out = scope_for(p, tenant_id, user_id)
+    if out.user_id is None:
+        raise ApiError(422, "invalid_input", "user_id is required with a tenant key: name whose memory to read, "
+                       "or send scope=tenant to read only the tenant's shared records", field="user_id")  # fmt: skip
+    return out
 
 
 def _owner(mw: Memworks, p: Principal, scope: Scope, memory_id: str) -> Scope:

@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import argparse
+import json
+import logging
 import sys
 from collections.abc import Sequence
 
 from memworks.cli import bench, deletion, evaluate, lessons, maintenance, memory
-from memworks.cli.common import EXIT_BAD_INPUT, EXIT_FAIL, Parser
+from memworks.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAIL,
+    BadLines,
+    Parser,
+    check_services,
+    database_failure,
+    redis_failure,
+)
 from memworks.errors import Conflict, InvalidInput, MemworksError, NotFound
 from memworks.cli import api
 from memworks.cli import mcp
 
-
+#: Long-running services: they log their work at ``info`` unless ``MEMWORKS_LOG_LEVEL`` says
+#: otherwise. Every other command (demo, ingest, retrieve, …) prints its answer and logs only
+#: warnings, so that a terminal shows the answer rather than one line per job.
+SERVICES = frozenset({"worker", "scheduler", "api", "mcp"})
 
 
 def build_parser() -> Parser:
@@ -23,12 +37,65 @@ def build_parser() -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from pydantic import ValidationError
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
+    from memworks.config import get_settings
+    from memworks.logging import configure_logging
+
     args = build_parser().parse_args(argv)
     try:
+        settings = get_settings()
+    except ValidationError as exc:
+        for err in exc.errors():
+            name = "MEMWORKS_" + ".".join(str(p) for p in err["loc"]).upper()
+            print(f"memworks: bad setting {name}: {str(err['msg']).removeprefix('Value error, ')}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    configure_logging(logging.INFO if args.command in SERVICES else logging.WARNING)
+    try:
+        if args.command == "api":
+            _check_before_serving()
         return int(args.handler(args))
     except (InvalidInput, Conflict, NotFound) as exc:
-        print(f"memworks: bad input: {exc}", file=sys.stderr)
+        _report(args, exc, f"memworks: bad input: {exc}")
         return EXIT_BAD_INPUT
     except MemworksError as exc:
-        print(f"memworks: {exc}", file=sys.stderr)
+        _report(args, exc, f"memworks: {exc}")
         return EXIT_FAIL
+    except (OperationalError, InterfaceError) as exc:
+        # A database that cannot be reached or used: one line saying where and what to check,
+        # rather than the driver's traceback.
+        _report(args, exc, database_failure(exc, settings))
+        return EXIT_FAIL
+    except (RedisConnectionError, RedisTimeoutError) as exc:
+        text = redis_failure(exc, settings)
+        if args.command in ("ingest", "outcomes"):
+            text += " What the file holds is stored: run the same command again once Redis answers to send it."
+        _report(args, exc, text)
+        return EXIT_FAIL
+
+
+def _check_before_serving() -> None:
+    """The API builds its facade inside the server's start-up, whose failure would print as a
+    traceback: check the database and broker first."""
+    from memworks.client import Memworks
+
+    with Memworks.from_settings() as mw:
+        check_services(mw)
+
+
+def _report(args: argparse.Namespace, exc: BaseException, text: str) -> None:
+    """The error on stderr; with ``--json`` also as JSON on stdout (the HTTP API's error shape)."""
+    print(text, file=sys.stderr)
+    if not getattr(args, "json", False):
+        return
+    if isinstance(exc, BadLines):
+        error = exc.as_dict()
+    else:
+        code = next((c for kind, c in ((InvalidInput, "invalid_input"), (Conflict, "conflict"), (NotFound, "not_found"))
+                     if isinstance(exc, kind)), "failed")  # fmt: skip
+        error = {"code": code, "message": text.removeprefix("memworks: ").removeprefix("bad input: "),
+                 "field": getattr(exc, "field", None)}  # fmt: skip
+    print(json.dumps({"error": error}, ensure_ascii=False))

@@ -8,9 +8,14 @@ import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 from memworks.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from memworks.client import Memworks
+    from memworks.config import Settings
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 T = TypeVar("T")
@@ -27,6 +32,17 @@ def iso_time(value: str) -> datetime:
     return t
 
 
+#: A service's start re-sends episodes received this long ago (s) and still unprocessed; younger
+#: ones most likely still have their message in the queue.
+RESEND_OLDER_THAN_S = 60
+
+
+def resend_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--resend-older-than", type=int, default=RESEND_OLDER_THAN_S, metavar="SECONDS",
+                   help="on start, re-send episodes stored this long ago and never processed (a broker outage, "
+                        f"a kill mid-ingest; default {RESEND_OLDER_THAN_S})")  # fmt: skip
+
+
 def csv_list(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
@@ -38,20 +54,133 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_BAD_INPUT)
 
 
+#: Bad lines an input file's report lists at most (all of them are counted).
+MAX_REPORTED_LINES = 50
+
+
+class BadLines(InvalidInput):
+    """Some lines of an input file are bad: each with its line number, field and reason."""
+
+    def __init__(self, path: Path, errors: list[dict[str, Any]], total: int) -> None:
+        more = f"\n  ... and {total - len(errors)} more" if total > len(errors) else ""
+        listed = "".join(f"\n  {path}:{e['line']}: {e['message']}" for e in errors)
+        super().__init__(f"{path}: {total} bad line{'s' if total != 1 else ''}, nothing stored:{listed}{more}",
+                         field=errors[0]["field"] if errors else "line")  # fmt: skip
+        self.path, self.errors, self.total = path, errors, total
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": "invalid_input", "message": f"{self.path}: {self.total} bad lines, nothing stored",
+                "field": self.field, "file": str(self.path), "bad_lines": self.total, "errors": self.errors}  # fmt: skip
+
+
 def read_jsonl(path: Path, parse: Callable[[dict[str, Any], str], T]) -> list[T]:
-    """Parse and validate every line of a .jsonl file before anything is stored."""
+    """Parse and validate every line of a .jsonl file before anything is stored.
+
+    Raises:
+        BadLines: listing every bad line (the first ``MAX_REPORTED_LINES``) with its number and field.
+    """
     if not path.exists():
         raise InvalidInput(f"{path}: no such file", field="file")
     out = []
+    errors: list[dict[str, Any]] = []
+    total = 0
     with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"{path}:{n}: not valid JSON ({exc.msg})", field="line") from None
-            if not isinstance(data, dict):
-                raise InvalidInput(f"{path}:{n}: each line must be a JSON object", field="line")
-            out.append(parse(data, f"{path}:{n}"))
+        try:
+            lines = list(enumerate(f, start=1))
+        except UnicodeDecodeError:
+            raise InvalidInput(f"{path}: not UTF-8 text", field="file") from None
+    for n, line in lines:
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            out.append(parse(_json_object(line), where))
+        except InvalidInput as exc:
+            total += 1
+            if len(errors) < MAX_REPORTED_LINES:
+                errors.append({"line": n, "field": exc.field or "line", "message": str(exc).removeprefix(f"{where}: ")})
+    if total:
+        raise BadLines(path, errors, total)
     return out
+
+
+def _json_object(line: str) -> dict[str, Any]:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"not valid JSON ({exc.msg})", field="line") from None
+    except RecursionError:
+        raise InvalidInput("not valid JSON (nested too deep)", field="line") from None
+    if not isinstance(data, dict):
+        raise InvalidInput("each line must be a JSON object", field="line")
+    return data
+
+
+# -- services that do not answer ------------------------------------------------------------
+
+
+def check_services(mw: Memworks) -> None:
+    """Open a database connection and ping the broker, so that a long-running command fails at
+    start (in one line, by ``main``) rather than at its first message or request."""
+    with mw.runtime.engine.connect():
+        pass
+    client = getattr(mw.broker, "client", None)  # dramatiq's RedisBroker; the in-process one has none
+    if client is not None:
+        client.ping()
+
+
+def hide_password(url: str) -> str:
+    """``url`` with its password (if any) replaced by ``***``."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return "<unparseable URL>"
+    if not password:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+def _reason(text: str, *secrets: str | None) -> str:
+    line = (text.strip().splitlines() or [""])[0].strip().rstrip(".")
+    for secret in secrets:
+        if secret:
+            line = line.replace(secret, "***")
+    return line[:200]
+
+
+def _password(url: str) -> str | None:
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        return None
+
+
+def database_failure(exc: BaseException, settings: Settings) -> str:
+    """One line for a database that cannot be reached or used: what, where, what to check."""
+    url = settings.database_url
+    reason = _reason(str(getattr(exc, "orig", None) or exc), _password(url))
+    check = ("that its directory exists and is writable" if url.startswith("sqlite")
+             else "that the server is running and reachable and the user may log in")  # fmt: skip
+    return f"memworks: database error at {hide_password(url)}: {reason}. Check MEMWORKS_DATABASE_URL and {check}."
+
+
+def redis_failure(exc: BaseException, settings: Settings) -> str:
+    """One line for a Redis (broker or cache) that does not answer: what, where, what to check."""
+    urls = [u for u in (settings.broker_url, settings.cache_url) if u.startswith("redis")]
+    text = str(exc)
+    # The cache may live on another Redis than the broker: name the one the error is about.
+    url = next((u for u in urls if (h := _host_port(u)) and h in text), urls[0] if urls else "")
+    which = "MEMWORKS_CACHE_URL" if url and url == settings.cache_url and url != settings.broker_url else "MEMWORKS_BROKER_URL"
+    where = f" at {hide_password(url)}" if url else ""
+    return (f"memworks: cannot reach Redis{where}: {_reason(text, *(_password(u) for u in urls))}. "
+            f"Check {which} and that Redis is running and reachable.")
+
+
+def _host_port(url: str) -> str:
+    try:
+        parts = urlsplit(url)
+        return f"{parts.hostname}:{parts.port or 6379}"
+    except ValueError:
+        return ""

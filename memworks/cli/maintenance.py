@@ -6,12 +6,14 @@ import argparse
 import signal
 from typing import Any
 
-from memworks.cli.common import EXIT_FAIL, EXIT_OK
+from memworks.cli.common import EXIT_FAIL, EXIT_OK, check_services, resend_option
 from memworks.output import dumps, table
 
 
 def register(sub: Any) -> None:
-    sub.add_parser("scheduler", help="run the scheduler (exactly one per deployment)").set_defaults(handler=_scheduler)
+    sch = sub.add_parser("scheduler", help="run the scheduler (exactly one per deployment)")
+    resend_option(sch)
+    sch.set_defaults(handler=_scheduler)
 
     c = sub.add_parser("consolidate", help="consolidate a tenant now and print the run record")
     c.add_argument("--tenant", required=True)
@@ -54,12 +56,16 @@ def _scheduler(args: argparse.Namespace) -> int:
     settings = get_settings()
     # Embedded: the scheduler's messages are served by in-process workers of this same process.
     mw = Memworks.from_settings(settings)
-    if mw.embedded:
-        mw.drain()
-    scheduler = build_scheduler(settings)
-    signal.signal(signal.SIGTERM, lambda *_: scheduler.shutdown(wait=False))
-    print(f"scheduler running: {', '.join(j.id for j in scheduler.get_jobs())}", flush=True)
     try:
+        check_services(mw)
+        # Episodes stored but never processed (a broker outage, a kill mid-ingest) are sent again
+        # now rather than at the sweeper's first run.
+        mw.sweep_outbox(args.resend_older_than)
+        if mw.embedded:
+            mw.drain()
+        scheduler = build_scheduler(settings)
+        signal.signal(signal.SIGTERM, lambda *_: scheduler.shutdown(wait=False))
+        print(f"scheduler running: {', '.join(j.id for j in scheduler.get_jobs())}", flush=True)
         scheduler.start()
     finally:
         mw.close()

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memworks.cli.common import EXIT_OK, iso_time, read_jsonl
+from memworks.cli.common import EXIT_OK, check_services, iso_time, read_jsonl, resend_option
 from memworks.errors import InvalidInput
 from memworks.output import dumps, memory_table, table
 
@@ -27,6 +27,7 @@ def register(sub: Any) -> None:
     w.add_argument("--metrics-port", type=int, default=0,
                    help="serve Prometheus metrics of all processes on this port (0: off; one per host)")
     w.add_argument("--metrics-host", default="127.0.0.1", help="address the metrics server binds")
+    resend_option(w)
     w.set_defaults(handler=_worker)
 
     db = sub.add_parser("db", help="database schema")
@@ -41,7 +42,7 @@ def register(sub: Any) -> None:
     r = sub.add_parser("retrieve", help="retrieve memories for a query in one scope")
     r.add_argument("query")
     r.add_argument("--tenant", required=True)
-    r.add_argument("--user")
+    _who(r)
     r.add_argument("--as-of", type=iso_time)
     r.add_argument("--known-at", type=iso_time)
     r.add_argument("-k", type=int, default=5)
@@ -50,22 +51,37 @@ def register(sub: Any) -> None:
 
     m = sub.add_parser("memories", help="list what is remembered in one scope")
     m.add_argument("--tenant", required=True)
-    m.add_argument("--user")
+    _who(m)
     m.add_argument("--include-history", action="store_true")
     m.add_argument("--json", action="store_true")
     m.set_defaults(handler=_memories)
 
 
+def _who(p: argparse.ArgumentParser) -> None:
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--user", help="whose memory (their records and the tenant's shared ones)")
+    who.add_argument("--shared", action="store_true", help="the tenant's shared records only (no user's)")
+
+
 def scope_of(args: argparse.Namespace) -> Any:
+    """The scope a read names: a user, or the tenant's shared records when ``--shared`` asks for them.
+
+    A forgotten ``--user`` would otherwise read the tenant-wide records alone and answer
+    "nothing known" about the user, which looks like lost memory.
+    """
     from pydantic import ValidationError
 
     from memworks.models.schemas import Scope
 
     try:
-        return Scope(tenant_id=args.tenant, user_id=args.user)
+        scope = Scope(tenant_id=args.tenant, user_id=args.user)
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InvalidInput(f"scope: field {err['loc'][0]!r}: {err['msg']}", field=str(err["loc"][0])) from None
+    if scope.user_id is None and not args.shared:
+        raise InvalidInput("user_id: name whose memory to read with --user USER, or read only the tenant's "
+                           "shared records with --shared", field="user_id")  # fmt: skip
+    return scope
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -75,6 +91,16 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _worker(args: argparse.Namespace) -> int:
+    from memworks.client import Memworks
+
+    with Memworks.from_settings() as mw:
+        if mw.embedded:
+            raise InvalidInput("memworks worker serves a shared queue: set MEMWORKS_BROKER_URL=redis://host:6379/0 "
+                               "(with the in-process default, each command does its own work)",
+                               field="MEMWORKS_BROKER_URL")  # fmt: skip
+        check_services(mw)
+        # Episodes stored but never processed (a broker outage, a kill mid-ingest) are sent again.
+        mw.sweep_outbox(args.resend_older_than)
     queues = ["-Q", *args.queues] if args.queues else []
     if args.metrics_port:
         # dramatiq's Prometheus middleware and memworks' counters share one multiprocess directory,
@@ -103,8 +129,10 @@ def _ingest(args: argparse.Namespace) -> int:
     with Memworks.from_settings() as mw:
         receipt = mw.enqueue_episodes(batch)
         mw.drain()
-    summary = {"file": str(args.file), "accepted": len(receipt.accepted), "duplicates": len(receipt.duplicates)}
-    print(dumps(summary) if args.json else f"{summary['accepted']} episodes queued, {summary['duplicates']} already known")
+    summary = {"file": str(args.file), "accepted": len(receipt.accepted), "duplicates": len(receipt.duplicates),
+               "resent": len(receipt.resent)}  # fmt: skip
+    resent = f", {summary['resent']} re-sent (stored but not yet processed)" if receipt.resent else ""
+    print(dumps(summary) if args.json else f"{summary['accepted']} episodes queued, {summary['duplicates']} already known{resent}")
     return EXIT_OK
 
 

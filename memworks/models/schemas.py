@@ -124,6 +124,9 @@ class IngestReceipt(BaseModel):
 
     accepted: list[str]
     duplicates: list[str]
+    #: Duplicates stored before but not yet processed (a lost message), queued again; left out
+    #: of the JSON when there are none.
+    resent: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
 
 
 class DeletionRequestIn(BaseModel):

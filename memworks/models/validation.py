@@ -29,18 +29,26 @@ def parse_model(model: type[M], data: M | dict[str, Any], where: str) -> M:
 _TIME: TypeAdapter[datetime] = TypeAdapter(BoundedTime)
 
 
-def check_time(value: datetime | None, field: str) -> datetime | None:
-    """A read's or write's time given in Python: aware and within the supported range.
+def check_time(value: datetime | str | None, field: str) -> datetime | None:
+    """A read's or write's time given in Python: an aware datetime, or an ISO 8601 string with
+    an offset (``2025-02-01T00:00:00Z``), within the supported range.
 
     Raises:
         InvalidInput: naming ``field``.
     """
     if value is None:
         return None
+    if not isinstance(value, (datetime, str)):
+        # pydantic would read a number as a Unix time: a likely mistake rather than a time.
+        raise InvalidInput(f"{field}: give a datetime with a timezone or an ISO 8601 string with an offset "
+                           f"(e.g. 2025-02-01T00:00:00+00:00), not {type(value).__name__}", field=field)  # fmt: skip
     try:
         return _TIME.validate_python(value)
     except ValidationError as exc:
-        msg = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        err = exc.errors()[0]
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        if err["type"] == "timezone_aware":
+            msg = "needs a UTC offset, e.g. 2025-02-01T00:00:00+00:00 or 2025-02-01T00:00:00Z"
         raise InvalidInput(f"{field}: {msg}", field=field) from None
 
 

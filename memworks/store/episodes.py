@@ -136,6 +136,21 @@ def unprocessed_ids(session: Session, *, received_before: datetime, limit: int =
     )
 
 
+def unprocessed_of(session: Session, *, keys: Sequence[tuple[str, str, str]]) -> list[tuple[int, str]]:
+    """(row id, client id) of the named episodes, by (tenant, user, client id), that are stored but
+    not yet processed: a re-submission of one of them re-sends it (its first message may be lost)."""
+    if not keys:
+        return []
+    rows = session.execute(
+        select(col(Episode.id), col(Episode.episode_id)).where(
+            tuple_(col(Episode.tenant_id), col(Episode.user_id), col(Episode.episode_id)).in_(list(keys)),
+            col(Episode.state) == EpisodeState.RECEIVED,
+            col(Episode.tombstoned_at).is_(None),
+        ).order_by(col(Episode.id))
+    )
+    return [(int(i), str(e)) for i, e in rows]
+
+
 def by_client_ids(session: Session, *, tenant_id: str, user_id: str | None, ids: Sequence[str]) -> list[Episode]:
     """Episodes by their client ids within one user's namespace (any user's for ``None``: a
     tenant-wide record's evidence)."""

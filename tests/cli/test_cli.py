@@ -94,7 +94,7 @@ def test_retrieve_abstains_and_other_tenant_sees_nothing(tmp_path: Path) -> None
         (["retrieve", "Where?"], "--tenant"),
         (["retrieve", "--tenant", "t1", "--as-of", "yesterday", "x"], "ISO 8601"),
         (["retrieve", "--tenant", "t1", "--as-of", "2025-01-01T00:00:00", "x"], "UTC offset"),
-        (["retrieve", "--tenant", "t1", "-k", "0", "x"], "k must be between"),
+        (["retrieve", "--tenant", "t1", "--user", "u1", "-k", "0", "x"], "k must be between"),
         (["retrieve", "--tenant", "bad tenant!", "x"], "tenant_id"),
         (["ingest", "/nonexistent.jsonl"], "no such file"),
     ],

@@ -120,3 +120,17 @@ def test_cap_holds_with_a_non_additive_counter() -> None:
     for cap in range(0, 400, 7):
         p = build_profile(records, count_tokens=len, max_tokens=cap, now=NOW)
         assert p.tokens == (len(p.text) if p.lines else 0) <= cap
+
+
+@pytest.mark.parametrize(
+    ("text", "rendered"),
+    [
+        ("User likes dark mode in my code editor.", "User likes dark mode in their code editor."),
+        ("User said I'm moving with my sister to Oslo.", "User said they're moving with their sister to Oslo."),
+        ('User\'s favourite song is "I Will Survive".', 'User\'s favourite song is "I Will Survive".'),
+        ("User's favourite book is I, Robot.", "User's favourite book is I, Robot."),
+    ],
+)
+def test_the_profile_speaks_in_the_third_person(text: str, rendered: str) -> None:
+    p = build_profile([mem("a", text)], count_tokens=words, now=NOW)
+    assert p.lines[0].text.startswith(f"- {rendered} [m:")

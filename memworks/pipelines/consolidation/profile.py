@@ -5,10 +5,14 @@ semantic by key (keyless last), then ``memory_id``, and added one line at a time
 whole rendered block, measured with the caller's ``count_tokens``, stays within
 ``max_tokens`` (lines are counted one by one, the block once at the end). A line that does not fit is skipped and the next (possibly shorter) line is
 tried. The cap is hard; an empty profile renders to ``""`` with 0 tokens.
+
+The profile speaks of the user in the third person: a record text that kept the speaker's own
+words ("User likes dark mode in my code editor") is rendered "... in their code editor".
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -68,11 +72,31 @@ def _order(m: MemoryView) -> tuple[int, bool, str, str]:
     return (_KINDS.index(m.kind), m.key is None, m.key or "", m.memory_id)
 
 
+#: First-person words and their third-person forms. "I" counts only before a lower-case word
+#: or a contraction ("I'm", "I play"), so a title ("I, Robot", "I Will Survive") is left alone.
+_THIRD_PERSON = (
+    (re.compile(r"\b(?:my|our)\b"), "their"), (re.compile(r"\b(?:myself|ourselves)\b"), "themselves"),
+    (re.compile(r"\b(?:mine|ours)\b"), "theirs"), (re.compile(r"\b(?:me|us)\b"), "them"),
+    (re.compile(r"\bI'm\b"), "they're"), (re.compile(r"\bI've\b"), "they've"), (re.compile(r"\bI'd\b"), "they'd"),
+    (re.compile(r"\bI(?= [a-z])"), "they"),
+)  # fmt: skip
+_QUOTED = re.compile(r"(\"[^\"]*\"|“[^”]*”)")
+
+
+def third_person(text: str) -> str:
+    """``text`` with first-person words made third person, quoted titles left as they are."""
+    parts = _QUOTED.split(text)
+    for i in range(0, len(parts), 2):  # even parts are outside quotes
+        for rx, repl in _THIRD_PERSON:
+            parts[i] = rx.sub(repl, parts[i])
+    return "".join(parts)
+
+
 def _fact(m: MemoryView) -> str:
     text = " ".join(m.text.split())
     if not text and m.value.strip():
         text = " ".join(f"{m.key or 'fact'}: {m.value}".split())
-    return text
+    return third_person(text)
 
 
 def render(lines: Sequence[ProfileLine]) -> str:

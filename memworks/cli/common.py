@@ -1,4 +1,5 @@
-"""Shared pieces of the command line: exit codes, argument types, JSON-lines input."""
+"""Shared pieces of the command line: exit codes, argument types, JSON-lines input, and the one-line
+report of a database or Redis that does not answer."""
 
 from __future__ import annotations
 

@@ -14,13 +14,14 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from memworks.models.drafts import Candidate, MemoryView, Turn
-from memworks.models.enums import EpisodeState, MemoryKind, MemoryStatus, Op
+from memworks.models.enums import EpisodeState, GateOutcome, MemoryKind, MemoryStatus, Op
 from memworks.models.schemas import DeletionRequestIn
 from memworks.models.tables import Episode
 from memworks.pipelines.consolidation import ForgettingPolicy
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.forget import needs_matching, resolve_forget_requests
-from memworks.pipelines.ingest import EpisodeJudgement, judge_episode
+from memworks.pipelines.gate import Verdict
+from memworks.pipelines.ingest import EpisodeJudgement, Judged, judge_episode
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.slots import index_text
 from memworks.pipelines.supersession import Accepted, WritePlan, decide_writes, is_forget_request, scope_key, transcript_id
@@ -125,6 +126,12 @@ class _Judge:
         extractors = self._per_scope(s, rows)
         judged = [(e, judge_episode(t, extractor=extractors.get((e.tenant_id, e.user_id), self.extractor),
                                     context=contexts[e.id])) for e, t in zip(rows, turns, strict=True)]  # fmt: skip
+        refuse = getattr(self.extractor, "refusal_of", None)
+        for t, (_, j) in zip(turns, judged, strict=True):
+            if callable(refuse) and (why := refuse(t)):  # audited like any gate refusal, nothing stored
+                refused = Candidate(evidence=(t.episode_id,), source=t.source, extractor=self.extractor.name)
+                j.judged.append(Judged(refused, Verdict(GateOutcome.REJECTED, f"not read by the open extractor: {why}",
+                                                        MemoryKind.SEMANTIC, False)))  # fmt: skip
         texts = list(dict.fromkeys(index_text(a.candidate.key, a.candidate.text) for _, j in judged for a in j.accepted()))
         texts = [t for t in texts if t not in self.vectors]
         self.vectors.update(zip(texts, self.embedder.embed(texts), strict=True))

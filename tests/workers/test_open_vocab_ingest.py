@@ -303,3 +303,35 @@ def test_consolidation_merges_restatements_across_wording_inside_a_slot(sqlite_u
     assert merged.superseded_by == dark.memory_id and "dark mode in" in merged.value
     profile = mw.profile(S)["text"]
     assert f"User likes {dark.value}." in profile and " my " not in profile
+
+
+BAD_INPUT = {
+    "other language": "Je joue du violoncelle depuis trois ans et j'habite à Lyon avec mes deux chats.",
+    "code only": "```python\ndef f(x):\n    return {'a': [x, x]}\n```",
+    "long paste": "I play the cello. " + "Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 180,
+    "emoji only": "🎻🎻🔥🔥😂👍",
+}
+
+
+def test_bad_input_crashes_nothing_keys_nothing_and_leaves_a_gate_reason(sqlite_url: str, make_memworks: Any) -> None:
+    """Other languages, code, a 10k-character paste and emoji: processed without error, no open
+    record from any of them, and each refusal audited with its reason; a list still reads."""
+    from sqlalchemy import select
+    from sqlmodel import Session
+
+    from memworks.models.tables import GateDecision
+
+    mw = make_memworks(sqlite_url)
+    turns = [ep(n, "2025-02-01", text) for n, text in enumerate(BAD_INPUT.values(), start=1)]
+    turns.append(ep(9, "2025-02-02", "Some facts:\n- I drive a Volvo.\n- I speak Italian."))
+    mw.enqueue_episodes(turns)
+    mw.drain()
+    keyed = {m.key: m.value for m in mw.memories(S) if m.key}
+    assert keyed == {"user.car": "Volvo", "user.language.speaking": "Italian"}
+    with Session(mw.runtime.engine) as s:
+        reasons = {d.episode_id: d.reason for d in s.scalars(select(GateDecision).where(GateDecision.extractor == "open"))
+                   if d.outcome.value == "rejected"}  # fmt: skip
+    assert reasons == {"u1-1": "not read by the open extractor: not English",
+                       "u1-2": "not read by the open extractor: no words: emoji, symbols or code only",
+                       "u1-3": "not read by the open extractor: longer than 2000 characters: pasted material, not a statement",
+                       "u1-4": "not read by the open extractor: no words: emoji, symbols or code only"}  # fmt: skip

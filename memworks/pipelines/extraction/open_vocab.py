@@ -116,6 +116,11 @@ class OpenVocabularyExtractor:
     def __call__(self, turn: Turn, *, context: Sequence[Turn] = ()) -> list[Candidate]:
         return self.extract_many([turn])[0]
 
+    def refusal_of(self, turn: Turn) -> str | None:
+        """Why the open layer reads nothing of a user's turn (None when it reads it, or when
+        the turn is not the user's own words); the caller audits it as a gate reason."""
+        return refusal(_content(turn), max_chars=self.max_chars) if _reads(turn) else None
+
     def warm(self, turns: Sequence[Turn]) -> None:
         """Parse the prose of ``turns`` in one batch, so later per-turn calls find it parsed."""
         self._parsed([line for t in turns if _reads(t) for line in self._lines(t)])

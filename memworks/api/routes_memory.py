@@ -21,9 +21,9 @@ from memworks.api.auth import (
 from memworks.api.bodies import (
     ID,
     RECORD_ID,
+    SCOPE_HELP,
     Accepted,
     CorrectionBody,
-    SCOPE_HELP,
     EpisodeBatch,
     ReadScope,
     RetrieveBody,

@@ -8,7 +8,16 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from memworks.cli import bench, deletion, evaluate, lessons, maintenance, memory
+from memworks.cli import (
+    api,
+    bench,
+    deletion,
+    evaluate,
+    lessons,
+    maintenance,
+    mcp,
+    memory,
+)
 from memworks.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAIL,
@@ -19,8 +28,6 @@ from memworks.cli.common import (
     redis_failure,
 )
 from memworks.errors import Conflict, InvalidInput, MemworksError, NotFound
-from memworks.cli import api
-from memworks.cli import mcp
 
 #: Long-running services: they log their work at ``info`` unless ``MEMWORKS_LOG_LEVEL`` says
 #: otherwise. Every other command (demo, ingest, retrieve, …) prints its answer and logs only

@@ -28,21 +28,19 @@ from memworks.models.schemas import (
     RetrieveResult,
     Scope,
 )
-from memworks.models.enums import MemoryStatus
+from memworks.models.enums import LessonStatus, MemoryStatus
 from memworks.models.tables import ConsolidationRun, Lesson
 from memworks.pipelines.deletion import TARGETS, DeletionSubject
 from memworks.pipelines.features import normalize_features
 from memworks.pipelines.lessons import action_refusal, guidance_for, select_lesson
 from memworks.store import lessons as lesson_store
 from memworks.store import profiles as profile_store
-from memworks.pipelines.supersession import scope_key
-from memworks.store import corrections
 from memworks.store import deletion as deletion_store
 from memworks.store import episodes as episode_store
 from memworks.store import memories as memory_store
-from memworks.store.db import lock_scope, session_scope
+from memworks.store.db import session_scope
 from memworks.services import keys as keys_service
-from memworks.store.indexing import index_memories
+from memworks.services import records
 from memworks.store.projections.scope_cache import SCOPES
 from memworks.store.projections.dead_letters import dead_letters_of
 from memworks.store.retrieval import retrieve as retrieve_memories
@@ -132,7 +130,7 @@ class Memworks:
         self._ensure_worker()
         size = self.settings.ingest_batch_size
         for i in range(0, len(ids), size):
-            extract_memories.send_with_options(args=(list(ids[i : i + size]),), max_retries=self.settings.max_retries)
+            extract_memories.send(list(ids[i : i + size]))
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -171,7 +169,7 @@ class Memworks:
         if not tenant or not isinstance(tenant, str):
             raise InvalidInput("tenant is required", field="tenant")
         self._ensure_worker()
-        consolidate.send_with_options(args=(tenant,), max_retries=self.settings.max_retries)
+        consolidate.send(tenant)
         self.drain()
         with session_scope(self.runtime.engine, write=False) as s:
             run = s.scalars(select(ConsolidationRun).where(col(ConsolidationRun.tenant_id) == tenant)
@@ -195,7 +193,7 @@ class Memworks:
     def sweep_outbox(self, older_than_s: int = 0) -> None:
         """Re-send episodes stored but not processed (a lost message); the scheduler does it every 5 min."""
         self._ensure_worker()
-        resend_unprocessed.send_with_options(args=(older_than_s,), max_retries=self.settings.max_retries)
+        resend_unprocessed.send(older_than_s)
 
     # -- lessons --------------------------------------------------------------------------
 
@@ -225,7 +223,7 @@ class Memworks:
             new, dups = lesson_store.insert_outcomes(s, outcomes=items, now=utcnow(), reporter=reporter)
         self._ensure_worker()
         for tenant, task_type in sorted({(o.tenant_id, o.task_type) for o in items}):
-            mine_lessons.send_with_options(args=(tenant, task_type), max_retries=self.settings.max_retries)
+            mine_lessons.send(tenant, task_type)
         return IngestReceipt(accepted=new, duplicates=dups)
 
     def mine_lessons(self, tenant: str, task_type: str | None = None) -> None:
@@ -234,7 +232,7 @@ class Memworks:
             types = [task_type] if task_type else lesson_store.task_types(s, tenant_id=tenant)
         self._ensure_worker()
         for t in types:
-            mine_lessons.send_with_options(args=(tenant, t), max_retries=self.settings.max_retries)
+            mine_lessons.send(tenant, t)
 
     def propose_lesson(self, tenant: str, task_type: str, pattern: Sequence[str], action: str) -> LessonOut:
         """An operator's lesson: stored as a candidate and judged by the same gate as mined ones."""
@@ -254,7 +252,7 @@ class Memworks:
     def rollback_lesson(self, tenant: str, lesson_id: str, reason: str = "rolled back by an operator") -> LessonOut:
         """Take an active lesson out of use; the version of its pattern it replaced is restored."""
         with session_scope(self.runtime.engine) as s:
-            row = lesson_store.retire(s, tenant_id=tenant, lesson_id=lesson_id, status="rolled_back", report=reason,
+            row = lesson_store.retire(s, tenant_id=tenant, lesson_id=lesson_id, status=LessonStatus.ROLLED_BACK, report=reason,
                                       now=utcnow())  # fmt: skip
             return lesson_store.to_out(row)
 
@@ -287,7 +285,7 @@ class Memworks:
         with session_scope(self.runtime.engine) as s:
             rid = deletion_store.save_request(s, request=req, now=utcnow())
         self._ensure_worker()
-        plan_deletion_request.send_with_options(args=(rid,), max_retries=self.settings.max_retries)
+        plan_deletion_request.send(rid)
         return rid
 
     def preview_deletion(self, request: DeletionRequestIn | dict[str, Any]) -> dict[str, Any]:
@@ -314,21 +312,17 @@ class Memworks:
     def resume_deletions(self) -> None:
         """Re-drive every unfinished deletion (the sweeper, on demand)."""
         self._ensure_worker()
-        resume_deletions.send_with_options(max_retries=self.settings.max_retries)
+        resume_deletions.send()
 
     # -- a person's controls over one record ---------------------------------------------
 
     def memory(self, scope: Scope, memory_id: str) -> dict[str, Any]:
         """One record with its provenance: evidence episodes, lineage, gate decisions."""
-        with session_scope(self.runtime.engine, write=False) as s:
-            return corrections.provenance(s, scope=require_scope(scope), memory_id=memory_id)
+        return records.provenance(self.runtime, require_scope(scope), memory_id)
 
     def confirm_memory(self, scope: Scope, memory_id: str) -> MemoryOut:
         """Confirm a pending outward-action preference (it becomes active and usable)."""
-        with session_scope(self.runtime.engine) as s:
-            out = corrections.confirm(s, scope=require_scope(scope), memory_id=memory_id, now=utcnow())
-            self._profile_after_change(s, scope.tenant_id, out.user_id)
-            return out
+        return records.confirm(self.runtime, require_scope(scope), memory_id, utcnow())
 
     def correct_memory(self, scope: Scope, memory_id: str, value: str) -> MemoryOut:
         """Correct a record's value: the correction supersedes it (history kept), never edits it.
@@ -339,26 +333,14 @@ class Memworks:
             InvalidInput: naming ``value`` when the gate refuses it (with the gate's reason);
                 nothing is written then.
         """
-        with session_scope(self.runtime.engine) as s:
-            lock_scope(s, scope_key(scope.tenant_id, scope.user_id))
-            rows, new_id = corrections.correct(s, scope=require_scope(scope), memory_id=memory_id, value=value, now=utcnow())
-            index_memories(s, rows, self.runtime.embedder)
-            self._profile_after_change(s, scope.tenant_id, scope.user_id)
-            return memory_store.list_by_ids(s, tenant_id=scope.tenant_id, ids=[new_id])[0]
+        return records.correct(self.runtime, require_scope(scope), memory_id, value, utcnow())
 
     def delete_memory(self, scope: Scope, memory_id: str) -> str:
         """Erase one record (and its history) with a manifest; returns the deletion request id."""
-        with session_scope(self.runtime.engine, write=False) as s:
-            row = corrections.get_visible(s, scope=require_scope(scope), memory_id=memory_id)
+        row = records.visible(self.runtime, require_scope(scope), memory_id)
         if row.user_id is None:
             raise InvalidInput("tenant-wide records are deleted by an operator, not through a user's key", field="memory_id")
         return self.submit_deletion({"tenant_id": row.tenant_id, "user_id": row.user_id, "memory_ids": [memory_id]})
-
-    def _profile_after_change(self, s: Any, tenant_id: str, user_id: str | None) -> None:
-        if user_id is not None:
-            profile_store.rebuild(s, tenant_id=tenant_id, user_id=user_id,
-                                  count_tokens=self.runtime.count_tokens,
-                                  max_tokens=self.settings.profile_max_tokens, now=utcnow())  # fmt: skip
 
     # -- API keys -------------------------------------------------------------------------
 
@@ -397,8 +379,7 @@ class Memworks:
         taken = dead_letters_of(self.broker, QUEUES).take(set(message_ids))
         self._ensure_worker()
         for d in taken:
-            self.broker.get_actor(d["actor"]).send_with_options(args=tuple(d["args"]), kwargs=d.get("kwargs") or {},
-                                                                max_retries=self.settings.max_retries)  # fmt: skip
+            self.broker.get_actor(d["actor"]).send_with_options(args=tuple(d["args"]), kwargs=d.get("kwargs") or {})
         return len(taken)
 
     # -- embedded queue -------------------------------------------------------------------

@@ -9,8 +9,8 @@ Users (every one talks to the agent once a week, 2024-09-02 to 2025-06-30):
 
 * ``acme/maya`` — moves Lisbon → Berlin (said with a relative time: "two weeks ago"), changes job
   and diet, has a dog and later a kitten, reminisces about Lisbon after the move.
-* ``acme/omar`` — moves Porto → Valencia, then retracts things in conversation ("forget where I
-  work", "I no longer have a hamster"); talks hypothetically about Madrid; the assistant once
+* ``acme/omar`` — moves Porto → Valencia, then asks to be forgotten in conversation ("forget where I
+  work", "please forget about my hamster"); talks hypothetically about Madrid; the assistant once
   guesses his airline.
 * ``acme/lena`` — a few facts and a transcript-only one; erased as a whole subject at the end.
 * ``acme/theo`` — never says where he lives, only where he *would* live.
@@ -219,7 +219,7 @@ QUESTIONS: tuple[Question, ...] = (
        "Northwind", slots=("user.employer",), cues=(EMPLOYER,), known_at="before_move_reported"),
     # abstention: the right answer is "I don't know"
     _q("ab-omar-hamster", _AB, _O, "What's my hamster's name?", None, slots=("user.pet.hamster",), cues=(HAMSTER,),
-       why="'I no longer have a hamster'"),
+       why="'please forget about my hamster'"),
     _q("ab-omar-employer", _AB, _O, "Who do I work for?", None, slots=("user.employer",), cues=(EMPLOYER,),
        why="'please forget where I work'"),
     _q("ab-omar-title", _AB, _O, "What's my job title?", None, slots=("user.job_title",), cues=(TITLE,),
@@ -256,7 +256,7 @@ DELETIONS: tuple[Deletion, ...] = (
              keys=("user.employer", "user.job_title"), said_on="2025-02-04",
              why="the user's own 'please forget where I work'; the assistant had echoed the employer"),
     Deletion("del-omar-hamster", "acme", "omar", ("Noodle",), keys=("user.pet.hamster",), said_on="2025-01-21",
-             why="'I no longer have a hamster'"),
+             why="'please forget about my hamster'"),
     Deletion("del-omar-home", "acme", "omar", ("Porto", "Valencia", "Europe/Lisbon", "Europe/Madrid"),
              keys=("user.home_city",), why="topic request: both cities and the time zones they reveal"),
     Deletion("del-maya-dog", "acme", "maya", ("Pixel",), memory_of="user.pet.dog",
@@ -322,7 +322,7 @@ STORY: dict[tuple[str, str], tuple[Session, ...]] = {
                                _a("How are you finding Valencia so far?"))),
         Session("2024-12-17", (_u("Quarter-end is brutal this year."),
                                _a("Hang in there, quarter-end at Tidewater Freight always sounds intense."))),
-        Session("2025-01-21", (_u("I no longer have a hamster, Noodle passed away last week."),
+        Session("2025-01-21", (_u("Noodle passed away last week, please forget about my hamster."),
                                _a("I'm so sorry. It sounds like Noodle had a good home."))),
         Session("2025-02-04", (_u("Please forget where I work."), _a("Done, I won't keep that."))),
         Session("2025-02-18", (_u("My flight to Montreal is AC 837, it leaves at 6:40."),

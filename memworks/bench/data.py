@@ -290,7 +290,7 @@ def _memory(rows: Rows, spec: UserSpec, mid: str, kind: MemoryKind, key: str | N
            "trusted": True, "status": MemoryStatus.ACTIVE.value, "extractor": extractor, "valid_from": when,
            "valid_to": None, "recorded_at": now, "retracted_at": None, "superseded_at": None, "superseded_by": None,
            "last_retrieved_at": None, "last_verified_at": None, "expires_at": expires_at_for(kind, now, _FORGETTING),
-           "attention": 0.0, "hold": False}  # fmt: skip
+           "attention": 0.0, "hold": False, "event_at": None}  # fmt: skip
     rows.memory.append(row)
     rows.indexed.append((mid, spec.tenant_id, spec.user_id, index_text(key, text), pool_row, fp))
     return row

@@ -33,6 +33,8 @@ from memworks.errors import Conflict, InvalidInput, MemworksError, NotFound
 #: otherwise. Every other command (demo, ingest, retrieve, …) prints its answer and logs only
 #: warnings, so that a terminal shows the answer rather than one line per job.
 SERVICES = frozenset({"worker", "scheduler", "api", "mcp"})
+#: Libraries of the ``eval`` extra that only memworks_tools imports.
+TOOLING_PACKAGES = frozenset({"matplotlib", "bm25s", "tqdm", "tiktoken"})
 
 
 def build_parser() -> Parser:
@@ -75,6 +77,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A database that cannot be reached or used: one line saying where and what to check,
         # rather than the driver's traceback.
         _report(args, exc, database_failure(exc, settings))
+        return EXIT_FAIL
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] not in TOOLING_PACKAGES:
+            raise
+        # eval, bench and chaos live in memworks_tools, whose libraries come with an extra.
+        _report(args, exc, f"memworks {args.command} needs the eval extra: pip install 'memworks[eval]' (missing {exc.name})")
         return EXIT_FAIL
     except (RedisConnectionError, RedisTimeoutError) as exc:
         text = redis_failure(exc, settings)

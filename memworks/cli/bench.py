@@ -47,7 +47,7 @@ def _overrides(sets: list[str]) -> dict[str, Any]:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from memworks.bench import common, run_all, run_benchmark, table_of
+    from memworks_tools.bench import common, run_all, run_benchmark, table_of
     from memworks.logging import configure_logging
 
     configure_logging(logging.WARNING)  # one line per actor run would bury the figures

@@ -70,7 +70,7 @@ def _data_file(args: argparse.Namespace, names: tuple[str, ...], suite: str) -> 
 
 
 def _probes(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
-    from memworks.evaluation import probes
+    from memworks_tools.evaluation import probes
 
     r = probes.run(out=say)
     r["plot"] = str(probes.plot(r, args.out / "probes.png"))
@@ -82,7 +82,7 @@ def _probes(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[
 
 
 def _simulation(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
-    from memworks.evaluation import simulation
+    from memworks_tools.evaluation import simulation
 
     sweep = simulation.sweep(out=say, progress=not args.json)
     runs = list(sweep["by_error_rate"].values())
@@ -93,7 +93,7 @@ def _simulation(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[d
 
 
 def _locomo(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
-    from memworks.evaluation import locomo
+    from memworks_tools.evaluation import locomo
 
     (path,) = _data_file(args, ("locomo_dev.json",), "locomo")[:1]
     r = locomo.run(path, limit=args.limit, out=say, progress=not args.json)
@@ -104,14 +104,14 @@ def _locomo(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[
 
 
 def _longmemeval(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
-    from memworks.evaluation import longmemeval
+    from memworks_tools.evaluation import longmemeval
 
     r = longmemeval.run(_data_file(args, LONGMEMEVAL_FILES, "longmemeval"), out=say)
     return r, True  # reported, no target: the rules extractor's vocabulary is what it measures
 
 
 def _lessons(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
-    from memworks.evaluation import lessons
+    from memworks_tools.evaluation import lessons
 
     r = lessons.run_all(args.out, out=say)  # seed, free text and noisy: curves, PNG, what the gate did
     return r, lessons.met_targets(r)

@@ -124,7 +124,7 @@ def _dead_letters(args: argparse.Namespace) -> int:
 def _chaos(args: argparse.Namespace) -> int:
     import sys
 
-    from memworks.chaos import ChaosConfig, run
+    from memworks_tools.chaos import ChaosConfig, run
     from memworks.config import get_settings
 
     settings = get_settings()

@@ -85,7 +85,7 @@ def scope_of(args: argparse.Namespace) -> Any:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from memworks.demo import run_demo
+    from memworks_tools.demo import run_demo
 
     return run_demo()
 

@@ -31,7 +31,7 @@ TINY = {
 
 def test_statistics_helpers() -> None:
     """Percentiles, the log-log slope and strict-JSON cleaning do what the reports rely on."""
-    from memworks.bench.common import finite, fit_exponent, percentiles
+    from memworks_tools.bench.common import finite, fit_exponent, percentiles
 
     stats = percentiles([float(i) for i in range(1, 101)])
     assert (stats["p50"], stats["p95"], stats["n"]) == (50.5, 95.05, 100)
@@ -44,7 +44,7 @@ def test_bulk_rows_mirror_what_indexing_writes(tmp_path: Path) -> None:
     """Given a synthetic user's rows, the loader's lexical postings and documents equal what
     ``lexical.apply`` writes for the same records, its vectors are unit length, and the records
     it marks active are exactly the ones a read may see."""
-    from memworks.bench import data
+    from memworks_tools.bench import data
     from memworks.models.tables import LexicalDoc, LexicalPosting, Memory, VectorEntry
     from memworks.store.db import get_engine, session_scope, upgrade
     from memworks.store.projections import lexical

@@ -148,7 +148,7 @@ def test_worker_processes_serve_queue_and_memworks_metrics(pg_url: str, redis_ur
     # shows dramatiq's per-actor counts and latency and memworks' own counters from the workers.
     import httpx
 
-    from memworks.chaos import free_port
+    from memworks_tools.chaos import free_port
 
     port = free_port()
     env = dict(os.environ, MEMWORKS_DATABASE_URL=pg_url, MEMWORKS_BROKER_URL=redis_url)

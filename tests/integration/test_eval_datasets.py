@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from memworks.evaluation import locomo, longmemeval
+from memworks_tools.evaluation import locomo, longmemeval
 
 
 def _data_dir() -> Path | None:

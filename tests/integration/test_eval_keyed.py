@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memworks.evaluation import locomo
+from memworks_tools.evaluation import locomo
 from tests.integration.test_eval_datasets import DATA, _locomo_slice
 
 pytestmark = pytest.mark.skipif(DATA is None, reason="the LoCoMo data (shared/data) is not on this machine")

@@ -17,8 +17,8 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col
 
-from memworks.evaluation import probes
-from memworks.evaluation.probe_cases import DELETIONS, QUESTIONS, SLICES, USERS, Question, conversation
+from memworks_tools.evaluation import probes
+from memworks_tools.evaluation.probe_cases import DELETIONS, QUESTIONS, SLICES, USERS, Question, conversation
 from memworks.models.schemas import Scope
 from memworks.models.tables import Episode, GateDecision, LexicalPosting, Memory, Profile, VectorEntry
 from memworks.pipelines.terms import terms

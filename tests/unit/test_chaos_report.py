@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from memworks.chaos import Snapshot, compare, require_loopback, stream
+from memworks_tools.chaos import Snapshot, compare, require_loopback, stream
 from memworks.errors import InvalidInput
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from memworks.evaluation import locomo, longmemeval
+from memworks_tools.evaluation import locomo, longmemeval
 
 # -- LoCoMo: parsing ------------------------------------------------------------------------
 

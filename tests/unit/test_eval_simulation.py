@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memworks.evaluation import simulation as sim
+from memworks_tools.evaluation import simulation as sim
 from memworks.models.drafts import Turn
 from memworks.models.enums import Role, Source
 from memworks.pipelines.extraction.rules import RulesExtractor

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memworks.evaluation.triage import HELD_OUT, NEGATIVES, TRAIN, Ticket, base_policy, features_of
+from memworks_tools.evaluation.triage import HELD_OUT, NEGATIVES, TRAIN, Ticket, base_policy, features_of
 from memworks.models.drafts import LessonView, OutcomeView
 from memworks.pipelines.lessons import (
     LessonPolicy,

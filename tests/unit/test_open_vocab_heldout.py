@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memworks.adapters.nlp import SpacyParser
-from memworks.evaluation.locomo import load
+from memworks_tools.evaluation.locomo import load
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import Role, Source
 from memworks.pipelines.extraction.open_vocab import OpenVocabularyExtractor

@@ -12,6 +12,6 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_mypy_strict_passes() -> None:
     mypy = Path(sys.executable).with_name("mypy")
     result = subprocess.run(
-        [str(mypy), "memworks"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+        [str(mypy), "memworks", "memworks_tools"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
     )
     assert result.returncode == 0, f"mypy failed:\n{result.stdout}\n{result.stderr}"

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from memworks.errors import Conflict, InvalidInput
-from memworks.evaluation import lessons as lessons_eval
+from memworks_tools.evaluation import lessons as lessons_eval
 from memworks.models.tables import Lineage, Outcome, RejectedInput
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)

@@ -2,7 +2,7 @@
 
 Embedded deployment (SQLite + in-process workers). Each store is first filled with other
 tenants' rows (memories with their lineage, episodes, gate decisions, vector and lexical
-entries; :mod:`memworks.bench.data`). The subjects are then made the real way, through the
+entries; :mod:`memworks_tools.bench.data`). The subjects are then made the real way, through the
 facade: episodes until each subject holds about 10, 100 or 1,000 memory rows, task outcomes
 (so lessons are mined from them), and a consolidation of their tenant (summaries, profile).
 The clock runs from ``submit_deletion({"tenant_id", "user_id"})`` until
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from memworks.bench import data
-from memworks.bench.common import Options, PeakRss, plot, ratio, stopwatch
+from memworks_tools.bench import data
+from memworks_tools.bench.common import Options, PeakRss, plot, ratio, stopwatch
 
 NAME = "delete"
 #: Outcomes each subject reports (triage tickets), so lessons rest on them.
@@ -123,7 +123,7 @@ def _make_subject(mw: Any, pool: data.Pool, tenant: str, user: str, target: int,
 
 def _outcomes(mw: Any, tenant: str, users: list[str], seed: int) -> None:
     """Triage outcomes per user (the naive policy, with the right action where it was wrong)."""
-    from memworks.evaluation import triage
+    from memworks_tools.evaluation import triage
 
     start = datetime.now(UTC) - timedelta(days=7)
     reports = []

@@ -343,7 +343,7 @@ def profiled(opts: Options, name: str) -> Iterator[dict[str, Any]]:
 
 #: Frames that only wait (idle threads, the sampler itself), left out of the top lists.
 _IDLE = ("wait (threading.py", "select (", "_wait_for_tstate_lock", "sleep (", "bench-rss", "poll (",
-         "_run (memworks/bench/common.py", "get (queue.py", "accept (", "recv_into (")  # fmt: skip
+         "_run (memworks_tools/bench/common.py", "get (queue.py", "accept (", "recv_into (")  # fmt: skip
 
 
 def _function(frame: str) -> str:
@@ -376,7 +376,7 @@ def summarise_profile(raw: Path, top: int = 15) -> dict[str, Any]:
         funcs = {_function(f) for f in frames[1:]}  # the first frame names the process
         for f in funcs:
             inclusive[f] += n
-            if "memworks/" in f and "memworks/bench/" not in f and "memworks/cli/" not in f:
+            if "memworks/" in f and "memworks_tools/bench/" not in f and "memworks/cli/" not in f:
                 ours[f] += n
 
     def share(c: Counter[str]) -> list[dict[str, Any]]:

@@ -2,7 +2,7 @@
 
 Three runs, each on a fresh embedded store, through the real facade and learning actor:
 
-* ``keywords`` — the seed example (:mod:`memworks.evaluation.triage`). The held-out and
+* ``keywords`` — the seed example (:mod:`memworks_tools.evaluation.triage`). The held-out and
   negative tickets are verified history (reported once, as resolved by a person); every
   episode the agent handles the six training tickets with the active lessons, else its base
   policy, and reports what it gets feedback on: its failures with the verified action, and
@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memworks.evaluation.triage import HELD_OUT, NEGATIVES, TASK_TYPE, TRAIN, Ticket, base_policy, features_of, noisy_stream
+from memworks_tools.evaluation.triage import HELD_OUT, NEGATIVES, TASK_TYPE, TRAIN, Ticket, base_policy, features_of, noisy_stream
 from memworks.models.drafts import LessonView
 from memworks.pipelines.lessons import select_lesson
 

@@ -42,7 +42,7 @@ from sqlalchemy import Boolean, Table
 from sqlalchemy.engine import make_url
 from sqlmodel import SQLModel
 
-from memworks.chaos import agent_episode
+from memworks_tools.chaos import agent_episode
 from memworks.models.drafts import Turn
 from memworks.models.enums import EpisodeState, MemoryKind, MemoryStatus, Relation, Role, Source
 from memworks.models.tables import (
@@ -549,7 +549,7 @@ def load_isolated(url: str, specs: Sequence[UserSpec], pool: Pool, *, seed: int,
     with tempfile.TemporaryDirectory(prefix="memworks-bench-load-") as tmp:
         args, result = Path(tmp) / "args.pickle", Path(tmp) / "result.pickle"
         args.write_bytes(pickle.dumps((url, list(specs), pool, seed, list(keep), queries)))
-        subprocess.run([sys.executable, "-c", f"from memworks.bench.data import _child; _child({str(tmp)!r})"],
+        subprocess.run([sys.executable, "-c", f"from memworks_tools.bench.data import _child; _child({str(tmp)!r})"],
                        check=True)  # fmt: skip
         loaded: Loaded = pickle.loads(result.read_bytes())
         return loaded

@@ -1,6 +1,6 @@
 """Retrieval latency by scope size, isolation from other tenants' rows, and exactness.
 
-For each database and scope size a fresh store is bulk-loaded (:mod:`memworks.bench.data`) and
+For each database and scope size a fresh store is bulk-loaded (:mod:`memworks_tools.bench.data`) and
 ``Memworks.retrieve(scope, query)`` is timed end to end, the query's embedding included. The
 read cache is out of the way twice over: ``cache_ttl_s=0`` (an entry expires as it is written:
 ``MemoryCache.get`` drops anything past its expiry) and every timed query is a different string
@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memworks.bench import data
-from memworks.bench.common import Options, PeakRss, percentiles, plot, ratio, stopwatch
+from memworks_tools.bench import data
+from memworks_tools.bench.common import Options, PeakRss, percentiles, plot, ratio, stopwatch
 
 NAME = "retrieve"
 TENANT, USER = "bench", "caller"
@@ -142,7 +142,7 @@ def _foreign(opts: Options, db: str, url: str, mw: Any, base: dict[str, Any], lo
 @contextmanager
 def _store(opts: Options, db: str) -> Iterator[str]:
     """A fresh, migrated database: a temporary SQLite file, or a scratch PostgreSQL database."""
-    from memworks.chaos import scratch_database
+    from memworks_tools.chaos import scratch_database
     from memworks.store.db import get_engine, upgrade
 
     if db == "sqlite":
@@ -152,7 +152,7 @@ def _store(opts: Options, db: str) -> Iterator[str]:
             yield url
             get_engine(url).dispose()
         return
-    from memworks.bench.common import postgres_version
+    from memworks_tools.bench.common import postgres_version
 
     if postgres_version(opts.pg_url) is None:
         raise _Unavailable(f"PostgreSQL at {opts.pg_url} is not reachable")
@@ -178,7 +178,7 @@ def _memworks(url: str) -> Iterator[Any]:
 
 def _measure(opts: Options, mw: Any, loaded: data.Loaded, warm: list[str], timed: list[str],
              qvecs: npt.NDArray[np.float32], budget_s: float, label: str) -> dict[str, Any]:  # fmt: skip
-    from memworks.bench.common import progress
+    from memworks_tools.bench.common import progress
     from memworks.models.schemas import Scope
 
     scope = Scope(tenant_id=TENANT, user_id=USER)

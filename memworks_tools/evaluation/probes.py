@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, select
 from sqlmodel import col
 
-from memworks.evaluation.probe_cases import CHECKPOINTS, DELETIONS, QUESTIONS, SLICES, USERS, Deletion, Question
-from memworks.evaluation.probe_cases import conversation
+from memworks_tools.evaluation.probe_cases import CHECKPOINTS, DELETIONS, QUESTIONS, SLICES, USERS, Deletion, Question
+from memworks_tools.evaluation.probe_cases import conversation
 from memworks.errors import InvalidInput
 from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import Scope

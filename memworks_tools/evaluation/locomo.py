@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memworks.evaluation import keyed as keyed_records
+from memworks_tools.evaluation import keyed as keyed_records
 
 TENANT = "locomo"
 #: Category ids of the dataset (per its task_eval code) and their names.

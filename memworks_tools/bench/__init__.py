@@ -13,8 +13,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from memworks.bench import consolidate, delete, ingest, retrieve
-from memworks.bench.common import Options, finite, machine, profiled, write_json
+from memworks_tools.bench import consolidate, delete, ingest, retrieve
+from memworks_tools.bench.common import Options, finite, machine, profiled, write_json
 
 #: Benchmarks by name, in the order ``all`` runs them.
 BENCHMARKS: dict[str, ModuleType] = {m.NAME: m for m in (ingest, retrieve, delete, consolidate)}

@@ -1,6 +1,6 @@
 """End-to-end ingestion throughput: episodes/s from enqueue until every episode is processed.
 
-Three ways, one stream (:func:`memworks.bench.data.episode_stream`: the rules extractor's
+Three ways, one stream (:func:`memworks_tools.bench.data.episode_stream`: the rules extractor's
 vocabulary, a few users, 5% retrieved documents with an injection):
 
 * **embedder** — ``get_embedder("minilm").embed`` on the stream's texts in batches of 64: the
@@ -28,9 +28,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from memworks.bench import data
-from memworks.bench.common import Options, PeakRss, plot, ratio, stopwatch
-from memworks.chaos import Workers
+from memworks_tools.bench import data
+from memworks_tools.bench.common import Options, PeakRss, plot, ratio, stopwatch
+from memworks_tools.chaos import Workers
 
 NAME = "ingest"
 #: Texts per embedder call (the extraction actor embeds a message's texts in batches of 64).
@@ -135,12 +135,12 @@ def _counts(engine: Any, tenant_prefix: str = "ing-") -> tuple[int, int]:
 
 
 def _distributed(opts: Options, episodes: list[dict[str, Any]], workers: int, threads: int) -> dict[str, Any]:
-    from memworks.bench.common import postgres_version
+    from memworks_tools.bench.common import postgres_version
 
     if postgres_version(opts.pg_url) is None:
         opts.say(f"ingest: distributed run skipped (PostgreSQL at {opts.pg_url} is not reachable)")
         return {"skipped": f"PostgreSQL at {opts.pg_url} is not reachable"}
-    from memworks.chaos import PrivateRedis
+    from memworks_tools.chaos import PrivateRedis
 
     try:
         private: PrivateRedis | None = PrivateRedis()
@@ -181,7 +181,7 @@ def _drop_namespace(broker_url: str, namespace: str) -> None:
 
 def _distributed_run(opts: Options, episodes: list[dict[str, Any]], workers: int, threads: int, broker_url: str,
                      *, shared_redis: bool) -> dict[str, Any]:  # fmt: skip
-    from memworks.chaos import scratch_database
+    from memworks_tools.chaos import scratch_database
     from memworks.client import Memworks
     from memworks.config import Settings
     from memworks.store.db import get_engine, upgrade

@@ -1,7 +1,7 @@
 """Consolidation time by tenant size, and how it grows (the log-log slope).
 
 A fresh embedded store per size holds one tenant of 100 users whose memories were bulk-loaded
-as ingestion writes them (:mod:`memworks.bench.data`): transcripts and keyed facts across the
+as ingestion writes them (:mod:`memworks_tools.bench.data`): transcripts and keyed facts across the
 slots of the rules extractor's vocabulary, superseded history in single-valued slots, values
 collected in multi-valued ones (likes, dislikes, allergies) where near-duplicates ("sushi",
 "spicy sushi") are what dedup groups, sessions of 10 turns for summaries. The clock runs around
@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from memworks.bench import data
-from memworks.bench.common import Options, PeakRss, fit_exponent, plot, stopwatch
+from memworks_tools.bench import data
+from memworks_tools.bench.common import Options, PeakRss, fit_exponent, plot, stopwatch
 
 NAME = "consolidate"
 TENANT = "cons"

@@ -15,7 +15,7 @@ from sqlmodel import col
 
 from memworks.config import Settings, get_settings
 from memworks.errors import InvalidInput, MemworksError, NotFound
-from memworks.models.validation import check_time, parse_model, require_scope
+from memworks.models.enums import LessonStatus, MemoryStatus
 from memworks.models.schemas import (
     DeletionRequestIn,
     EpisodeIn,
@@ -28,21 +28,21 @@ from memworks.models.schemas import (
     RetrieveResult,
     Scope,
 )
-from memworks.models.enums import LessonStatus, MemoryStatus
 from memworks.models.tables import ConsolidationRun, Lesson
+from memworks.models.validation import check_time, parse_model, require_scope
 from memworks.pipelines.deletion import TARGETS, DeletionSubject
 from memworks.pipelines.features import normalize_features
 from memworks.pipelines.lessons import action_refusal, guidance_for, select_lesson
-from memworks.store import lessons as lesson_store
-from memworks.store import profiles as profile_store
-from memworks.store import deletion as deletion_store
-from memworks.store import episodes as episode_store
-from memworks.store import memories as memory_store
-from memworks.store.db import session_scope
 from memworks.services import keys as keys_service
 from memworks.services import records
-from memworks.store.projections.scope_cache import SCOPES
+from memworks.store import deletion as deletion_store
+from memworks.store import episodes as episode_store
+from memworks.store import lessons as lesson_store
+from memworks.store import memories as memory_store
+from memworks.store import profiles as profile_store
+from memworks.store.db import session_scope
 from memworks.store.projections.dead_letters import dead_letters_of
+from memworks.store.projections.scope_cache import SCOPES
 from memworks.store.retrieval import retrieve as retrieve_memories
 from memworks.workers import (
     QUEUES,
@@ -61,10 +61,6 @@ from memworks.workers.runtime import utcnow
 
 if TYPE_CHECKING:
     from memworks.remote import RemoteMemworks
-
-
-
-
 
 
 def parse_episode(data: EpisodeIn | dict[str, Any], *, where: str = "episode") -> EpisodeIn:
@@ -123,8 +119,11 @@ class Memworks:
         # The rows are committed before any message exists (outbox): a lost message is re-sent
         # by the sweeper, never lost.
         self._send_extraction([*ids, *(i for i, _ in stuck)])
-        return IngestReceipt(accepted=[e.episode_id for e in items if e.episode_id not in dup], duplicates=dups,
-                             resent=[e for _, e in stuck])  # fmt: skip
+        return IngestReceipt(
+            accepted=[e.episode_id for e in items if e.episode_id not in dup],
+            duplicates=dups,
+            resent=[e for _, e in stuck],
+        )
 
     def _send_extraction(self, ids: Sequence[int]) -> None:
         self._ensure_worker()
@@ -151,9 +150,18 @@ class Memworks:
         valid_at, believed_at = check_time(as_of, "as_of"), check_time(known_at, "known_at")
         rt = self.runtime
         return retrieve_memories(
-            rt.engine, scope=scope, query=query, as_of=valid_at, known_at=believed_at, k=k, embedder=rt.embedder,
-            cache=rt.cache, cache_ttl_s=self.settings.cache_ttl_s, policy=rt.policy, now=utcnow(),
-        )  # fmt: skip
+            rt.engine,
+            scope=scope,
+            query=query,
+            as_of=valid_at,
+            known_at=believed_at,
+            k=k,
+            embedder=rt.embedder,
+            cache=rt.cache,
+            cache_ttl_s=self.settings.cache_ttl_s,
+            policy=rt.policy,
+            now=utcnow(),
+        )
 
     def memories(self, scope: Scope, *, include_history: bool = False) -> list[MemoryOut]:
         """Everything remembered in ``scope`` with all clocks and evidence (deleted never)."""
@@ -172,12 +180,23 @@ class Memworks:
         consolidate.send(tenant)
         self.drain()
         with session_scope(self.runtime.engine, write=False) as s:
-            run = s.scalars(select(ConsolidationRun).where(col(ConsolidationRun.tenant_id) == tenant)
-                            .order_by(col(ConsolidationRun.id).desc()).limit(1)).first()  # fmt: skip
+            run = s.scalars(
+                select(ConsolidationRun)
+                .where(col(ConsolidationRun.tenant_id) == tenant)
+                .order_by(col(ConsolidationRun.id).desc())
+                .limit(1)
+            ).first()
             if run is None:
                 return {"tenant_id": tenant, "status": "queued"}
-            return {"run_id": run.id, "tenant_id": tenant, "status": run.status, "counts": json.loads(run.counts_json),
-                    "duration_ms": round(run.duration_ms, 1), "started_at": run.started_at, "finished_at": run.finished_at}  # fmt: skip
+            return {
+                "run_id": run.id,
+                "tenant_id": tenant,
+                "status": run.status,
+                "counts": json.loads(run.counts_json),
+                "duration_ms": round(run.duration_ms, 1),
+                "started_at": run.started_at,
+                "finished_at": run.finished_at,
+            }
 
     def profile(self, scope: Scope) -> dict[str, Any]:
         """The user's injected profile: the block, its token count, and the record each line cites."""
@@ -187,8 +206,14 @@ class Memworks:
             row = profile_store.get(s, tenant_id=scope.tenant_id, user_id=scope.user_id)
         if row is None:
             return {"tenant_id": scope.tenant_id, "user_id": scope.user_id, "text": "", "tokens": 0, "lines": []}
-        return {"tenant_id": scope.tenant_id, "user_id": scope.user_id, "text": row.text, "tokens": row.tokens,
-                "lines": json.loads(row.lines_json), "built_at": row.built_at}  # fmt: skip
+        return {
+            "tenant_id": scope.tenant_id,
+            "user_id": scope.user_id,
+            "text": row.text,
+            "tokens": row.tokens,
+            "lines": json.loads(row.lines_json),
+            "built_at": row.built_at,
+        }
 
     def sweep_outbox(self, older_than_s: int = 0) -> None:
         """Re-send episodes stored but not processed (a lost message); the scheduler does it every 5 min."""
@@ -242,9 +267,17 @@ class Memworks:
         if refusal := action_refusal(action):
             raise InvalidInput(f"action: {refusal}", field="action")
         with session_scope(self.runtime.engine) as s:
-            view = lesson_store.add_lesson(s, tenant_id=tenant, task_type=task_type, pattern=feats, action=action.strip(),
-                                           guidance=guidance_for(task_type, feats, action.strip()), mined_from=(),
-                                           origin="proposed", now=utcnow())  # fmt: skip
+            view = lesson_store.add_lesson(
+                s,
+                tenant_id=tenant,
+                task_type=task_type,
+                pattern=feats,
+                action=action.strip(),
+                guidance=guidance_for(task_type, feats, action.strip()),
+                mined_from=(),
+                origin="proposed",
+                now=utcnow(),
+            )
         self.mine_lessons(tenant, task_type)
         self.drain()
         return self._lesson(view.lesson_id)
@@ -252,8 +285,9 @@ class Memworks:
     def rollback_lesson(self, tenant: str, lesson_id: str, reason: str = "rolled back by an operator") -> LessonOut:
         """Take an active lesson out of use; the version of its pattern it replaced is restored."""
         with session_scope(self.runtime.engine) as s:
-            row = lesson_store.retire(s, tenant_id=tenant, lesson_id=lesson_id, status=LessonStatus.ROLLED_BACK, report=reason,
-                                      now=utcnow())  # fmt: skip
+            row = lesson_store.retire(
+                s, tenant_id=tenant, lesson_id=lesson_id, status=LessonStatus.ROLLED_BACK, report=reason, now=utcnow()
+            )
             return lesson_store.to_out(row)
 
     def lessons(self, tenant: str, task_type: str | None = None) -> list[LessonOut]:
@@ -297,12 +331,27 @@ class Memworks:
             rows = memory_store.get_rows(s, ids=plan.memory_ids)
         derived = set(plan.derived_ids)
         return {
-            "tenant_id": req.tenant_id, "user_id": req.user_id, "keys": plan.keys,
-            "records": [{"memory_id": r.memory_id, "kind": r.kind, "key": r.key, "value": r.value, "status": r.status,
-                         "derived": r.memory_id in derived, "transcript": r.extractor == "transcript"} for r in rows],
-            "episodes": plan.episode_ids, "outcomes": plan.outcome_ids, "decisions": plan.decisions,
-            "targets": list(TARGETS), "counts": plan.summary(),
-        }  # fmt: skip
+            "tenant_id": req.tenant_id,
+            "user_id": req.user_id,
+            "keys": plan.keys,
+            "records": [
+                {
+                    "memory_id": r.memory_id,
+                    "kind": r.kind,
+                    "key": r.key,
+                    "value": r.value,
+                    "status": r.status,
+                    "derived": r.memory_id in derived,
+                    "transcript": r.extractor == "transcript",
+                }
+                for r in rows
+            ],
+            "episodes": plan.episode_ids,
+            "outcomes": plan.outcome_ids,
+            "decisions": plan.decisions,
+            "targets": list(TARGETS),
+            "counts": plan.summary(),
+        }
 
     def manifest(self, request_id: str) -> ManifestOut:
         """The deletion manifest: status and, per projection, state, residue, attempts, evidence."""
@@ -339,15 +388,18 @@ class Memworks:
         """Erase one record (and its history) with a manifest; returns the deletion request id."""
         row = records.visible(self.runtime, require_scope(scope), memory_id)
         if row.user_id is None:
-            raise InvalidInput("tenant-wide records are deleted by an operator, not through a user's key", field="memory_id")
+            raise InvalidInput(
+                "tenant-wide records are deleted by an operator, not through a user's key", field="memory_id"
+            )
         return self.submit_deletion({"tenant_id": row.tenant_id, "user_id": row.user_id, "memory_ids": [memory_id]})
 
     # -- API keys -------------------------------------------------------------------------
 
     def create_key(self, tenant_id: str, user_id: str | None = None, label: str = "") -> tuple[str, str]:
         """A new API key for a tenant (or one user of it); returns ``(key_id, secret)``, shown once."""
-        return keys_service.create_key(self.runtime.engine, tenant_id=tenant_id, user_id=user_id, label=label,
-                                       now=utcnow())  # fmt: skip
+        return keys_service.create_key(
+            self.runtime.engine, tenant_id=tenant_id, user_id=user_id, label=label, now=utcnow()
+        )
 
     def revoke_key(self, key_id: str) -> keys_service.KeyView:
         """Revoke an API key at once (idempotent)."""
@@ -364,9 +416,13 @@ class Memworks:
     def owned_memory_ids(self, scope: Scope, memory_ids: Sequence[str]) -> set[str]:
         """Which of ``memory_ids`` are live records of ``scope`` (anyone else's count as absent)."""
         with session_scope(self.runtime.engine, write=False) as s:
-            return {r.memory_id for r in memory_store.get_rows(s, ids=memory_ids)
-                    if r.tenant_id == scope.tenant_id and r.user_id == scope.user_id
-                    and r.status is not MemoryStatus.DELETED}  # fmt: skip
+            return {
+                r.memory_id
+                for r in memory_store.get_rows(s, ids=memory_ids)
+                if r.tenant_id == scope.tenant_id
+                and r.user_id == scope.user_id
+                and r.status is not MemoryStatus.DELETED
+            }
 
     # -- dead letters ---------------------------------------------------------------------
 

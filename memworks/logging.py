@@ -99,8 +99,11 @@ def exception_fields(exc: BaseException) -> dict[str, Any]:
         causes.append(_type_name(nxt))
         nxt = nxt.__cause__ or nxt.__context__
     frames = traceback.extract_tb(exc.__traceback__)[-8:]
-    return {"error": _type_name(exc), "causes": causes,
-            "at": [f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno}:{f.name}" for f in frames]}  # fmt: skip
+    return {
+        "error": _type_name(exc),
+        "causes": causes,
+        "at": [f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno}:{f.name}" for f in frames],
+    }
 
 
 def _type_name(exc: BaseException) -> str:

@@ -52,8 +52,33 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, max_width: i
 def memory_table(rows: Sequence[Any]) -> str:
     """Memory records as a table: key, value, kind, status, event time, source, times and evidence."""
     return table(
-        [(r.key or "-", r.value, r.kind, r.status, getattr(r, "event_at", None), r.source, r.valid_from, r.valid_to,
-          r.recorded_at, r.retracted_at, ",".join(r.evidence)) for r in rows],  # fmt: skip
-        ["key", "value", "kind", "status", "event_at", "source", "valid_from", "valid_to", "recorded_at", "retracted_at",
-         "evidence"],  # fmt: skip
+        [
+            (
+                r.key or "-",
+                r.value,
+                r.kind,
+                r.status,
+                getattr(r, "event_at", None),
+                r.source,
+                r.valid_from,
+                r.valid_to,
+                r.recorded_at,
+                r.retracted_at,
+                ",".join(r.evidence),
+            )
+            for r in rows
+        ],
+        [
+            "key",
+            "value",
+            "kind",
+            "status",
+            "event_at",
+            "source",
+            "valid_from",
+            "valid_to",
+            "recorded_at",
+            "retracted_at",
+            "evidence",
+        ],
     )

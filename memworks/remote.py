@@ -23,7 +23,6 @@ import httpx
 from pydantic import TypeAdapter
 
 from memworks.errors import Conflict, InvalidInput, MemworksError, NotFound
-from memworks.models.validation import check_time, parse_model, require_scope
 from memworks.models.schemas import (
     DeletionRequestIn,
     EpisodeIn,
@@ -36,7 +35,7 @@ from memworks.models.schemas import (
     RetrieveResult,
     Scope,
 )
-
+from memworks.models.validation import check_time, parse_model, require_scope
 
 #: Largest request body the client sends (bytes); the server refuses over 1 MB.
 MAX_REQUEST_BYTES = 900_000
@@ -57,8 +56,6 @@ class RemoteError(MemworksError):
     def __init__(self, message: str, *, status: int) -> None:
         super().__init__(message)
         self.status = status
-
-
 
 
 def _scoped(scope: Scope) -> dict[str, str]:
@@ -98,12 +95,15 @@ class RemoteMemworks:
 
     def __init__(self, url: str, key: str, timeout_s: float = 30, transport: httpx.BaseTransport | None = None) -> None:
         self.url = url.rstrip("/")
-        self._http = httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {key}"}, timeout=timeout_s,
-                                  transport=transport)  # fmt: skip
+        self._http = httpx.Client(
+            base_url=self.url, headers={"Authorization": f"Bearer {key}"}, timeout=timeout_s, transport=transport
+        )
 
     # -- plumbing ---------------------------------------------------------------------------
 
-    def _call(self, method: str, path: str, *, json_body: Any = None, params: dict[str, Any] | None = None) -> httpx.Response:
+    def _call(
+        self, method: str, path: str, *, json_body: Any = None, params: dict[str, Any] | None = None
+    ) -> httpx.Response:
         resp = self._http.request(method, path, json=json_body, params=params)
         if resp.status_code < 400:
             return resp
@@ -165,8 +165,15 @@ class RemoteMemworks:
 
     # -- reads ------------------------------------------------------------------------------
 
-    def retrieve(self, scope: Scope, query: str, *, as_of: datetime | str | None = None,
-                 known_at: datetime | str | None = None, k: int = 5) -> RetrieveResult:  # fmt: skip
+    def retrieve(
+        self,
+        scope: Scope,
+        query: str,
+        *,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
+        k: int = 5,
+    ) -> RetrieveResult:
         """Memories relevant to ``query`` in ``scope`` (required), or an abstention.
 
         ``as_of`` and ``known_at`` are aware datetimes or ISO 8601 strings with an offset.
@@ -212,7 +219,9 @@ class RemoteMemworks:
     def correct_memory(self, scope: Scope, memory_id: str, value: str) -> MemoryOut:
         """Correct a record's value: the correction supersedes it (history kept)."""
         body = {**_scoped(require_scope(scope)), "value": value}
-        return MemoryOut.model_validate(self._json("PATCH", f"/v1/memories/{quote(memory_id, safe='')}", json_body=body))
+        return MemoryOut.model_validate(
+            self._json("PATCH", f"/v1/memories/{quote(memory_id, safe='')}", json_body=body)
+        )
 
     def delete_memory(self, scope: Scope, memory_id: str) -> str:
         """Erase one record (and its history) with a manifest; returns the deletion request id."""
@@ -241,14 +250,20 @@ class RemoteMemworks:
 
     def recommend(self, tenant: str, task_type: str, features: Sequence[str] | str) -> Recommendation:
         """The action of the most specific active lesson that fires, or no lesson."""
-        body = {"tenant_id": tenant, "task_type": task_type, "features": features if isinstance(features, str) else list(features)}
+        body = {
+            "tenant_id": tenant,
+            "task_type": task_type,
+            "features": features if isinstance(features, str) else list(features),
+        }
         return Recommendation.model_validate(self._json("POST", "/v1/recommend", json_body=body))
 
     def consolidate(self, tenant: str) -> dict[str, Any]:
         """Run the tenant's consolidation now (a tenant key); returns its run record."""
         if not tenant or not isinstance(tenant, str):
             raise InvalidInput("tenant is required", field="tenant")
-        return _times(self._json("POST", "/v1/consolidations", json_body={"tenant_id": tenant}), "started_at", "finished_at")
+        return _times(
+            self._json("POST", "/v1/consolidations", json_body={"tenant_id": tenant}), "started_at", "finished_at"
+        )
 
     def drain(self, timeout_s: float = 600) -> None:
         """Nothing to wait for: the server settles each write before it answers (embedded)."""

@@ -6,13 +6,29 @@ from datetime import UTC, datetime
 from typing import Any
 
 
-def episode(n: int, content: str, *, when: str = "2025-01-06T09:00:00+00:00", tenant: str = "t1", user: str = "u1",
-            source: str = "user", role: str = "user", session: str = "s1") -> dict[str, Any]:  # fmt: skip
+def episode(
+    n: int,
+    content: str,
+    *,
+    when: str = "2025-01-06T09:00:00+00:00",
+    tenant: str = "t1",
+    user: str = "u1",
+    source: str = "user",
+    role: str = "user",
+    session: str = "s1",
+) -> dict[str, Any]:
     """An episode dict as an agent would send it."""
     return {
-        "episode_id": f"{tenant}-{user}-{n}", "tenant_id": tenant, "user_id": user, "session_id": session,
-        "turn": n, "role": role, "source": source, "content": content, "occurred_at": when,
-    }  # fmt: skip
+        "episode_id": f"{tenant}-{user}-{n}",
+        "tenant_id": tenant,
+        "user_id": user,
+        "session_id": session,
+        "turn": n,
+        "role": role,
+        "source": source,
+        "content": content,
+        "occurred_at": when,
+    }
 
 
 def at(day: str) -> datetime:

@@ -58,12 +58,9 @@ def serve() -> Iterator[Serve]:
                 raw = self.rfile.read(length)
                 with state.lock:
                     state.requests.append(
-                        Recorded(self.path, {k.lower(): v for k, v in self.headers.items()},
-                                 json.loads(raw))
+                        Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw))
                     )
-                    status, headers, body = (
-                        state.script.pop(0) if state.script else (599, {}, b"script exhausted")
-                    )
+                    status, headers, body = state.script.pop(0) if state.script else (599, {}, b"script exhausted")
                 self.send_response(status)
                 for name, value in headers.items():
                     self.send_header(name, value)

@@ -83,9 +83,7 @@ def _content(payload: Any) -> str:
         node = node[step]
     if not isinstance(node, str):
         # A null content (refusal, tool call) is as unusable as a missing one.
-        raise LLMRequestError(
-            f"response {path} is {type(node).__name__}, not a string", status_code=200
-        )
+        raise LLMRequestError(f"response {path} is {type(node).__name__}, not a string", status_code=200)
     return node
 
 
@@ -124,15 +122,14 @@ class ChatCompletionsClient:
         # outputs, llama.cpp's and vLLM's grammars); the reply is validated again all the same.
         self.response_format: dict[str, Any] = (
             {"type": "json_schema", "json_schema": {"name": "reply", "schema": json_schema}}
-            if json_schema is not None else {"type": "json_object"}
-        )  # fmt: skip
+            if json_schema is not None
+            else {"type": "json_object"}
+        )
         headers = {"Accept": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         # One client per instance, so connections are pooled across calls.
-        self._client = httpx.Client(
-            headers=headers, timeout=httpx.Timeout(timeout_s), transport=transport
-        )
+        self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout_s), transport=transport)
 
     def __call__(self, prompt: str) -> str:
         """Send ``prompt`` as the user message and return the assistant's content."""
@@ -157,9 +154,7 @@ class ChatCompletionsClient:
                 if status == 429 or status >= 500:
                     last_problem, retry_after = f"HTTP {status}", _retry_after(response)
                 elif status >= 400:
-                    raise LLMRequestError(
-                        f"HTTP {status} from {self.url}: {_snippet(response)}", status_code=status
-                    )
+                    raise LLMRequestError(f"HTTP {status} from {self.url}: {_snippet(response)}", status_code=status)
                 elif status != 200:
                     raise LLMRequestError(f"unexpected HTTP {status}", status_code=status)
                 else:
@@ -178,14 +173,11 @@ class ChatCompletionsClient:
                 if retry_after is not None:
                     # The server asked for a longer wait than this worker will block for.
                     raise LLMUnavailable(
-                        f"{last_problem}; Retry-After {retry_after:g}s exceeds the "
-                        f"{self.max_backoff_s:g}s cap",
+                        f"{last_problem}; Retry-After {retry_after:g}s exceeds the {self.max_backoff_s:g}s cap",
                         retry_after_s=retry_after,
                     )
                 delay = self.max_backoff_s
-            _log.warning(
-                "llm_retry", url=self.url, attempt=attempt, problem=last_problem, delay_s=delay
-            )
+            _log.warning("llm_retry", url=self.url, attempt=attempt, problem=last_problem, delay_s=delay)
             self._sleep(delay)
 
         raise LLMUnavailable(

@@ -53,16 +53,33 @@ DEFAULT_SESSION = "langgraph"
 
 
 def _hit_value(h: HitOut) -> dict[str, Any]:
-    return {"value": h.value, "key": h.key, "kind": h.kind.value, "source": h.source.value, "text": h.text,
-            "valid_from": h.valid_from.isoformat(), "valid_to": h.valid_to.isoformat() if h.valid_to else None,
-            "evidence": list(h.evidence), "stale": bool(getattr(h, "stale", False)),
-            "subject_mismatch": bool(getattr(h, "subject_mismatch", False))}  # fmt: skip
+    return {
+        "value": h.value,
+        "key": h.key,
+        "kind": h.kind.value,
+        "source": h.source.value,
+        "text": h.text,
+        "valid_from": h.valid_from.isoformat(),
+        "valid_to": h.valid_to.isoformat() if h.valid_to else None,
+        "evidence": list(h.evidence),
+        "stale": bool(getattr(h, "stale", False)),
+        "subject_mismatch": bool(getattr(h, "subject_mismatch", False)),
+    }
 
 
 def _record_value(m: MemoryOut) -> dict[str, Any]:
-    return {"value": m.value, "key": m.key, "kind": m.kind.value, "source": m.source.value, "text": m.text,
-            "status": m.status.value, "trusted": m.trusted, "valid_from": m.valid_from.isoformat(),
-            "valid_to": m.valid_to.isoformat() if m.valid_to else None, "evidence": list(m.evidence)}  # fmt: skip
+    return {
+        "value": m.value,
+        "key": m.key,
+        "kind": m.kind.value,
+        "source": m.source.value,
+        "text": m.text,
+        "status": m.status.value,
+        "trusted": m.trusted,
+        "valid_from": m.valid_from.isoformat(),
+        "valid_to": m.valid_to.isoformat() if m.valid_to else None,
+        "evidence": list(m.evidence),
+    }
 
 
 def _matches(value: dict[str, Any], wanted: dict[str, Any] | None) -> bool:
@@ -127,8 +144,13 @@ class MemworksStore(BaseStore):
             m = self.mw.memory(scope, key)["memory"]
         except (NotFound, InvalidInput):
             return None
-        return Item(value=_record_value(m), key=m.memory_id, namespace=namespace, created_at=m.recorded_at,
-                    updated_at=m.recorded_at)  # fmt: skip
+        return Item(
+            value=_record_value(m),
+            key=m.memory_id,
+            namespace=namespace,
+            created_at=m.recorded_at,
+            updated_at=m.recorded_at,
+        )
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         ns = op.namespace_prefix
@@ -140,7 +162,9 @@ class MemworksStore(BaseStore):
         else:
             found = [(m.memory_id, _record_value(m), m.recorded_at, None) for m in self.mw.memories(scope)]
         kept = [f for f in found if _matches(f[1], op.filter)][op.offset : op.offset + op.limit]
-        return [SearchItem(namespace=ns, key=mid, value=v, created_at=t, updated_at=t, score=s) for mid, v, t, s in kept]
+        return [
+            SearchItem(namespace=ns, key=mid, value=v, created_at=t, updated_at=t, score=s) for mid, v, t, s in kept
+        ]
 
     def _put(self, namespace: tuple[str, ...], key: str, value: Mapping[str, Any]) -> None:
         scope = self._scope(namespace, need_user=True)
@@ -155,12 +179,17 @@ class MemworksStore(BaseStore):
         if when.tzinfo is None:
             raise InvalidInput("occurred_at: needs a UTC offset (e.g. +00:00)", field="occurred_at")
         episode = {
-            "episode_id": key, "tenant_id": scope.tenant_id, "user_id": scope.user_id,
+            "episode_id": key,
+            "tenant_id": scope.tenant_id,
+            "user_id": scope.user_id,
             "session_id": ":".join(namespace[1:]) or DEFAULT_SESSION,
             "turn": min(max(int((when - _TURN_EPOCH).total_seconds()), 0), 2**31 - 1),
-            "role": value.get("role", "user"), "source": value.get("source", Source.MODEL_INFERENCE),
-            "content": content, "occurred_at": when, "metadata": {"via": "langgraph"},
-        }  # fmt: skip
+            "role": value.get("role", "user"),
+            "source": value.get("source", Source.MODEL_INFERENCE),
+            "content": content,
+            "occurred_at": when,
+            "metadata": {"via": "langgraph"},
+        }
         self.mw.enqueue_episode(episode)  # validated there: a bad field is named, nothing stored
         self.mw.drain()
 

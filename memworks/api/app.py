@@ -55,7 +55,7 @@ def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYT
         version=_version(),
         summary="Governed, bitemporal memory for AI agents.",
         description="Every /v1 route needs `Authorization: Bearer <key>`. The key decides the tenant; an "
-        "end-user key also decides the user. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`.",
+        'end-user key also decides the user. Errors are `{"error": {"code", "message", "field"}}`.',
         lifespan=lifespan,
         docs_url=None,  # served by install_docs from local files: FastAPI's pages load a CDN
         redoc_url=None,
@@ -76,8 +76,10 @@ def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYT
     def healthz(request: Request) -> JSONResponse:
         """Liveness and the database: 200 when it answers, 503 when not (no key needed)."""
         ok = database_ok(get_mw(request).runtime.engine)
-        return JSONResponse({"status": "ok" if ok else "unavailable", "database": "ok" if ok else "unreachable"},
-                            status_code=200 if ok else 503)  # fmt: skip
+        return JSONResponse(
+            {"status": "ok" if ok else "unavailable", "database": "ok" if ok else "unreachable"},
+            status_code=200 if ok else 503,
+        )
 
     @app.get("/metrics", tags=["ops"], response_class=Response)
     def metrics(request: Request) -> Response:

@@ -42,9 +42,7 @@ def _unauthorized(message: str) -> ApiError:
     return ApiError(401, "unauthorized", message, field="Authorization", headers={"WWW-Authenticate": "Bearer"})
 
 
-def get_principal(
-    mw: Facade, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-) -> Principal:
+def get_principal(mw: Facade, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> Principal:
     """The caller's key, from ``Authorization: Bearer <key>``; 401 when missing, unknown or revoked."""
     if creds is None:
         raise _unauthorized("send an API key as 'Authorization: Bearer <key>'")
@@ -60,8 +58,9 @@ Caller = Annotated[Principal, Depends(get_principal)]
 def check_tenant(p: Principal, tenant_id: str | None, *, field: str = "tenant_id") -> str:
     """The key's tenant; a request naming another one is refused (403), naming the field."""
     if tenant_id is not None and tenant_id != p.tenant_id:
-        raise ApiError(403, "forbidden_tenant", f"{field} names a tenant this key does not belong to; omit it",
-                       field=field)  # fmt: skip
+        raise ApiError(
+            403, "forbidden_tenant", f"{field} names a tenant this key does not belong to; omit it", field=field
+        )
     return p.tenant_id
 
 
@@ -88,5 +87,6 @@ def scope_for(p: Principal, tenant_id: str | None, user_id: str | None, *, prefi
 
 def require_tenant_key(p: Principal, what: str) -> None:
     if not p.is_tenant_key:
-        raise ApiError(403, "forbidden_user_key", f"{what} needs a tenant key, not an end-user key",
-                       field="Authorization")  # fmt: skip
+        raise ApiError(
+            403, "forbidden_user_key", f"{what} needs a tenant key, not an end-user key", field="Authorization"
+        )

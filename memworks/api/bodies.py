@@ -120,15 +120,18 @@ class OutcomeBatch(_OneOrMany[OutcomeBody]):
 
 class ScopedBody(_Strict):
     tenant_id: str | None = _Tenant
-    user_id: str | None = Field(default=None, pattern=ID, description="a tenant key names the user; "
-                                "an end-user key may omit it")  # fmt: skip
+    user_id: str | None = Field(
+        default=None, pattern=ID, description="a tenant key names the user; an end-user key may omit it"
+    )
 
 
 #: Which records a read covers: a user's (their own and the tenant's shared ones; the default, so
 #: a tenant key must name the user) or, asked for by name, the tenant's shared records alone.
 ReadScope = Literal["user", "tenant"]
-SCOPE_HELP = ("`user` (default): a user's records and the tenant's shared ones; a tenant key must name "
-              "`user_id`. `tenant`: the tenant's shared records only (no `user_id`).")  # fmt: skip
+SCOPE_HELP = (
+    "`user` (default): a user's records and the tenant's shared ones; a tenant key must name "
+    "`user_id`. `tenant`: the tenant's shared records only (no `user_id`)."
+)
 
 
 class RetrieveBody(ScopedBody):

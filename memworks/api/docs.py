@@ -23,7 +23,10 @@ from fastapi.staticfiles import StaticFiles
 ASSETS = "/docs/assets"
 _FILES = Path(fastapi_offline.__file__).parent / "static"
 #: The pages may load from this API only (the inline start-up script and data: images included).
-_CSP = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:"
+_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; worker-src 'self' blob:"
+)
 
 
 def install_docs(app: FastAPI, *, docs_url: str = "/docs", redoc_url: str = "/redoc") -> None:
@@ -41,12 +44,15 @@ def install_docs(app: FastAPI, *, docs_url: str = "/docs", redoc_url: str = "/re
     def swagger_ui(request: Request) -> HTMLResponse:
         root = _root(request)
         page = get_swagger_ui_html(
-            openapi_url=root + str(app.openapi_url), title=f"{app.title} - API docs",
-            swagger_js_url=f"{root}{ASSETS}/swagger-ui-bundle.js", swagger_css_url=f"{root}{ASSETS}/swagger-ui.css",
-            swagger_favicon_url=f"{root}{ASSETS}/favicon.png", oauth2_redirect_url=root + redirect,
+            openapi_url=root + str(app.openapi_url),
+            title=f"{app.title} - API docs",
+            swagger_js_url=f"{root}{ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{root}{ASSETS}/favicon.png",
+            oauth2_redirect_url=root + redirect,
             # Swagger UI would otherwise send the document to an online validator for a badge.
             swagger_ui_parameters={"validatorUrl": None},
-        )  # fmt: skip
+        )
         page.headers["Content-Security-Policy"] = _CSP
         return page
 
@@ -57,8 +63,12 @@ def install_docs(app: FastAPI, *, docs_url: str = "/docs", redoc_url: str = "/re
     @app.get(redoc_url, include_in_schema=False)
     def redoc(request: Request) -> HTMLResponse:
         root = _root(request)
-        page = get_redoc_html(openapi_url=root + str(app.openapi_url), title=f"{app.title} - API reference",
-                              redoc_js_url=f"{root}{ASSETS}/redoc.standalone.js",
-                              redoc_favicon_url=f"{root}{ASSETS}/favicon.png", with_google_fonts=False)  # fmt: skip
+        page = get_redoc_html(
+            openapi_url=root + str(app.openapi_url),
+            title=f"{app.title} - API reference",
+            redoc_js_url=f"{root}{ASSETS}/redoc.standalone.js",
+            redoc_favicon_url=f"{root}{ASSETS}/favicon.png",
+            with_google_fonts=False,
+        )
         page.headers["Content-Security-Policy"] = _CSP
         return page

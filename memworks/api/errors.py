@@ -28,8 +28,9 @@ class ErrorBody(BaseModel):
 class ApiError(Exception):
     """An HTTP answer decided by the API itself (auth, tenant binding, pagination)."""
 
-    def __init__(self, status: int, code: str, message: str, *, field: str | None = None,
-                 headers: dict[str, str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, status: int, code: str, message: str, *, field: str | None = None, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status, self.code, self.message, self.field, self.headers = status, code, message, field, headers
 
@@ -37,17 +38,32 @@ class ApiError(Exception):
 #: Documented on every /v1 route (OpenAPI), so clients and the fuzzer know the error shape.
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     s: {"model": ErrorBody, "description": d}
-    for s, d in ((401, "missing, unknown or revoked key"), (403, "the request names another tenant or user"),
-                 (404, "no such record in the key's tenant"), (409, "conflicts with what is stored"),
-                 (413, "request body over the size limit"), (422, "invalid input; `field` names it"))  # fmt: skip
+    for s, d in (
+        (401, "missing, unknown or revoked key"),
+        (403, "the request names another tenant or user"),
+        (404, "no such record in the key's tenant"),
+        (409, "conflicts with what is stored"),
+        (413, "request body over the size limit"),
+        (422, "invalid input; `field` names it"),
+    )
 }
 
-_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-          409: "conflict", 413: "too_large", 415: "unsupported_media_type", 422: "invalid_input"}  # fmt: skip
+_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "invalid_input",
+}
 
 
-def error_response(status: int, code: str, message: str, field: str | None = None,
-                   headers: dict[str, str] | None = None) -> JSONResponse:  # fmt: skip
+def error_response(
+    status: int, code: str, message: str, field: str | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
     body = {"error": {"code": code, "message": message, "field": field}}
     return JSONResponse(body, status_code=status, headers=headers)
 

@@ -19,8 +19,13 @@ MAX_BODY_BYTES = 1_000_000
 
 async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
     raw = json.dumps(body).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())]})  # fmt: skip
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": raw})
 
 
@@ -33,10 +38,18 @@ class Metrics:
 
     def __init__(self, app: ASGIApp, registry: CollectorRegistry) -> None:
         self.app = app
-        self.requests = Counter("memworks_http_requests", "HTTP requests by route, method and status",
-                                ["route", "method", "status"], registry=registry)  # fmt: skip
-        self.latency = Histogram("memworks_http_request_duration_seconds", "HTTP request latency by route",
-                                 ["route", "method"], registry=registry)  # fmt: skip
+        self.requests = Counter(
+            "memworks_http_requests",
+            "HTTP requests by route, method and status",
+            ["route", "method", "status"],
+            registry=registry,
+        )
+        self.latency = Histogram(
+            "memworks_http_request_duration_seconds",
+            "HTTP request latency by route",
+            ["route", "method"],
+            registry=registry,
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -52,7 +52,9 @@ def post_episodes(batch: EpisodeBatch, p: Caller, mw: Facade) -> JSONResponse:
         tenant = check_tenant(p, e.tenant_id, field=batch.field(i, "tenant_id"))
         user = check_user(p, e.user_id, field=batch.field(i, "user_id"))
         if user is None:
-            raise ApiError(422, "invalid_input", "user_id is required with a tenant key", field=batch.field(i, "user_id"))
+            raise ApiError(
+                422, "invalid_input", "user_id is required with a tenant key", field=batch.field(i, "user_id")
+            )
         items.append({**e.model_dump(), "tenant_id": tenant, "user_id": user})
     receipt = mw.enqueue_episodes(items)
     settle(mw)
@@ -66,14 +68,28 @@ def post_retrieve(body: RetrieveBody, p: Caller, mw: Facade) -> JSONResponse:
     return as_json(mw.retrieve(scope, body.query, as_of=body.as_of, known_at=body.known_at, k=body.k))
 
 
-@router.get("/memories", response_model=list[MemoryOut], tags=["memory"],
-            responses={200: {"headers": {NEXT_CURSOR: {"description": "pass as `cursor` for the next page",
-                                                       "schema": {"type": "string"}}}}})  # fmt: skip
+@router.get(
+    "/memories",
+    response_model=list[MemoryOut],
+    tags=["memory"],
+    responses={
+        200: {
+            "headers": {
+                NEXT_CURSOR: {"description": "pass as `cursor` for the next page", "schema": {"type": "string"}}
+            }
+        }
+    },
+)
 def get_memories(
-    p: Caller, mw: Facade, tenant_id: TenantQ = None, user_id: UserQ = None, scope: ScopeQ = "user",
-    include_history: bool = False, limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    p: Caller,
+    mw: Facade,
+    tenant_id: TenantQ = None,
+    user_id: UserQ = None,
+    scope: ScopeQ = "user",
+    include_history: bool = False,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
     cursor: Annotated[str | None, Query(max_length=2000, description="from the previous page's X-Next-Cursor")] = None,
-) -> JSONResponse:  # fmt: skip
+) -> JSONResponse:
     """Everything remembered in the scope, with every clock and its evidence; paginated."""
     rows = mw.memories(read_scope(p, tenant_id, user_id, scope), include_history=include_history)
     page, nxt = paginate(rows, cursor, limit)
@@ -81,7 +97,9 @@ def get_memories(
 
 
 @router.get("/memories/{memory_id}", tags=["controls"])
-def get_memory(memory_id: MemoryId, p: Caller, mw: Facade, tenant_id: TenantQ = None, user_id: UserQ = None) -> JSONResponse:
+def get_memory(
+    memory_id: MemoryId, p: Caller, mw: Facade, tenant_id: TenantQ = None, user_id: UserQ = None
+) -> JSONResponse:
     """One record with its provenance: evidence episodes, lineage, gate decisions."""
     return as_json(mw.memory(scope_for(p, tenant_id, user_id), memory_id))
 
@@ -96,8 +114,9 @@ def patch_memory(memory_id: MemoryId, body: CorrectionBody, p: Caller, mw: Facad
 
 
 @router.post("/memories/{memory_id}/confirm", response_model=MemoryOut, tags=["controls"])
-def confirm_memory(memory_id: MemoryId, p: Caller, mw: Facade,
-                   body: Annotated[ScopedBody | None, Body()] = None) -> JSONResponse:  # fmt: skip
+def confirm_memory(
+    memory_id: MemoryId, p: Caller, mw: Facade, body: Annotated[ScopedBody | None, Body()] = None
+) -> JSONResponse:
     """Confirm a pending outward-action preference: it becomes active and usable."""
     body = body or ScopedBody()
     scope = _owner(mw, p, scope_for(p, body.tenant_id, body.user_id), memory_id)
@@ -105,7 +124,9 @@ def confirm_memory(memory_id: MemoryId, p: Caller, mw: Facade,
 
 
 @router.delete("/memories/{memory_id}", status_code=202, response_model=Accepted, tags=["controls"])
-def delete_memory(memory_id: MemoryId, p: Caller, mw: Facade, tenant_id: TenantQ = None, user_id: UserQ = None) -> JSONResponse:
+def delete_memory(
+    memory_id: MemoryId, p: Caller, mw: Facade, tenant_id: TenantQ = None, user_id: UserQ = None
+) -> JSONResponse:
     """Erase one record and its history from every projection, with a manifest to poll."""
     rid = mw.delete_memory(scope_for(p, tenant_id, user_id), memory_id)
     settle(mw)
@@ -121,14 +142,23 @@ def read_scope(p: Principal, tenant_id: str | None, user_id: str | None, scope: 
     """
     if scope == "tenant":
         if user_id is not None:
-            raise ApiError(422, "invalid_input", "scope 'tenant' reads the tenant's shared records only; omit user_id",
-                           field="user_id")  # fmt: skip
+            raise ApiError(
+                422,
+                "invalid_input",
+                "scope 'tenant' reads the tenant's shared records only; omit user_id",
+                field="user_id",
+            )
         # Shared records are visible to every key of the tenant, an end-user key's included.
         return Scope(tenant_id=check_tenant(p, tenant_id), user_id=None)
     out = scope_for(p, tenant_id, user_id)
     if out.user_id is None:
-        raise ApiError(422, "invalid_input", "user_id is required with a tenant key: name whose memory to read, "
-                       "or send scope=tenant to read only the tenant's shared records", field="user_id")  # fmt: skip
+        raise ApiError(
+            422,
+            "invalid_input",
+            "user_id is required with a tenant key: name whose memory to read, "
+            "or send scope=tenant to read only the tenant's shared records",
+            field="user_id",
+        )
     return out
 
 
@@ -140,7 +170,9 @@ def _owner(mw: Memworks, p: Principal, scope: Scope, memory_id: str) -> Scope:
     """
     owner = mw.memory(scope, memory_id)["memory"].user_id
     if owner is None and not p.is_tenant_key:
-        raise ApiError(403, "forbidden_user_key", "tenant-wide records are changed with a tenant key", field="memory_id")
+        raise ApiError(
+            403, "forbidden_user_key", "tenant-wide records are changed with a tenant key", field="memory_id"
+        )
     return Scope(tenant_id=scope.tenant_id, user_id=owner)
 
 

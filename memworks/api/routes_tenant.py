@@ -56,8 +56,9 @@ def post_outcomes(batch: OutcomeBatch, p: Caller, mw: Facade) -> JSONResponse:
 
 
 @router.get("/lessons", response_model=list[LessonOut], tags=["lessons"])
-def get_lessons(p: Caller, mw: Facade, tenant_id: TenantQ = None,
-                task_type: Annotated[str | None, Query(pattern=TASK_TYPE)] = None) -> JSONResponse:  # fmt: skip
+def get_lessons(
+    p: Caller, mw: Facade, tenant_id: TenantQ = None, task_type: Annotated[str | None, Query(pattern=TASK_TYPE)] = None
+) -> JSONResponse:
     """Every lesson of the tenant (every status) with its gate report."""
     return as_json(mw.lessons(check_tenant(p, tenant_id), task_type))
 
@@ -89,8 +90,15 @@ def post_deletion(body: DeletionBody, p: Caller, mw: Facade) -> JSONResponse:
         if missing := next((m for m in body.memory_ids if m not in mine), None):
             raise NotFound(f"no memory {missing!r}")
     by = f"api-key:{p.key_id}" + (f" ({body.requested_by})" if body.requested_by else "")
-    rid = mw.submit_deletion({"tenant_id": scope.tenant_id, "user_id": scope.user_id, "keys": body.keys,
-                              "memory_ids": body.memory_ids, "requested_by": by})  # fmt: skip
+    rid = mw.submit_deletion(
+        {
+            "tenant_id": scope.tenant_id,
+            "user_id": scope.user_id,
+            "keys": body.keys,
+            "memory_ids": body.memory_ids,
+            "requested_by": by,
+        }
+    )
     settle(mw)
     return as_json({"request_id": rid, "status": mw.manifest(rid).status}, 202)
 
@@ -105,8 +113,7 @@ def get_deletion(request_id: Annotated[str, Path(pattern=RECORD_ID)], p: Caller,
 
 
 @router.post("/consolidations", status_code=202, tags=["maintenance"])
-def post_consolidation(p: Caller, mw: Facade,
-                       body: Annotated[ConsolidationBody | None, Body()] = None) -> JSONResponse:  # fmt: skip
+def post_consolidation(p: Caller, mw: Facade, body: Annotated[ConsolidationBody | None, Body()] = None) -> JSONResponse:
     """Run the tenant's consolidation now (tenant keys only); returns the run record."""
     require_tenant_key(p, "consolidation")
     tenant = check_tenant(p, body.tenant_id if body else None)

@@ -17,4 +17,6 @@ router = APIRouter()
 @router.get("/ui", response_class=HTMLResponse, include_in_schema=False)
 def memory_page() -> HTMLResponse:
     page = resources.files("memworks.api").joinpath("static/ui.html").read_text(encoding="utf-8")
-    return HTMLResponse(page, headers={"Cache-Control": "no-store", "Content-Security-Policy": "default-src 'self' 'unsafe-inline'"})
+    return HTMLResponse(
+        page, headers={"Cache-Control": "no-store", "Content-Security-Policy": "default-src 'self' 'unsafe-inline'"}
+    )

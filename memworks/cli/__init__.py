@@ -82,7 +82,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.name is None or exc.name.split(".")[0] not in TOOLING_PACKAGES:
             raise
         # eval, bench and chaos live in memworks_tools, whose libraries come with an extra.
-        _report(args, exc, f"memworks {args.command} needs the eval extra: pip install 'memworks[eval]' (missing {exc.name})")
+        _report(
+            args,
+            exc,
+            f"memworks {args.command} needs the eval extra: pip install 'memworks[eval]' (missing {exc.name})",
+        )
         return EXIT_FAIL
     except (RedisConnectionError, RedisTimeoutError) as exc:
         text = redis_failure(exc, settings)
@@ -109,8 +113,17 @@ def _report(args: argparse.Namespace, exc: BaseException, text: str) -> None:
     if isinstance(exc, BadLines):
         error = exc.as_dict()
     else:
-        code = next((c for kind, c in ((InvalidInput, "invalid_input"), (Conflict, "conflict"), (NotFound, "not_found"))
-                     if isinstance(exc, kind)), "failed")  # fmt: skip
-        error = {"code": code, "message": text.removeprefix("memworks: ").removeprefix("bad input: "),
-                 "field": getattr(exc, "field", None)}  # fmt: skip
+        code = next(
+            (
+                c
+                for kind, c in ((InvalidInput, "invalid_input"), (Conflict, "conflict"), (NotFound, "not_found"))
+                if isinstance(exc, kind)
+            ),
+            "failed",
+        )
+        error = {
+            "code": code,
+            "message": text.removeprefix("memworks: ").removeprefix("bad input: "),
+            "field": getattr(exc, "field", None),
+        }
     print(json.dumps({"error": error}, ensure_ascii=False))

@@ -76,11 +76,24 @@ def _revoke(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     with _facade() as mw:
-        rows = [{"key_id": r.key_id, "tenant_id": r.tenant_id, "user_id": r.user_id, "label": r.label,
-                 "created_at": r.created_at, "revoked_at": r.revoked_at} for r in mw.list_keys(args.tenant)]  # fmt: skip
+        rows = [
+            {
+                "key_id": r.key_id,
+                "tenant_id": r.tenant_id,
+                "user_id": r.user_id,
+                "label": r.label,
+                "created_at": r.created_at,
+                "revoked_at": r.revoked_at,
+            }
+            for r in mw.list_keys(args.tenant)
+        ]
     if args.json:
         print(dumps(rows))
     else:
-        print(table([(r["key_id"], r["user_id"] or "(tenant)", r["label"], r["created_at"], r["revoked_at"]) for r in rows],
-                    ["key_id", "user", "label", "created_at", "revoked_at"]))  # fmt: skip
+        print(
+            table(
+                [(r["key_id"], r["user_id"] or "(tenant)", r["label"], r["created_at"], r["revoked_at"]) for r in rows],
+                ["key_id", "user", "label", "created_at", "revoked_at"],
+            )
+        )
     return EXIT_OK

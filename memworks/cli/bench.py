@@ -25,10 +25,17 @@ def register(sub: Any) -> None:
     b.add_argument("--quick", action="store_true", help="smaller sizes: a few minutes in all")
     b.add_argument("--profile", action="store_true", help="record each benchmark with py-spy (when installed)")
     b.add_argument("--pg", default=None, help="PostgreSQL server for scratch databases (default: 127.0.0.1:5432)")
-    b.add_argument("--redis", default=None,
-                   help="Redis for the distributed ingest run when no private redis-server can start")
-    b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
-                   help="override a size, e.g. retrieve.sizes=[1000,10000] or ingest.episodes=500 (JSON values)")
+    b.add_argument(
+        "--redis", default=None, help="Redis for the distributed ingest run when no private redis-server can start"
+    )
+    b.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="sets",
+        help="override a size, e.g. retrieve.sizes=[1000,10000] or ingest.episodes=500 (JSON values)",
+    )
     b.set_defaults(handler=_bench)
 
 
@@ -41,20 +48,28 @@ def _overrides(sets: list[str]) -> dict[str, Any]:
         try:
             out[key.strip()] = json.loads(raw)
         except json.JSONDecodeError:
-            raise InvalidInput(f"--set {item!r}: the value must be JSON, e.g. 500 or [1000,10000]",
-                               field="--set") from None
+            raise InvalidInput(
+                f"--set {item!r}: the value must be JSON, e.g. 500 or [1000,10000]", field="--set"
+            ) from None
     return out
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from memworks_tools.bench import common, run_all, run_benchmark, table_of
     from memworks.logging import configure_logging
+    from memworks_tools.bench import common, run_all, run_benchmark, table_of
 
     configure_logging(logging.WARNING)  # one line per actor run would bury the figures
     say: Callable[[str], None] = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
-    opts = common.Options(out=args.out, quick=args.quick, progress=not args.json and sys.stderr.isatty(),
-                          pg_url=args.pg or common.PG_URL, redis_url=args.redis or common.REDIS_URL,
-                          profile=args.profile, sizes=_overrides(args.sets), say=say)  # fmt: skip
+    opts = common.Options(
+        out=args.out,
+        quick=args.quick,
+        progress=not args.json and sys.stderr.isatty(),
+        pg_url=args.pg or common.PG_URL,
+        redis_url=args.redis or common.REDIS_URL,
+        profile=args.profile,
+        sizes=_overrides(args.sets),
+        say=say,
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     show: Callable[[str], None] = say if args.json else print
 

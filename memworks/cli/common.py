@@ -27,7 +27,9 @@ def iso_time(value: str) -> datetime:
     try:
         t = datetime.fromisoformat(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO 8601 time (e.g. 2025-02-01T00:00:00+00:00)") from None
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an ISO 8601 time (e.g. 2025-02-01T00:00:00+00:00)"
+        ) from None
     if t.tzinfo is None:
         raise argparse.ArgumentTypeError(f"{value!r} needs a UTC offset (e.g. +00:00)")
     return t
@@ -39,9 +41,14 @@ RESEND_OLDER_THAN_S = 60
 
 
 def resend_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--resend-older-than", type=int, default=RESEND_OLDER_THAN_S, metavar="SECONDS",
-                   help="on start, re-send episodes stored this long ago and never processed (a broker outage, "
-                        f"a kill mid-ingest; default {RESEND_OLDER_THAN_S})")  # fmt: skip
+    p.add_argument(
+        "--resend-older-than",
+        type=int,
+        default=RESEND_OLDER_THAN_S,
+        metavar="SECONDS",
+        help="on start, re-send episodes stored this long ago and never processed (a broker outage, "
+        f"a kill mid-ingest; default {RESEND_OLDER_THAN_S})",
+    )
 
 
 def csv_list(value: str) -> list[str]:
@@ -65,13 +72,21 @@ class BadLines(InvalidInput):
     def __init__(self, path: Path, errors: list[dict[str, Any]], total: int) -> None:
         more = f"\n  ... and {total - len(errors)} more" if total > len(errors) else ""
         listed = "".join(f"\n  {path}:{e['line']}: {e['message']}" for e in errors)
-        super().__init__(f"{path}: {total} bad line{'s' if total != 1 else ''}, nothing stored:{listed}{more}",
-                         field=errors[0]["field"] if errors else "line")  # fmt: skip
+        super().__init__(
+            f"{path}: {total} bad line{'s' if total != 1 else ''}, nothing stored:{listed}{more}",
+            field=errors[0]["field"] if errors else "line",
+        )
         self.path, self.errors, self.total = path, errors, total
 
     def as_dict(self) -> dict[str, Any]:
-        return {"code": "invalid_input", "message": f"{self.path}: {self.total} bad lines, nothing stored",
-                "field": self.field, "file": str(self.path), "bad_lines": self.total, "errors": self.errors}  # fmt: skip
+        return {
+            "code": "invalid_input",
+            "message": f"{self.path}: {self.total} bad lines, nothing stored",
+            "field": self.field,
+            "file": str(self.path),
+            "bad_lines": self.total,
+            "errors": self.errors,
+        }
 
 
 def read_jsonl(path: Path, parse: Callable[[dict[str, Any], str], T]) -> list[T]:
@@ -162,8 +177,11 @@ def database_failure(exc: BaseException, settings: Settings) -> str:
     """One line for a database that cannot be reached or used: what, where, what to check."""
     url = settings.database_url
     reason = _reason(str(getattr(exc, "orig", None) or exc), _password(url))
-    check = ("that its directory exists and is writable" if url.startswith("sqlite")
-             else "that the server is running and reachable and the user may log in")  # fmt: skip
+    check = (
+        "that its directory exists and is writable"
+        if url.startswith("sqlite")
+        else "that the server is running and reachable and the user may log in"
+    )
     return f"memworks: database error at {hide_password(url)}: {reason}. Check MEMWORKS_DATABASE_URL and {check}."
 
 
@@ -173,10 +191,16 @@ def redis_failure(exc: BaseException, settings: Settings) -> str:
     text = str(exc)
     # The cache may live on another Redis than the broker: name the one the error is about.
     url = next((u for u in urls if (h := _host_port(u)) and h in text), urls[0] if urls else "")
-    which = "MEMWORKS_CACHE_URL" if url and url == settings.cache_url and url != settings.broker_url else "MEMWORKS_BROKER_URL"
+    which = (
+        "MEMWORKS_CACHE_URL"
+        if url and url == settings.cache_url and url != settings.broker_url
+        else "MEMWORKS_BROKER_URL"
+    )
     where = f" at {hide_password(url)}" if url else ""
-    return (f"memworks: cannot reach Redis{where}: {_reason(text, *(_password(u) for u in urls))}. "
-            f"Check {which} and that Redis is running and reachable.")
+    return (
+        f"memworks: cannot reach Redis{where}: {_reason(text, *(_password(u) for u in urls))}. "
+        f"Check {which} and that Redis is running and reachable."
+    )
 
 
 def _host_port(url: str) -> str:

@@ -39,10 +39,22 @@ def _delete(args: argparse.Namespace) -> int:
     with Memworks.from_settings() as mw:
         if args.dry_run:
             preview = mw.preview_deletion(req)
-            rows = [(r["key"] or "-", r["value"], r["kind"], r["status"],
-                     "derived" if r["derived"] else "transcript" if r["transcript"] else "") for r in preview["records"]]  # fmt: skip
-            print(dumps(preview) if args.json else table(rows, ["key", "value", "kind", "status", "role"])
-                  + f"\nepisodes to tombstone: {len(preview['episodes'])}\ntargets: {', '.join(preview['targets'])}")  # fmt: skip
+            rows = [
+                (
+                    r["key"] or "-",
+                    r["value"],
+                    r["kind"],
+                    r["status"],
+                    "derived" if r["derived"] else "transcript" if r["transcript"] else "",
+                )
+                for r in preview["records"]
+            ]
+            print(
+                dumps(preview)
+                if args.json
+                else table(rows, ["key", "value", "kind", "status", "role"])
+                + f"\nepisodes to tombstone: {len(preview['episodes'])}\ntargets: {', '.join(preview['targets'])}"
+            )
             return EXIT_OK
         rid = mw.submit_deletion(req)
         mw.drain()

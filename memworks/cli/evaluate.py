@@ -20,8 +20,13 @@ LONGMEMEVAL_FILES = ("longmemeval_oracle_sample_2q.json", "longmemeval_oracle_te
 def register(sub: Any) -> None:
     e = sub.add_parser("eval", help="evaluate memworks: probes, simulation, locomo, longmemeval, lessons, all")
     e.add_argument("suite", choices=[*SUITES, "all"])
-    e.add_argument("--data", type=Path, nargs="*", default=None,
-                   help="locomo: the LoCoMo JSON; longmemeval: its JSON files; all: the folder holding them")  # fmt: skip
+    e.add_argument(
+        "--data",
+        type=Path,
+        nargs="*",
+        default=None,
+        help="locomo: the LoCoMo JSON; longmemeval: its JSON files; all: the folder holding them",
+    )
     e.add_argument("--limit", type=int, default=None, help="locomo: only the first N conversations")
     e.add_argument("--json", action="store_true", help="print the JSON report")
     e.add_argument("--out", type=Path, default=Path("eval-out"), help="folder for the JSON report and plots")
@@ -47,8 +52,12 @@ def _eval(args: argparse.Namespace) -> int:
     if args.json:
         print(dumps(report if args.suite == "all" else report[args.suite]))
     else:
-        print(table([(n, "reported" if n == "longmemeval" else "met" if ok else "NOT met") for n, ok in verdicts.items()],
-                    ["suite", "targets"]))  # fmt: skip
+        print(
+            table(
+                [(n, "reported" if n == "longmemeval" else "met" if ok else "NOT met") for n, ok in verdicts.items()],
+                ["suite", "targets"],
+            )
+        )
         print(f"report: {path}")
     return EXIT_OK if all(verdicts.values()) else EXIT_FAIL
 
@@ -75,8 +84,10 @@ def _probes(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[
     r = probes.run(out=say)
     r["plot"] = str(probes.plot(r, args.out / "probes.png"))
     mw = r["designs"]["memworks"]
-    ok = all(mw["slices"][s] == 1.0 for s in ("knowledge_update", "temporal_reasoning", "abstention", "isolation",
-                                              "deletion"))  # fmt: skip
+    ok = all(
+        mw["slices"][s] == 1.0
+        for s in ("knowledge_update", "temporal_reasoning", "abstention", "isolation", "deletion")
+    )
     ok = ok and mw["tokens_per_question"] * 10 <= r["designs"]["transcript_only"]["tokens_per_question"]
     return r, ok
 
@@ -118,5 +129,9 @@ def _lessons(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict
 
 
 RUNNERS: dict[str, Callable[[argparse.Namespace, Callable[[str], None]], tuple[dict[str, Any], bool]]] = {
-    "probes": _probes, "simulation": _simulation, "locomo": _locomo, "longmemeval": _longmemeval, "lessons": _lessons,
-}  # fmt: skip
+    "probes": _probes,
+    "simulation": _simulation,
+    "locomo": _locomo,
+    "longmemeval": _longmemeval,
+    "lessons": _lessons,
+}

@@ -43,13 +43,20 @@ def _outcomes(args: argparse.Namespace) -> int:
         receipt = mw.report_outcomes(batch, reporter="tenant")  # an operator's file: the tenant vouches
         mw.drain()
     summary = {"file": str(args.file), "accepted": len(receipt.accepted), "duplicates": len(receipt.duplicates)}
-    print(dumps(summary) if args.json else f"{summary['accepted']} outcomes recorded, {summary['duplicates']} already known")
+    print(
+        dumps(summary)
+        if args.json
+        else f"{summary['accepted']} outcomes recorded, {summary['duplicates']} already known"
+    )
     return EXIT_OK
 
 
 def _lesson_rows(rows: list[Any]) -> str:
-    return table([(r.lesson_id, r.task_type, "+".join(r.pattern), r.action, r.status, r.version, r.report) for r in rows],
-                 ["lesson_id", "task_type", "pattern", "action", "status", "v", "report"], max_width=90)  # fmt: skip
+    return table(
+        [(r.lesson_id, r.task_type, "+".join(r.pattern), r.action, r.status, r.version, r.report) for r in rows],
+        ["lesson_id", "task_type", "pattern", "action", "status", "v", "report"],
+        max_width=90,
+    )
 
 
 def _lessons(args: argparse.Namespace) -> int:

@@ -36,13 +36,18 @@ def register(sub: Any) -> None:
     s.add_argument("--older-than", type=int, default=0, help="seconds since they were received")
     s.set_defaults(handler=_sweep)
 
-    ch = sub.add_parser("chaos", help="prove exactly-once processing through worker kills and a Redis restart (loopback only)")
+    ch = sub.add_parser(
+        "chaos", help="prove exactly-once processing through worker kills and a Redis restart (loopback only)"
+    )
     ch.add_argument("--episodes", type=int, default=1000)
     ch.add_argument("--kills", type=int, default=10, help="random SIGKILLs of worker process groups")
     ch.add_argument("--workers", type=int, default=2, help="worker processes running at once")
     ch.add_argument("--seed", type=int, default=7)
-    ch.add_argument("--own-redis", action="store_true",
-                    help="start a private redis-server and restart it for real (default: empty a scratch namespace)")
+    ch.add_argument(
+        "--own-redis",
+        action="store_true",
+        help="start a private redis-server and restart it for real (default: empty a scratch namespace)",
+    )
     ch.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the queue to settle")
     ch.add_argument("--json", action="store_true")
     ch.set_defaults(handler=_chaos)
@@ -112,8 +117,14 @@ def _dead_letters(args: argparse.Namespace) -> int:
     with Memworks.from_settings() as mw:
         if args.action == "list":
             rows = mw.dead_letters()
-            print(dumps(rows) if args.json else table([(d["queue"], d["message_id"], d["actor"], d["args"]) for d in rows],
-                                                      ["queue", "message_id", "actor", "args"]))  # fmt: skip
+            print(
+                dumps(rows)
+                if args.json
+                else table(
+                    [(d["queue"], d["message_id"], d["actor"], d["args"]) for d in rows],
+                    ["queue", "message_id", "actor", "args"],
+                )
+            )
         else:
             n = mw.retry_dead_letters(args.message_ids)
             mw.drain()
@@ -124,12 +135,18 @@ def _dead_letters(args: argparse.Namespace) -> int:
 def _chaos(args: argparse.Namespace) -> int:
     import sys
 
-    from memworks_tools.chaos import ChaosConfig, run
     from memworks.config import get_settings
+    from memworks_tools.chaos import ChaosConfig, run
 
     settings = get_settings()
-    cfg = ChaosConfig(episodes=args.episodes, kills=args.kills, workers=args.workers, seed=args.seed,
-                      own_redis=args.own_redis, timeout_s=args.timeout)  # fmt: skip
+    cfg = ChaosConfig(
+        episodes=args.episodes,
+        kills=args.kills,
+        workers=args.workers,
+        seed=args.seed,
+        own_redis=args.own_redis,
+        timeout_s=args.timeout,
+    )
     say = (lambda m: print(m, file=sys.stderr, flush=True)) if args.json else (lambda m: print(m, flush=True))
     report = run(cfg, database_url=settings.database_url, broker_url=settings.broker_url, say=say)
     if args.json:

@@ -35,8 +35,10 @@ def _serve(args: argparse.Namespace) -> int:
     configure_logging()
     if args.http:
         if args.tenant or args.user:
-            raise InvalidInput("--tenant/--user bind a stdio server; over --http each request's key decides",
-                               field="tenant" if args.tenant else "user")  # fmt: skip
+            raise InvalidInput(
+                "--tenant/--user bind a stdio server; over --http each request's key decides",
+                field="tenant" if args.tenant else "user",
+            )
         return _serve_http(args.host, args.port)
     return _serve_stdio(args.tenant, args.user)
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 import sys
-from collections.abc import Sequence
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +23,12 @@ def register(sub: Any) -> None:
     w.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     w.add_argument("--threads", type=int, default=4)
     w.add_argument("--queues", nargs="*", default=None, help="only these queues")
-    w.add_argument("--metrics-port", type=int, default=0,
-                   help="serve Prometheus metrics of all processes on this port (0: off; one per host)")
+    w.add_argument(
+        "--metrics-port",
+        type=int,
+        default=0,
+        help="serve Prometheus metrics of all processes on this port (0: off; one per host)",
+    )
     w.add_argument("--metrics-host", default="127.0.0.1", help="address the metrics server binds")
     resend_option(w)
     w.set_defaults(handler=_worker)
@@ -79,8 +82,11 @@ def scope_of(args: argparse.Namespace) -> Any:
         err = exc.errors()[0]
         raise InvalidInput(f"scope: field {err['loc'][0]!r}: {err['msg']}", field=str(err["loc"][0])) from None
     if scope.user_id is None and not args.shared:
-        raise InvalidInput("user_id: name whose memory to read with --user USER, or read only the tenant's "
-                           "shared records with --shared", field="user_id")  # fmt: skip
+        raise InvalidInput(
+            "user_id: name whose memory to read with --user USER, or read only the tenant's "
+            "shared records with --shared",
+            field="user_id",
+        )
     return scope
 
 
@@ -95,9 +101,11 @@ def _worker(args: argparse.Namespace) -> int:
 
     with Memworks.from_settings() as mw:
         if mw.embedded:
-            raise InvalidInput("memworks worker serves a shared queue: set MEMWORKS_BROKER_URL=redis://host:6379/0 "
-                               "(with the in-process default, each command does its own work)",
-                               field="MEMWORKS_BROKER_URL")  # fmt: skip
+            raise InvalidInput(
+                "memworks worker serves a shared queue: set MEMWORKS_BROKER_URL=redis://host:6379/0 "
+                "(with the in-process default, each command does its own work)",
+                field="MEMWORKS_BROKER_URL",
+            )
         check_services(mw)
         # Episodes stored but never processed (a broker outage, a kill mid-ingest) are sent again.
         mw.sweep_outbox(args.resend_older_than)
@@ -106,10 +114,24 @@ def _worker(args: argparse.Namespace) -> int:
         # dramatiq's Prometheus middleware and memworks' counters share one multiprocess directory,
         # which must be set before any process imports prometheus_client.
         prom_dir = tempfile.mkdtemp(prefix="memworks-prometheus-")
-        os.environ.update(dramatiq_prom_db=prom_dir, PROMETHEUS_MULTIPROC_DIR=prom_dir,
-                          dramatiq_prom_port=str(args.metrics_port), dramatiq_prom_host=args.metrics_host)  # fmt: skip
-    cmd = [sys.executable, "-m", "dramatiq", "memworks.workers", "--processes", str(args.processes),
-           "--threads", str(args.threads), "--skip-logging", *queues]  # fmt: skip
+        os.environ.update(
+            dramatiq_prom_db=prom_dir,
+            PROMETHEUS_MULTIPROC_DIR=prom_dir,
+            dramatiq_prom_port=str(args.metrics_port),
+            dramatiq_prom_host=args.metrics_host,
+        )
+    cmd = [
+        sys.executable,
+        "-m",
+        "dramatiq",
+        "memworks.workers",
+        "--processes",
+        str(args.processes),
+        "--threads",
+        str(args.threads),
+        "--skip-logging",
+        *queues,
+    ]
     os.execv(sys.executable, cmd)
 
 
@@ -129,10 +151,18 @@ def _ingest(args: argparse.Namespace) -> int:
     with Memworks.from_settings() as mw:
         receipt = mw.enqueue_episodes(batch)
         mw.drain()
-    summary = {"file": str(args.file), "accepted": len(receipt.accepted), "duplicates": len(receipt.duplicates),
-               "resent": len(receipt.resent)}  # fmt: skip
+    summary = {
+        "file": str(args.file),
+        "accepted": len(receipt.accepted),
+        "duplicates": len(receipt.duplicates),
+        "resent": len(receipt.resent),
+    }
     resent = f", {summary['resent']} re-sent (stored but not yet processed)" if receipt.resent else ""
-    print(dumps(summary) if args.json else f"{summary['accepted']} episodes queued, {summary['duplicates']} already known{resent}")
+    print(
+        dumps(summary)
+        if args.json
+        else f"{summary['accepted']} episodes queued, {summary['duplicates']} already known{resent}"
+    )
     return EXIT_OK
 
 
@@ -146,8 +176,12 @@ def _retrieve(args: argparse.Namespace) -> int:
     elif res.abstained:
         print("no memory answers this (abstained)")
     else:
-        print(table([(h.score, h.kind, h.key, h.value, h.valid_from, h.valid_to, ",".join(h.evidence)) for h in res.hits],
-                    ["score", "kind", "key", "value", "valid_from", "valid_to", "evidence"]))  # fmt: skip
+        print(
+            table(
+                [(h.score, h.kind, h.key, h.value, h.valid_from, h.valid_to, ",".join(h.evidence)) for h in res.hits],
+                ["score", "kind", "key", "value", "valid_from", "valid_to", "evidence"],
+            )
+        )
     return EXIT_OK
 
 

@@ -41,12 +41,17 @@ def request_binding() -> Binding:
     return b
 
 
-async def _answer(send: Send, status: int, code: str, message: str, field: str | None,
-                  headers: Sequence[tuple[bytes, bytes]] = ()) -> None:  # fmt: skip
+async def _answer(
+    send: Send, status: int, code: str, message: str, field: str | None, headers: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
     raw = json.dumps({"error": {"code": code, "message": message, "field": field}}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode()),
-                            *headers]})  # fmt: skip
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode()), *headers],
+        }
+    )
     await send({"type": "http.response.body", "body": raw})
 
 
@@ -71,8 +76,9 @@ class McpEndpoint:
         """Serve while inside (enter it in the app's lifespan); a new session manager each time."""
         loopback = self._host in _LOOPBACK
         security = None if loopback else TransportSecuritySettings(enable_dns_rebinding_protection=False)
-        self.server.streamable_http_app(stateless_http=True, json_response=True, transport_security=security,
-                                        host=self._host or "0.0.0.0")  # fmt: skip
+        self.server.streamable_http_app(
+            stateless_http=True, json_response=True, transport_security=security, host=self._host or "0.0.0.0"
+        )
         manager = self.server.session_manager
         async with manager.run():
             self._manager = manager
@@ -90,8 +96,14 @@ class McpEndpoint:
         scheme, _, secret = headers.get("authorization", "").partition(" ")
         challenge = [(b"www-authenticate", b"Bearer")]
         if scheme.lower() != "bearer" or not secret.strip():
-            await _answer(send, 401, "unauthorized", "send an API key as 'Authorization: Bearer <key>'",
-                          "Authorization", challenge)  # fmt: skip
+            await _answer(
+                send,
+                401,
+                "unauthorized",
+                "send an API key as 'Authorization: Bearer <key>'",
+                "Authorization",
+                challenge,
+            )
             return
         try:
             binding = await anyio.to_thread.run_sync(

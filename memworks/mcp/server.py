@@ -45,9 +45,13 @@ Key = Annotated[str | None, Field(pattern=_KEY, max_length=200, description="a s
 RecordId = Annotated[str | None, Field(pattern=_RECORD_ID, description="a memory_id from memory_search or memory_list")]
 RequestId = Annotated[str, Field(pattern=_RECORD_ID, description="the request_id memory_forget returned")]
 TaskType = Annotated[str, Field(pattern=_TASK_TYPE, description="the kind of task, e.g. refund_request")]
-Features = Annotated[list[Annotated[str, Field(max_length=100)]] | None,
-                     Field(max_length=64, description="keywords describing this task instance")]  # fmt: skip
-TaskText = Annotated[str | None, Field(min_length=1, max_length=4000, description="the task in words (instead of features)")]
+Features = Annotated[
+    list[Annotated[str, Field(max_length=100)]] | None,
+    Field(max_length=64, description="keywords describing this task instance"),
+]
+TaskText = Annotated[
+    str | None, Field(min_length=1, max_length=4000, description="the task in words (instead of features)")
+]
 RelaysUser = Annotated[bool, Field(description="true only when content is the user's own words")]
 History = Annotated[bool, Field(description="also list superseded values (what was true before a change)")]
 Everything = Annotated[bool, Field(description="true to erase everything about the user")]
@@ -127,12 +131,15 @@ class _StrictServer(MCPServer[Any]):
 
     arguments: dict[str, frozenset[str]] = {}
 
-    async def call_tool(self, name: str, arguments: dict[str, Any],
-                        context: Context[Any, Any] | None = None) -> CallToolResult | InputRequiredResult:  # fmt: skip
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
         if name in self.arguments and (extra := sorted(set(arguments) - self.arguments[name])):
-            raise ToolError(f"{extra[0]}: {name} takes no argument {extra[0]!r} (it takes "
-                            f"{', '.join(sorted(self.arguments[name]))}); the tenant and user come from the "
-                            f"connection, never from a tool call")  # fmt: skip
+            raise ToolError(
+                f"{extra[0]}: {name} takes no argument {extra[0]!r} (it takes "
+                f"{', '.join(sorted(self.arguments[name]))}); the tenant and user come from the "
+                f"connection, never from a tool call"
+            )
         return await super().call_tool(name, arguments, context)
 
 
@@ -148,11 +155,23 @@ def build_server(get_mw: Callable[[], Memworks], bind: Binder, *, name: str = "m
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
     @server.tool(description=DESCRIPTIONS["memory_add"], annotations=writes)
-    def memory_add(content: Content, role: RoleArg = "user", occurred_at: When = None,
-                   session_id: SessionId = None, relays_user: RelaysUser = False) -> AddResult:  # fmt: skip
+    def memory_add(
+        content: Content,
+        role: RoleArg = "user",
+        occurred_at: When = None,
+        session_id: SessionId = None,
+        relays_user: RelaysUser = False,
+    ) -> AddResult:
         with _tool_errors():
-            return tools.add(get_mw(), bind(), content=content, role=role, occurred_at=occurred_at,
-                             session_id=session_id, relays_user=relays_user)  # fmt: skip
+            return tools.add(
+                get_mw(),
+                bind(),
+                content=content,
+                role=role,
+                occurred_at=occurred_at,
+                session_id=session_id,
+                relays_user=relays_user,
+            )
 
     @server.tool(description=DESCRIPTIONS["memory_search"], annotations=read_only)
     def memory_search(query: Query, k: K = 5, as_of: AsOf = None) -> SearchResult:
@@ -164,10 +183,11 @@ def build_server(get_mw: Callable[[], Memworks], bind: Binder, *, name: str = "m
         with _tool_errors():
             return tools.list_records(get_mw(), bind(), include_history=include_history, limit=limit)
 
-    @server.tool(description=DESCRIPTIONS["memory_forget"],
-                 annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False))
-    def memory_forget(key: Key = None, memory_id: RecordId = None,
-                      everything: Everything = False) -> ForgetResult:  # fmt: skip
+    @server.tool(
+        description=DESCRIPTIONS["memory_forget"],
+        annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False),
+    )
+    def memory_forget(key: Key = None, memory_id: RecordId = None, everything: Everything = False) -> ForgetResult:
         with _tool_errors():
             return tools.forget(get_mw(), bind(), key=key, memory_id=memory_id, everything=everything)
 
@@ -177,29 +197,59 @@ def build_server(get_mw: Callable[[], Memworks], bind: Binder, *, name: str = "m
             return tools.deletion_status(get_mw(), bind(), request_id=request_id)
 
     @server.tool(description=DESCRIPTIONS["lesson_recommend"], annotations=read_only)
-    def lesson_recommend(task_type: TaskType, features: Features = None,
-                         task_text: TaskText = None) -> Recommendation:  # fmt: skip
+    def lesson_recommend(task_type: TaskType, features: Features = None, task_text: TaskText = None) -> Recommendation:
         with _tool_errors():
             return tools.recommend(get_mw(), bind(), task_type=task_type, features=features, task_text=task_text)
 
     @server.tool(description=DESCRIPTIONS["outcome_report"], annotations=writes)
-    def outcome_report(task_type: TaskType, action_taken: Action, success: Success,
-                       features: Features = None, task_text: TaskText = None, verified_action: OptAction = None,
-                       task_id: OptId = None, outcome_id: OptId = None, occurred_at: When = None) -> OutcomeResult:  # fmt: skip
+    def outcome_report(
+        task_type: TaskType,
+        action_taken: Action,
+        success: Success,
+        features: Features = None,
+        task_text: TaskText = None,
+        verified_action: OptAction = None,
+        task_id: OptId = None,
+        outcome_id: OptId = None,
+        occurred_at: When = None,
+    ) -> OutcomeResult:
         with _tool_errors():
-            return tools.report_outcome(get_mw(), bind(), task_type=task_type, action_taken=action_taken,
-                                        success=success, features=features, task_text=task_text,
-                                        verified_action=verified_action, task_id=task_id, outcome_id=outcome_id,
-                                        occurred_at=occurred_at)  # fmt: skip
+            return tools.report_outcome(
+                get_mw(),
+                bind(),
+                task_type=task_type,
+                action_taken=action_taken,
+                success=success,
+                features=features,
+                task_text=task_text,
+                verified_action=verified_action,
+                task_id=task_id,
+                outcome_id=outcome_id,
+                occurred_at=occurred_at,
+            )
 
-    @server.resource("memory://profile", name="profile", mime_type="text/plain",
-                     description="What is known about the user, in a few lines to put in your context.")  # fmt: skip
+    @server.resource(
+        "memory://profile",
+        name="profile",
+        mime_type="text/plain",
+        description="What is known about the user, in a few lines to put in your context.",
+    )
     def profile() -> str:
         try:
             return tools.profile_text(get_mw(), bind())
         except MemworksError as exc:
             raise ResourceError(str(exc)) from exc
 
-    server.arguments = {f.__name__: frozenset(inspect.signature(f).parameters) for f in (
-        memory_add, memory_search, memory_list, memory_forget, memory_deletion_status, lesson_recommend, outcome_report)}
+    server.arguments = {
+        f.__name__: frozenset(inspect.signature(f).parameters)
+        for f in (
+            memory_add,
+            memory_search,
+            memory_list,
+            memory_forget,
+            memory_deletion_status,
+            lesson_recommend,
+            outcome_report,
+        )
+    }
     return server

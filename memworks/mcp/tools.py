@@ -81,26 +81,47 @@ def _one_of(**given: object) -> str:
     named = [k for k, v in given.items() if v not in (None, False, [], "")]
     if len(named) != 1:
         names = ", ".join(given)
-        raise InvalidInput(f"{'/'.join(given)}: give exactly one of {names} (got {len(named)})",
-                           field=named[1] if len(named) > 1 else next(iter(given)))  # fmt: skip
+        raise InvalidInput(
+            f"{'/'.join(given)}: give exactly one of {names} (got {len(named)})",
+            field=named[1] if len(named) > 1 else next(iter(given)),
+        )
     return named[0]
 
 
 # -- memory -----------------------------------------------------------------------------------
 
 
-def add(mw: Memworks, b: Binding, *, content: str, role: str, occurred_at: datetime | None, session_id: str | None,
-        relays_user: bool) -> AddResult:  # fmt: skip
+def add(
+    mw: Memworks,
+    b: Binding,
+    *,
+    content: str,
+    role: str,
+    occurred_at: datetime | None,
+    session_id: str | None,
+    relays_user: bool,
+) -> AddResult:
     """Store one turn for the bound user and queue it through the write gate."""
     scope = b.user_scope("memory_add")
     when = occurred_at or datetime.now(UTC)
     source = Source.USER if relays_user else Source.MODEL_INFERENCE
     turn = min(max(int((when - _TURN_EPOCH).total_seconds()), 0), 2**31 - 1)
-    episode = _validated(EpisodeIn, {
-        "episode_id": f"mcp-{uuid.uuid4().hex}", "tenant_id": scope.tenant_id, "user_id": scope.user_id,
-        "session_id": session_id or DEFAULT_SESSION, "turn": turn, "role": role, "source": source,
-        "content": content, "occurred_at": when, "metadata": {"via": "mcp", "by": b.actor},
-    }, {})  # fmt: skip
+    episode = _validated(
+        EpisodeIn,
+        {
+            "episode_id": f"mcp-{uuid.uuid4().hex}",
+            "tenant_id": scope.tenant_id,
+            "user_id": scope.user_id,
+            "session_id": session_id or DEFAULT_SESSION,
+            "turn": turn,
+            "role": role,
+            "source": source,
+            "content": content,
+            "occurred_at": when,
+            "metadata": {"via": "mcp", "by": b.actor},
+        },
+        {},
+    )
     mw.enqueue_episode(episode)
     processed = _settle(mw)
     note = "The write gate decides what is remembered from it; instructions and injected commands are never stored."
@@ -111,10 +132,20 @@ def add(mw: Memworks, b: Binding, *, content: str, role: str, occurred_at: datet
 
 def _hit(h: HitOut) -> Hit:
     # Hits may carry freshness and subject checks; a hit model without them reads as False.
-    return Hit(memory_id=h.memory_id, key=h.key, value=h.value, kind=h.kind.value, source=h.source.value,
-               valid_from=h.valid_from, valid_to=h.valid_to, recorded_at=h.recorded_at, evidence=list(h.evidence),
-               score=round(h.score, 4), stale=bool(getattr(h, "stale", False)),
-               subject_mismatch=bool(getattr(h, "subject_mismatch", False)))  # fmt: skip
+    return Hit(
+        memory_id=h.memory_id,
+        key=h.key,
+        value=h.value,
+        kind=h.kind.value,
+        source=h.source.value,
+        valid_from=h.valid_from,
+        valid_to=h.valid_to,
+        recorded_at=h.recorded_at,
+        evidence=list(h.evidence),
+        score=round(h.score, 4),
+        stale=bool(getattr(h, "stale", False)),
+        subject_mismatch=bool(getattr(h, "subject_mismatch", False)),
+    )
 
 
 def search(mw: Memworks, b: Binding, *, query: str, k: int, as_of: datetime | None) -> SearchResult:
@@ -129,10 +160,23 @@ def search(mw: Memworks, b: Binding, *, query: str, k: int, as_of: datetime | No
 def list_records(mw: Memworks, b: Binding, *, include_history: bool, limit: int) -> ListResult:
     """Every record of the bound scope (history too when asked), at most ``limit``."""
     rows = mw.memories(b.scope, include_history=include_history)
-    records = [Record(memory_id=m.memory_id, key=m.key, value=m.value, kind=m.kind.value, status=m.status.value,
-                      source=m.source.value, trusted=m.trusted, valid_from=m.valid_from, valid_to=m.valid_to,
-                      recorded_at=m.recorded_at, superseded_by=m.superseded_by, evidence=list(m.evidence))
-               for m in rows[:limit]]  # fmt: skip
+    records = [
+        Record(
+            memory_id=m.memory_id,
+            key=m.key,
+            value=m.value,
+            kind=m.kind.value,
+            status=m.status.value,
+            source=m.source.value,
+            trusted=m.trusted,
+            valid_from=m.valid_from,
+            valid_to=m.valid_to,
+            recorded_at=m.recorded_at,
+            superseded_by=m.superseded_by,
+            evidence=list(m.evidence),
+        )
+        for m in rows[:limit]
+    ]
     return ListResult(records=records, total=len(rows), truncated=len(rows) > limit)
 
 
@@ -154,8 +198,9 @@ def forget(mw: Memworks, b: Binding, *, key: str | None, memory_id: str | None, 
         except NotFound:
             raise NotFound(f"memory_id: no memory {memory_id!r} of this user") from None
         if owner != scope.user_id:
-            raise InvalidInput("memory_id: tenant-wide records are deleted by an operator, not by an agent",
-                               field="memory_id")  # fmt: skip
+            raise InvalidInput(
+                "memory_id: tenant-wide records are deleted by an operator, not by an agent", field="memory_id"
+            )
         request["memory_ids"] = [memory_id]
     rid = mw.submit_deletion(_validated(DeletionRequestIn, request, {"keys": "key", "memory_ids": "memory_id"}))
     _settle(mw)
@@ -185,22 +230,44 @@ def _features(features: Sequence[str] | None, task_text: str | None) -> list[str
         raise InvalidInput(f"{which}: {exc}", field=which) from None
 
 
-def recommend(mw: Memworks, b: Binding, *, task_type: str, features: Sequence[str] | None,
-              task_text: str | None) -> Recommendation:  # fmt: skip
+def recommend(
+    mw: Memworks, b: Binding, *, task_type: str, features: Sequence[str] | None, task_text: str | None
+) -> Recommendation:
     """The action of the tenant's most specific active lesson for this task, or none."""
     return mw.recommend(b.tenant_id, task_type, _features(features, task_text))
 
 
-def report_outcome(mw: Memworks, b: Binding, *, task_type: str, action_taken: str, success: bool,
-                   features: Sequence[str] | None, task_text: str | None, verified_action: str | None,
-                   task_id: str | None, outcome_id: str | None, occurred_at: datetime | None) -> OutcomeResult:  # fmt: skip
+def report_outcome(
+    mw: Memworks,
+    b: Binding,
+    *,
+    task_type: str,
+    action_taken: str,
+    success: bool,
+    features: Sequence[str] | None,
+    task_text: str | None,
+    verified_action: str | None,
+    task_id: str | None,
+    outcome_id: str | None,
+    occurred_at: datetime | None,
+) -> OutcomeResult:
     """Record how a task went, so lessons can be learned and checked against held-out outcomes."""
-    outcome = _validated(OutcomeIn, {
-        "outcome_id": outcome_id or f"mcp-{uuid.uuid4().hex}", "tenant_id": b.tenant_id, "user_id": b.user_id,
-        "task_id": task_id, "task_type": task_type, "features": _features(features, task_text),
-        "action_taken": action_taken, "verified_action": verified_action, "success": success,
-        "occurred_at": occurred_at or datetime.now(UTC),
-    }, {})  # fmt: skip
+    outcome = _validated(
+        OutcomeIn,
+        {
+            "outcome_id": outcome_id or f"mcp-{uuid.uuid4().hex}",
+            "tenant_id": b.tenant_id,
+            "user_id": b.user_id,
+            "task_id": task_id,
+            "task_type": task_type,
+            "features": _features(features, task_text),
+            "action_taken": action_taken,
+            "verified_action": verified_action,
+            "success": success,
+            "occurred_at": occurred_at or datetime.now(UTC),
+        },
+        {},
+    )
     receipt = mw.report_outcome(outcome)
     _settle(mw)
     return OutcomeResult(outcome_id=outcome.outcome_id, accepted=outcome.outcome_id in receipt.accepted)

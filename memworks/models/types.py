@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
-
 from enum import StrEnum
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, AwareDatetime
 from sqlalchemy import DateTime

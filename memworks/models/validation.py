@@ -40,8 +40,11 @@ def check_time(value: datetime | str | None, field: str) -> datetime | None:
         return None
     if not isinstance(value, (datetime, str)):
         # pydantic would read a number as a Unix time: a likely mistake rather than a time.
-        raise InvalidInput(f"{field}: give a datetime with a timezone or an ISO 8601 string with an offset "
-                           f"(e.g. 2025-02-01T00:00:00+00:00), not {type(value).__name__}", field=field)  # fmt: skip
+        raise InvalidInput(
+            f"{field}: give a datetime with a timezone or an ISO 8601 string with an offset "
+            f"(e.g. 2025-02-01T00:00:00+00:00), not {type(value).__name__}",
+            field=field,
+        )
     try:
         return _TIME.validate_python(value)
     except ValidationError as exc:

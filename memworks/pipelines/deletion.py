@@ -163,7 +163,9 @@ def plan_deletion(
         chosen = picked | {m.memory_id for m in records if m.key and m.key in slot_keys}
         chosen |= _derived_closure(chosen, records)
         episode_ids = {e for mid in chosen if by_id[mid].extractor != "transcript" for e in by_id[mid].evidence}
-        episode_ids |= _mentioning(records, {by_id[mid].value for mid in chosen if by_id[mid].extractor != "transcript"})
+        episode_ids |= _mentioning(
+            records, {by_id[mid].value for mid in chosen if by_id[mid].extractor != "transcript"}
+        )
         keys = sorted(slot_keys)
     derived = _derived_closure(chosen, records) | {mid for mid in chosen if by_id[mid].derived_from}
     # Summaries built from an erased episode go too; consolidation rebuilds them from survivors.
@@ -248,8 +250,11 @@ def decide_lessons(
             again = judge_candidate(lesson.model_copy(update={"mined_from": ()}), survivors, [], policy=policy)
             passed = again.status == LessonStatus.ACTIVE
             decision = LessonDecision.REBUILT if passed else LessonDecision.REMOVED
-            basis = ("generic procedure, still passes the gate without the subject's outcomes: " if passed else
-                     "no longer passes the gate without the subject's outcomes: ") + again.report  # fmt: skip
+            basis = (
+                "generic procedure, still passes the gate without the subject's outcomes: "
+                if passed
+                else "no longer passes the gate without the subject's outcomes: "
+            ) + again.report
         else:
             decision = LessonDecision.RETAINED
             basis = f"generic procedure, not in use ({lesson.status}); lineage to {n} outcome(s) cut"

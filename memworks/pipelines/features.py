@@ -91,7 +91,7 @@ def text_features(text: str) -> list[str]:
     for clause in _CLAUSE.split(text.lower()):
         words = _content(_WORD.findall(clause))
         unigrams += words
-        bigrams += [f"{a}_{b}" for a, b in zip(words, words[1:]) if a != b]
+        bigrams += [f"{a}_{b}" for a, b in zip(words, words[1:], strict=False) if a != b]
     return list(dict.fromkeys(unigrams + bigrams))
 
 

@@ -63,10 +63,17 @@ def resolve_forget_requests(items: Sequence[Accepted], stored: Iterable[Keyed]) 
         if keys:
             out += [(i, replace(item, candidate=c.model_copy(update={"key": k}))) for k in keys]
             continue
-        pending = c.model_copy(update={
-            "op": CandidateOp.ASSERT, "kind": MemoryKind.EPISODIC, "key": forget_key(c), "value": c.forget.topic,
-            "extractor": "forget", "forget": None, "valid_from": None,
-        })  # fmt: skip
+        pending = c.model_copy(
+            update={
+                "op": CandidateOp.ASSERT,
+                "kind": MemoryKind.EPISODIC,
+                "key": forget_key(c),
+                "value": c.forget.topic,
+                "extractor": "forget",
+                "forget": None,
+                "valid_from": None,
+            }
+        )
         verdict = Verdict(GateOutcome.PENDING, PENDING_REASON, MemoryKind.EPISODIC, item.verdict.trusted)
         out.append((i, replace(item, candidate=pending, verdict=verdict)))
     return out

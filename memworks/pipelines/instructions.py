@@ -109,9 +109,7 @@ _STRICT = re.compile(
 _OUTWARD = re.compile(rf"\b{_VERB}\b", _I)
 #: An address an outward action can reach: e-mail, URL, phone number. Bounded and made of
 #: disjoint steps, so a miss costs a constant number of steps at each candidate position.
-_ADDRESS = (
-    r"(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,253}|https?://\S|\+?\d(?:[\s().-]{0,3}\d){7,14})"
-)
+_ADDRESS = r"(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,253}|https?://\S|\+?\d(?:[\s().-]{0,3}\d){7,14})"
 _TO_ADDRESS = re.compile(rf"\b(?:to|with|at)\s+[^\s\w]{{0,3}}{_ADDRESS}", _I)
 _ORDER = re.compile(
     r"\b(?:from\s+now\s+on|always|never|you\s+must|you\s+should|you\s+need\s+to|make\s+sure\s+(?:to|you)"
@@ -122,8 +120,17 @@ _STANDING = re.compile(r"\b(?:from\s+now\s+on|always|every\s+time|whenever|autom
 _EVERY = re.compile(r"\b(?:every|each|all)\b", _I)
 _TO_WITH = re.compile(r"\b(?:to|with)\b", _I)
 #: Words that make a long text's unjudged tail suspicious (searched in its squashed form).
-_TAIL_WORDS = ("ignore", "disregard", "instruction", "youarenow", "fromnowon", "obey", "jailbreak", "systemprompt",
-               "decode")  # fmt: skip
+_TAIL_WORDS = (
+    "ignore",
+    "disregard",
+    "instruction",
+    "youarenow",
+    "fromnowon",
+    "obey",
+    "jailbreak",
+    "systemprompt",
+    "decode",
+)
 _TAIL_SIGNS = ("![", "](http", "<img", "<|")
 
 

@@ -69,7 +69,9 @@ def guard_lesson(
     if lesson.lesson_id not in {l.lesson_id for l in active}:
         active.append(lesson)
     after = [o for o in own if _arrived(o) >= since]
-    fired = [o for o in _latest_known(after) if (w := select_lesson(active, o.features)) and w.lesson_id == lesson.lesson_id]
+    fired = [
+        o for o in _latest_known(after) if (w := select_lesson(active, o.features)) and w.lesson_id == lesson.lesson_id
+    ]
     wrong = [o for o in fired if o.correct_action != lesson.action]
     right = len(fired) - len(wrong)
     base = _latest_known([o for o in own if _arrived(o) < since])
@@ -78,8 +80,9 @@ def guard_lesson(
     base_rate = f"the base policy's {base_right} of {len(base)} on its pattern before activation"
 
     def verdict(rollback: bool, report: str) -> GuardVerdict:
-        return GuardVerdict(rollback, len(fired), right, len(base), base_right, report,
-                            tuple(o.outcome_id for o in wrong))  # fmt: skip
+        return GuardVerdict(
+            rollback, len(fired), right, len(base), base_right, report, tuple(o.outcome_id for o in wrong)
+        )
 
     if len(fired) < policy.guard_min_cases:
         return verdict(False, f"kept: {rate}, fewer than {policy.guard_min_cases}")
@@ -89,9 +92,14 @@ def guard_lesson(
         voices = {voice(o) for o in wrong}
         if "tenant" not in voices and len(voices) < policy.min_reporters:
             # One end user's reports alone do not take a tenant-wide lesson away either.
-            return verdict(False, f"kept: {rate}, below {base_rate}, but the wrong cases come from "
-                                  f"{plural(len(voices), 'user')} only")  # fmt: skip
+            return verdict(
+                False,
+                f"kept: {rate}, below {base_rate}, but the wrong cases come from {plural(len(voices), 'user')} only",
+            )
         shown = ", ".join(f"{o.outcome_id} wants {o.correct_action}" for o in wrong[:_SHOWN])
-        return verdict(True, f"rolled back by the online guard: {rate} ({right / len(fired):.2f}), below "
-                             f"{base_rate} ({base_right / len(base):.2f}); wrong: {shown}")  # fmt: skip
+        return verdict(
+            True,
+            f"rolled back by the online guard: {rate} ({right / len(fired):.2f}), below "
+            f"{base_rate} ({base_right / len(base):.2f}); wrong: {shown}",
+        )
     return verdict(False, f"kept: {rate}, not below {base_rate}")

@@ -322,8 +322,18 @@ def judge_candidate(
     allowed = set(known) if known is not None else known_actions(outcomes, policy.declared_actions)
 
     def decided(status: LessonStatus, report: str) -> Decision:
-        return Decision(status, held_out, len(fixed), len(misfires), len(regressed), support, report, evidence,
-                        len(voices), len(unfixed))  # fmt: skip
+        return Decision(
+            status,
+            held_out,
+            len(fixed),
+            len(misfires),
+            len(regressed),
+            support,
+            report,
+            evidence,
+            len(voices),
+            len(unfixed),
+        )
 
     blocked, pending = LessonStatus.BLOCKED, LessonStatus.CANDIDATE
     if refusal := action_refusal(candidate.action):
@@ -332,16 +342,25 @@ def judge_candidate(
         return decided(blocked, f"{_blocked_report(misfires, regressed)}; {summary}")
     if len(unfixed) > policy.max_unfixed_share * held_out:
         shown = ", ".join(f"outcome {o.outcome_id} wants {o.correct_action}" for o in unfixed[:_SHOWN])
-        return decided(pending, f"pending: {len(unfixed)} of {held_out} held-out cases left wrong ({shown}), "
-                                f"more than {policy.max_unfixed_share:.0%}; {summary}")  # fmt: skip
+        return decided(
+            pending,
+            f"pending: {len(unfixed)} of {held_out} held-out cases left wrong ({shown}), "
+            f"more than {policy.max_unfixed_share:.0%}; {summary}",
+        )
     if len(fixed) < policy.min_support:
         return decided(pending, f"pending: {held_out} of {policy.min_support} held-out cases; {summary}")
     if candidate.action not in allowed:
-        return decided(pending, "pending: the action is not among the tenant's known actions (verified on a "
-                                f"tenant-level outcome, or declared); {summary}")  # fmt: skip
+        return decided(
+            pending,
+            "pending: the action is not among the tenant's known actions (verified on a "
+            f"tenant-level outcome, or declared); {summary}",
+        )
     if "tenant" not in voices and len(voices) < policy.min_reporters:
-        return decided(pending, f"pending: evidence from {plural(len(voices), 'user')}, a lesson needs "
-                                f"{policy.min_reporters} users or a tenant-level report; {summary}")  # fmt: skip
+        return decided(
+            pending,
+            f"pending: evidence from {plural(len(voices), 'user')}, a lesson needs "
+            f"{policy.min_reporters} users or a tenant-level report; {summary}",
+        )
     return decided(LessonStatus.ACTIVE, summary)
 
 

@@ -45,8 +45,7 @@ def reflect(
 ) -> ReflectionDraft:
     """The note for one failure with feedback; ``task`` is its description (or its keywords)."""
     right = f" The right action was {verified_action}." if verified_action else ""
-    text = (f"On a {task_type} task ({_quote(task)}), {action_taken} did not work.{right} "
-            f"Feedback: {_quote(feedback)}")  # fmt: skip
+    text = f"On a {task_type} task ({_quote(task)}), {action_taken} did not work.{right} Feedback: {_quote(feedback)}"
     key = reflection_key(task_type)
     if marker := instruction_marker(text, source=Source.VERIFIED_TOOL):
         return ReflectionDraft(key, "", refused=f"the note reads as an instruction ({marker})")

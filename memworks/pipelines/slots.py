@@ -146,4 +146,3 @@ def match_forget_topic(request: ForgetRequest, records: Iterable[Keyed]) -> list
         bag = words.setdefault(m.key, set(value_terms(m.key.replace("_", " ").replace(".", " "))))
         bag |= value_terms(m.value)
     return sorted(k for k, bag in words.items() if terms <= bag)
-

@@ -43,9 +43,19 @@ from memworks.pipelines.slots import in_family, is_multi_valued, names_value, va
 from memworks.pipelines.write_plan import Accepted, CloseMemory, NewMemory, Reinforce, WritePlan
 
 __all__ = [
-    "MULTI_VALUED", "Accepted", "CloseMemory", "NewMemory", "Reinforce", "WritePlan", "decide_writes",
-    "is_forget_request", "memory_id_for", "same_value", "scope_key", "transcript_id",
-]  # fmt: skip
+    "MULTI_VALUED",
+    "Accepted",
+    "CloseMemory",
+    "NewMemory",
+    "Reinforce",
+    "WritePlan",
+    "decide_writes",
+    "is_forget_request",
+    "memory_id_for",
+    "same_value",
+    "scope_key",
+    "transcript_id",
+]
 
 _NS = uuid.UUID("6f1c1b7e-8a51-4c3e-9a55-2f0d0c7d1e01")
 _LIVE = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
@@ -172,11 +182,25 @@ def _new(item: Accepted, scope_key: str, status: MemoryStatus, derived: tuple[st
 
 def _as_view(n: NewMemory, now: datetime) -> MemoryView:
     return MemoryView(
-        memory_id=n.memory_id, kind=n.kind, key=n.key, value=n.value, text=n.text, source=n.source,
-        confidence=n.confidence, trusted=n.trusted, status=n.status, extractor=n.extractor,
-        valid_from=n.valid_from, valid_to=n.valid_to, recorded_at=now, superseded_by=n.superseded_by,
-        superseded_at=n.superseded_at, evidence=n.evidence, derived_from=n.derived_from, event_at=n.event_at,
-    )  # fmt: skip
+        memory_id=n.memory_id,
+        kind=n.kind,
+        key=n.key,
+        value=n.value,
+        text=n.text,
+        source=n.source,
+        confidence=n.confidence,
+        trusted=n.trusted,
+        status=n.status,
+        extractor=n.extractor,
+        valid_from=n.valid_from,
+        valid_to=n.valid_to,
+        recorded_at=now,
+        superseded_by=n.superseded_by,
+        superseded_at=n.superseded_at,
+        evidence=n.evidence,
+        derived_from=n.derived_from,
+        event_at=n.event_at,
+    )
 
 
 def _reinforce(plan: WritePlan, slots: _Slots, target: MemoryView, item: Accepted) -> tuple[Op, str]:
@@ -201,12 +225,19 @@ def _assert(
     if c.key is None or pending or c.key in MULTI_VALUED:
         status = MemoryStatus.PENDING_CONFIRMATION if pending else MemoryStatus.ACTIVE
         twin = next(
-            (m for m in slots.records.values()
-             if m.key == c.key and m.status is status and m.retracted_at is None
-             and m.kind is item.verdict.kind and same_value(m.value, c.value) and same_value(m.text, c.text)
-             and (c.key is not None or m.valid_from == item.valid_from)),  # a keyless twin is the same event
+            (
+                m
+                for m in slots.records.values()
+                if m.key == c.key
+                and m.status is status
+                and m.retracted_at is None
+                and m.kind is item.verdict.kind
+                and same_value(m.value, c.value)
+                and same_value(m.text, c.text)
+                and (c.key is not None or m.valid_from == item.valid_from)
+            ),  # a keyless twin is the same event
             None,
-        )  # fmt: skip
+        )
         if twin is not None:
             return _reinforce(plan, slots, twin, item)
         new = _new(item, scope_key, status, derived)
@@ -243,10 +274,12 @@ def _assert(
         # The usual update: the current claim ends where the new one begins.
         plan.closes.append(CloseMemory(holder.memory_id, t, new.memory_id))
         new.supersedes = holder.memory_id
-        slots.put(_with(holder, valid_to=t, superseded_by=new.memory_id, superseded_at=now,
-                          status=MemoryStatus.SUPERSEDED))  # fmt: skip
+        slots.put(
+            _with(holder, valid_to=t, superseded_by=new.memory_id, superseded_at=now, status=MemoryStatus.SUPERSEDED)
+        )
     elif (succ := next((m for m in chain if m.valid_from == holder.valid_to), None)) is not None and same_value(
-            succ.value, c.value):  # fmt: skip
+        succ.value, c.value
+    ):
         # A late statement of the next record's value: that value began earlier.
         moved = _revise(plan, slots, succ, now, valid_from=t, evidence=c.evidence)
         _revise(plan, slots, holder, now, valid_to=t, superseded_by=moved.memory_id)
@@ -255,12 +288,24 @@ def _assert(
         # A late correction inside a closed interval: shrink the holder by re-recording it.
         revised = NewMemory(
             memory_id=memory_id_for(holder.memory_id, "revised", t.isoformat()),
-            kind=holder.kind, key=holder.key, value=holder.value, text=holder.text, source=holder.source,
-            confidence=holder.confidence, trusted=holder.trusted, status=MemoryStatus.SUPERSEDED,
-            extractor=holder.extractor, valid_from=holder.valid_from, valid_to=t, superseded_by=new.memory_id,
-            superseded_at=now, evidence=holder.evidence, derived_from=holder.derived_from, revises=holder.memory_id,
+            kind=holder.kind,
+            key=holder.key,
+            value=holder.value,
+            text=holder.text,
+            source=holder.source,
+            confidence=holder.confidence,
+            trusted=holder.trusted,
+            status=MemoryStatus.SUPERSEDED,
+            extractor=holder.extractor,
+            valid_from=holder.valid_from,
+            valid_to=t,
+            superseded_by=new.memory_id,
+            superseded_at=now,
+            evidence=holder.evidence,
+            derived_from=holder.derived_from,
+            revises=holder.memory_id,
             event_at=holder.event_at,
-        )  # fmt: skip
+        )
         new.valid_to, new.superseded_by = holder.valid_to, holder.superseded_by
         new.status, new.superseded_at = MemoryStatus.SUPERSEDED, now
         plan.revised.append(holder.memory_id)
@@ -289,12 +334,19 @@ def _collect(
     status = MemoryStatus.PENDING_CONFIRMATION if pending else MemoryStatus.ACTIVE
     event = item.verdict.kind is MemoryKind.EPISODIC
     twin = next(
-        (m for m in slots.records.values()
-         if m.key == c.key and m.status is status and m.retracted_at is None and m.valid_to is None
-         and m.trusted == item.verdict.trusted and _restates(m, c)
-         and (not event or c.valid_from is None or m.valid_from == item.valid_from)),
+        (
+            m
+            for m in slots.records.values()
+            if m.key == c.key
+            and m.status is status
+            and m.retracted_at is None
+            and m.valid_to is None
+            and m.trusted == item.verdict.trusted
+            and _restates(m, c)
+            and (not event or c.valid_from is None or m.valid_from == item.valid_from)
+        ),
         None,
-    )  # fmt: skip
+    )
     if twin is not None:
         return _reinforce(plan, slots, twin, item)
     new = _new(item, scope_key, status, derived)
@@ -303,22 +355,36 @@ def _collect(
     return Op.ADD, new.memory_id
 
 
-def _revise(plan: WritePlan, slots: _Slots, m: MemoryView, now: datetime, *, evidence: Sequence[str] = (),
-            **changes: Any) -> MemoryView:  # fmt: skip
+def _revise(
+    plan: WritePlan, slots: _Slots, m: MemoryView, now: datetime, *, evidence: Sequence[str] = (), **changes: Any
+) -> MemoryView:
     """Re-record ``m`` with ``changes`` (valid time, successor) and more evidence; ``m`` is retired
     by transaction time. A record made earlier in the same plan is re-recorded too, so a batch
     leaves the same history as its episodes written one by one."""
     more = tuple(e for e in dict.fromkeys(evidence) if e not in m.evidence)
     valid_to = changes.get("valid_to", m.valid_to)
     revised = NewMemory(
-        memory_id=memory_id_for(m.memory_id, "revised", now.isoformat(), *sorted(f"{k}={v}" for k, v in changes.items())),
-        kind=m.kind, key=m.key, value=m.value, text=m.text, source=m.source, confidence=m.confidence,
-        trusted=m.trusted, status=MemoryStatus.ACTIVE if valid_to is None else MemoryStatus.SUPERSEDED,
-        extractor=m.extractor, valid_from=changes.get("valid_from", m.valid_from), valid_to=valid_to,
+        memory_id=memory_id_for(
+            m.memory_id, "revised", now.isoformat(), *sorted(f"{k}={v}" for k, v in changes.items())
+        ),
+        kind=m.kind,
+        key=m.key,
+        value=m.value,
+        text=m.text,
+        source=m.source,
+        confidence=m.confidence,
+        trusted=m.trusted,
+        status=MemoryStatus.ACTIVE if valid_to is None else MemoryStatus.SUPERSEDED,
+        extractor=m.extractor,
+        valid_from=changes.get("valid_from", m.valid_from),
+        valid_to=valid_to,
         superseded_by=changes.get("superseded_by", m.superseded_by),
         superseded_at=None if valid_to is None else (m.superseded_at or now),
-        evidence=m.evidence + more, derived_from=m.derived_from, revises=m.memory_id, event_at=m.event_at,
-    )  # fmt: skip
+        evidence=m.evidence + more,
+        derived_from=m.derived_from,
+        revises=m.memory_id,
+        event_at=m.event_at,
+    )
     plan.revised.append(m.memory_id)
     plan.new.append(revised)
     slots.put(_with(m, retracted_at=now))
@@ -340,13 +406,19 @@ def _end(plan: WritePlan, slots: _Slots, item: Accepted, now: datetime) -> str |
         return m.status is MemoryStatus.ACTIVE and m.valid_to is None and m.retracted_at is None and m.valid_from <= t
 
     ended = sorted(
-        (m for m in slots.records.values()
-         if current(m) and (in_family(m.key, key) if c.key_is_prefix else m.key == key)
-         and names_value(m.key, m.value, named)),
+        (
+            m
+            for m in slots.records.values()
+            if current(m)
+            and (in_family(m.key, key) if c.key_is_prefix else m.key == key)
+            and names_value(m.key, m.value, named)
+        ),
         key=lambda m: (m.valid_from, m.memory_id),
-    )  # fmt: skip
+    )
     ids = {m.memory_id for m in ended}
-    ended += [m for m in slots.records.values() if current(m) and m.memory_id not in ids and ids.intersection(m.derived_from)]
+    ended += [
+        m for m in slots.records.values() if current(m) and m.memory_id not in ids and ids.intersection(m.derived_from)
+    ]
     for m in ended:
         plan.closes.append(CloseMemory(m.memory_id, t, None))
         slots.put(_with(m, valid_to=t, status=MemoryStatus.SUPERSEDED, superseded_at=now))
@@ -354,11 +426,7 @@ def _end(plan: WritePlan, slots: _Slots, item: Accepted, now: datetime) -> str |
 
 
 def _erase(plan: WritePlan, slots: _Slots, key: str, scope_key: str) -> str | None:
-    targets = {
-        m.memory_id
-        for m in slots.records.values()
-        if m.key == key and m.status is not MemoryStatus.DELETED
-    }
+    targets = {m.memory_id for m in slots.records.values() if m.key == key and m.status is not MemoryStatus.DELETED}
     derived = {
         m.memory_id
         for m in slots.records.values()

@@ -23,7 +23,9 @@ from memworks.scheduler import jobs
 JOB_IDS = ("consolidate-nightly", "expire-hourly", "resume-deletions", "resend-lost-episodes")
 
 
-def build_scheduler(settings: Settings, scheduler_class: type[BaseScheduler] = BlockingScheduler, **kw: Any) -> BaseScheduler:
+def build_scheduler(
+    settings: Settings, scheduler_class: type[BaseScheduler] = BlockingScheduler, **kw: Any
+) -> BaseScheduler:
     """A scheduler with memworks' jobs in a SQL job store on the deployment's database."""
     url = settings.database_url.replace("postgresql://", "postgresql+psycopg://", 1)
     scheduler = scheduler_class(
@@ -33,13 +35,28 @@ def build_scheduler(settings: Settings, scheduler_class: type[BaseScheduler] = B
         **kw,
     )
     add = scheduler.add_job
-    add(jobs.consolidate_every_tenant, CronTrigger.from_crontab(settings.consolidation_cron, timezone="UTC"),
-        id=JOB_IDS[0], name="nightly consolidation, one message per tenant", replace_existing=True)  # fmt: skip
+    add(
+        jobs.consolidate_every_tenant,
+        CronTrigger.from_crontab(settings.consolidation_cron, timezone="UTC"),
+        id=JOB_IDS[0],
+        name="nightly consolidation, one message per tenant",
+        replace_existing=True,
+    )
     add(jobs.expire_memories, IntervalTrigger(hours=1), id=JOB_IDS[1], name="TTL expiry sweep", replace_existing=True)
-    add(jobs.resume_unfinished_deletions, IntervalTrigger(seconds=settings.deletion_sweep_s), id=JOB_IDS[2],
-        name="deletion sweeper", replace_existing=True)  # fmt: skip
-    add(jobs.resend_lost_episodes, IntervalTrigger(minutes=5), id=JOB_IDS[3], name="outbox sweeper",
-        replace_existing=True)  # fmt: skip
+    add(
+        jobs.resume_unfinished_deletions,
+        IntervalTrigger(seconds=settings.deletion_sweep_s),
+        id=JOB_IDS[2],
+        name="deletion sweeper",
+        replace_existing=True,
+    )
+    add(
+        jobs.resend_lost_episodes,
+        IntervalTrigger(minutes=5),
+        id=JOB_IDS[3],
+        name="outbox sweeper",
+        replace_existing=True,
+    )
     return scheduler
 
 

@@ -59,8 +59,9 @@ def consolidate_tenant(
     for user in users:
         with session_scope(deps.engine) as s:
             locks.hold(s, locks.scope(tenant_id, user))
-            counts = store.consolidate_user(s, tenant_id=tenant_id, user_id=user, knobs=deps.consolidation_knobs,
-                                            now=clock())  # fmt: skip
+            counts = store.consolidate_user(
+                s, tenant_id=tenant_id, user_id=user, knobs=deps.consolidation_knobs, now=clock()
+            )
         totals["profiles"] += counts.get("profile_tokens", 0) > 0
         for k, v in counts.items():
             totals[k] = totals.get(k, 0) + v
@@ -70,8 +71,16 @@ def consolidate_tenant(
     ms = (time.perf_counter() - t0) * 1000
     with session_scope(deps.engine) as s:
         store.mark_run(s, run_id=run_id, counts=totals, status=RunStatus.DONE, duration_ms=ms, now=clock())
-        audit.record_job(s, actor="consolidate", message_id=message_id, outcome=JobOutcome.OK, started_at=started,
-                         duration_ms=ms, tenant_id=tenant_id, counts=totals)  # fmt: skip
+        audit.record_job(
+            s,
+            actor="consolidate",
+            message_id=message_id,
+            outcome=JobOutcome.OK,
+            started_at=started,
+            duration_ms=ms,
+            tenant_id=tenant_id,
+            counts=totals,
+        )
     return Run(totals, ms)
 
 

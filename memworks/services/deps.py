@@ -17,8 +17,8 @@ from memworks.config import Settings
 from memworks.errors import InvalidInput
 from memworks.pipelines.consolidation import ForgettingPolicy
 from memworks.pipelines.extraction.base import Extractor
-from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.lessons import LessonPolicy
+from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.ranking import RankPolicy
 from memworks.store.consolidation import Knobs
 from memworks.store.db import get_engine, upgrade
@@ -72,7 +72,9 @@ class Deps:
             if not (self.settings.llm_base_url and self.settings.llm_model):
                 raise InvalidInput("MEMWORKS_EXTRACTOR=llm needs MEMWORKS_LLM_BASE_URL and MEMWORKS_LLM_MODEL")
             client = ChatCompletionsClient(
-                self.settings.llm_base_url, self.settings.llm_model, api_key=self.settings.llm_api_key or None,
+                self.settings.llm_base_url,
+                self.settings.llm_model,
+                api_key=self.settings.llm_api_key or None,
                 json_schema=reply_schema(),
             )
             return LLMExtractor(client, attempts=LLM_ATTEMPTS)

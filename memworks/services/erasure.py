@@ -154,5 +154,13 @@ def _subject(deps: Deps, s: Session, request_id: str, dead_letters: DeadLetters,
     def rebuild(session: Session, tenant: str, user: str, at: datetime, exclude: Collection[str]) -> object:
         return rebuild_profile(deps, session, tenant, user, at, exclude=exclude)
 
-    return erasure.Subject(row.tenant_id, row.user_id, store.plan_of(row), deps.cache, dead_letters, now,
-                           rebuild, whole_subject=store.subject_of(row).whole_subject)  # fmt: skip
+    return erasure.Subject(
+        row.tenant_id,
+        row.user_id,
+        store.plan_of(row),
+        deps.cache,
+        dead_letters,
+        now,
+        rebuild,
+        whole_subject=store.subject_of(row).whole_subject,
+    )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -24,12 +24,18 @@ from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest import EpisodeJudgement, Judged, judge_episode
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.slots import index_text
-from memworks.pipelines.supersession import Accepted, WritePlan, decide_writes, is_forget_request, scope_key, transcript_id
+from memworks.pipelines.supersession import (
+    Accepted,
+    WritePlan,
+    decide_writes,
+    is_forget_request,
+    scope_key,
+    transcript_id,
+)
 from memworks.store import audit, deletion, episodes, memories, versions
 from memworks.store.db import lock_scope, session_scope
 from memworks.store.indexing import index_memories
 from memworks.store.projections import lexical, vector
-
 
 #: Longest speaker name taken from an episode's metadata (it becomes part of record keys).
 MAX_SPEAKER_CHARS = 60
@@ -38,8 +44,14 @@ MAX_SPEAKER_CHARS = 60
 def to_turn(e: Episode) -> Turn:
     """The episode as an extractor sees it, with the speaker a multi-party conversation names
     in its metadata (``{"speaker": "Caroline"}``: her first-person statements are about her)."""
-    return Turn(episode_id=e.episode_id, role=e.role, source=e.source, content=e.content, occurred_at=e.occurred_at,
-                speaker=_speaker(e.metadata_json))  # fmt: skip
+    return Turn(
+        episode_id=e.episode_id,
+        role=e.role,
+        source=e.source,
+        content=e.content,
+        occurred_at=e.occurred_at,
+        speaker=_speaker(e.metadata_json),
+    )
 
 
 def _speaker(metadata_json: str) -> str | None:
@@ -95,7 +107,9 @@ def process_episodes(
     counts = out.counts
     judge = _Judge(extractor, embedder)
     with session_scope(engine, write=False) as s:
-        rows = [e for e in episodes.get_episodes(s, ids=ids) if e.state is EpisodeState.RECEIVED and e.tombstoned_at is None]
+        rows = [
+            e for e in episodes.get_episodes(s, ids=ids) if e.state is EpisodeState.RECEIVED and e.tombstoned_at is None
+        ]
         counts["skipped"] = len(set(ids)) - len(rows)
         rows = sorted(rows + episodes.earlier_received(s, ahead_of=rows), key=episodes.event_order)
         judgements = judge(s, rows)
@@ -118,21 +132,38 @@ class _Judge:
         self.vectors: dict[str, npt.NDArray[np.float32]] = {}
 
     def __call__(self, s: Session, rows: Sequence[Episode]) -> list[tuple[Episode, EpisodeJudgement]]:
-        contexts = {e.id: [to_turn(c) for c in episodes.session_context(s, episode=e, limit=self.context_turns)] for e in rows}
+        contexts = {
+            e.id: [to_turn(c) for c in episodes.session_context(s, episode=e, limit=self.context_turns)] for e in rows
+        }
         turns = [to_turn(e) for e in rows]
         warm = getattr(self.extractor, "warm", None)  # a BatchExtractor parses the batch at once
         if callable(warm) and turns:
             warm(turns)
         extractors = self._per_scope(s, rows)
-        judged = [(e, judge_episode(t, extractor=extractors.get((e.tenant_id, e.user_id), self.extractor),
-                                    context=contexts[e.id])) for e, t in zip(rows, turns, strict=True)]  # fmt: skip
+        judged = [
+            (
+                e,
+                judge_episode(
+                    t, extractor=extractors.get((e.tenant_id, e.user_id), self.extractor), context=contexts[e.id]
+                ),
+            )
+            for e, t in zip(rows, turns, strict=True)
+        ]
         refuse = getattr(self.extractor, "refusal_of", None)
         for t, (_, j) in zip(turns, judged, strict=True):
             if callable(refuse) and (why := refuse(t)):  # audited like any gate refusal, nothing stored
                 refused = Candidate(evidence=(t.episode_id,), source=t.source, extractor=self.extractor.name)
-                j.judged.append(Judged(refused, Verdict(GateOutcome.REJECTED, f"not read by the open extractor: {why}",
-                                                        MemoryKind.SEMANTIC, False)))  # fmt: skip
-        texts = list(dict.fromkeys(index_text(a.candidate.key, a.candidate.text) for _, j in judged for a in j.accepted()))
+                j.judged.append(
+                    Judged(
+                        refused,
+                        Verdict(
+                            GateOutcome.REJECTED, f"not read by the open extractor: {why}", MemoryKind.SEMANTIC, False
+                        ),
+                    )
+                )
+        texts = list(
+            dict.fromkeys(index_text(a.candidate.key, a.candidate.text) for _, j in judged for a in j.accepted())
+        )
         texts = [t for t in texts if t not in self.vectors]
         self.vectors.update(zip(texts, self.embedder.embed(texts), strict=True))
         return judged
@@ -143,8 +174,11 @@ class _Judge:
             return {}
         out: dict[tuple[str, str], Extractor] = {}
         for tenant, user in dict.fromkeys((e.tenant_id, e.user_id) for e in rows):
-            current = [m for m in memories.keyed_records(s, tenant_id=tenant, user_id=user)
-                       if m.status is MemoryStatus.ACTIVE and m.valid_to is None]  # fmt: skip
+            current = [
+                m
+                for m in memories.keyed_records(s, tenant_id=tenant, user_id=user)
+                if m.status is MemoryStatus.ACTIVE and m.valid_to is None
+            ]
             out[(tenant, user)] = _KnownSlots(self.extractor, current)
         return out
 
@@ -174,15 +208,20 @@ def _write_scope(
     counts = out.counts
     with session_scope(engine, write=True) as s:
         lock_scope(s, scope_key(tenant, user))
-        still = {e.id for e in episodes.get_episodes(s, ids=[e.id for e, _ in group if e.id is not None])
-                 if e.state is EpisodeState.RECEIVED}  # fmt: skip
+        still = {
+            e.id
+            for e in episodes.get_episodes(s, ids=[e.id for e, _ in group if e.id is not None])
+            if e.state is EpisodeState.RECEIVED
+        }
         counts["skipped"] += sum(1 for e, _ in group if e.id not in still)
         group = [(e, j) for e, j in group if e.id in still]
         if not group:
             return []
         # Arrived since the pre-pass, ahead of this group: written first, in this transaction.
-        group = sorted(group + judge(s, episodes.earlier_received(s, ahead_of=[e for e, _ in group])),
-                       key=lambda ej: episodes.event_order(ej[0]))  # fmt: skip
+        group = sorted(
+            group + judge(s, episodes.earlier_received(s, ahead_of=[e for e, _ in group])),
+            key=lambda ej: episodes.event_order(ej[0]),
+        )
         items: list[Accepted] = []
         where: list[tuple[int, int]] = []  # (group index, judged index) of each item
         for gi, (_, j) in enumerate(group):
@@ -209,27 +248,41 @@ def _write_scope(
         for (gi, ji), op in zip(where, plan.ops, strict=True):
             ops[gi][ji] = op
             counts[f"op_{op[0].value}"] += 1
-        audit.record_decisions(s, tenant_id=tenant, user_id=user, now=now,
-                               decided=[(e.episode_id, j.judged, ops[gi]) for gi, (e, j) in enumerate(group)])  # fmt: skip
+        audit.record_decisions(
+            s,
+            tenant_id=tenant,
+            user_id=user,
+            now=now,
+            decided=[(e.episode_id, j.judged, ops[gi]) for gi, (e, j) in enumerate(group)],
+        )
         for e, j in group:
             counts["rejected"] += sum(1 for jd in j.judged if not jd.verdict.accepted)
             out.gate.update((jd.verdict.outcome.value, jd.verdict.reason.split(":")[0]) for jd in j.judged)
             if j.extraction_error:
-                audit.record_rejected(s, kind="extraction", payload={"episode_id": e.episode_id}, reason=j.extraction_error,
-                                      now=now, tenant_id=tenant, reference=e.episode_id)  # fmt: skip
+                audit.record_rejected(
+                    s,
+                    kind="extraction",
+                    payload={"episode_id": e.episode_id},
+                    reason=j.extraction_error,
+                    now=now,
+                    tenant_id=tenant,
+                    reference=e.episode_id,
+                )
                 counts["extraction_rejected"] += 1
         episodes.mark_processed(s, ids=[e.id for e, _ in group if e.id is not None], now=now)
         versions.bump(s, tenant_id=tenant, user_id=user)
-        if after_write is not None and (plan.closes or plan.deleted or plan.reinforces or any(
-                n.kind is not MemoryKind.EPISODIC for n in plan.new)):  # fmt: skip
+        if after_write is not None and (
+            plan.closes or plan.deleted or plan.reinforces or any(n.kind is not MemoryKind.EPISODIC for n in plan.new)
+        ):
             after_write(s, tenant, user, now)  # e.g. the profile follows the records it cites
         counts["processed"] += len(group)
         counts["memories_added"] += len(new_rows)
         return _erase_retracted(s, tenant, user, items, now)
 
 
-def _retire_transcripts(s: Session, tenant: str, user: str, items: Sequence[Accepted], plan: WritePlan,
-                        now: datetime) -> int:  # fmt: skip
+def _retire_transcripts(
+    s: Session, tenant: str, user: str, items: Sequence[Accepted], plan: WritePlan, now: datetime
+) -> int:
     """Transcripts that state nothing current any more leave present reads (history keeps them).
 
     A transcript whose every keyed statement was superseded or ended is marked superseded; so is
@@ -256,7 +309,12 @@ def _erase_retracted(s: Session, tenant: str, user: str, items: Sequence[Accepte
         if is_forget_request(a.candidate) and a.candidate.key:
             by_episode[a.episode_id].append(a.candidate.key)
     return [
-        deletion.save_request(s, request=DeletionRequestIn(
-            tenant_id=tenant, user_id=user, keys=sorted(set(keys)), requested_by=f"retraction in episode {eid}"), now=now)
+        deletion.save_request(
+            s,
+            request=DeletionRequestIn(
+                tenant_id=tenant, user_id=user, keys=sorted(set(keys)), requested_by=f"retraction in episode {eid}"
+            ),
+            now=now,
+        )
         for eid, keys in by_episode.items()
-    ]  # fmt: skip
+    ]

@@ -50,5 +50,11 @@ def authenticate(engine: Engine, secret: str) -> KeyView | None:
 
 
 def _view(row: ApiKey) -> KeyView:
-    return KeyView(key_id=row.key_id, tenant_id=row.tenant_id, user_id=row.user_id, label=row.label,
-                   created_at=row.created_at, revoked_at=row.revoked_at)  # fmt: skip
+    return KeyView(
+        key_id=row.key_id,
+        tenant_id=row.tenant_id,
+        user_id=row.user_id,
+        label=row.label,
+        created_at=row.created_at,
+        revoked_at=row.revoked_at,
+    )

@@ -52,51 +52,102 @@ def run_round(deps: Deps, tenant_id: str, task_type: str, *, now: datetime, mess
         counts["rolled_back"] = _guard(s, tenant_id, task_type, outcomes, policy, now)
         # The embedding model loads only when there is a note to index.
         counts["reflections"], counts["reflections_refused"] = reflections.write_reflections(
-            s, tenant_id=tenant_id, task_type=task_type, embedder=lambda: deps.embedder,
-            forgetting=deps.forgetting_policy, now=now)  # fmt: skip
+            s,
+            tenant_id=tenant_id,
+            task_type=task_type,
+            embedder=lambda: deps.embedder,
+            forgetting=deps.forgetting_policy,
+            now=now,
+        )
         known = store.known_actions(s, tenant_id=tenant_id) | set(policy.declared_actions)
         counts["proposed"] = _mine(s, tenant_id, task_type, outcomes, policy, known, now)
         counts["promoted"], counts["blocked"] = _promote(s, tenant_id, task_type, outcomes, policy, known, now)
         ms = (time.perf_counter() - t0) * 1000
-        audit.record_job(s, actor="mine_lessons", message_id=message_id, outcome=JobOutcome.OK, started_at=now,
-                         duration_ms=ms, tenant_id=tenant_id, scope=task_type, counts=counts)  # fmt: skip
+        audit.record_job(
+            s,
+            actor="mine_lessons",
+            message_id=message_id,
+            outcome=JobOutcome.OK,
+            started_at=now,
+            duration_ms=ms,
+            tenant_id=tenant_id,
+            scope=task_type,
+            counts=counts,
+        )
     return Round(counts, ms)
 
 
-def _guard(s: Session, tenant_id: str, task_type: str, outcomes: Sequence[OutcomeView], policy: LessonPolicy,
-           now: datetime) -> int:  # fmt: skip
+def _guard(
+    s: Session, tenant_id: str, task_type: str, outcomes: Sequence[OutcomeView], policy: LessonPolicy, now: datetime
+) -> int:
     """Roll back the active lessons that do worse than the base policy; how many."""
     lessons = store.lesson_views(s, tenant_id=tenant_id, task_type=task_type)
     n = 0
     for lesson in (lv for lv in lessons if lv.status == LessonStatus.ACTIVE):
         if (v := guard_lesson(lesson, outcomes, lessons, policy=policy)).rollback:
-            store.retire(s, tenant_id=tenant_id, lesson_id=lesson.lesson_id, status=LessonStatus.ROLLED_BACK,
-                         report=v.report, now=now)  # fmt: skip
+            store.retire(
+                s,
+                tenant_id=tenant_id,
+                lesson_id=lesson.lesson_id,
+                status=LessonStatus.ROLLED_BACK,
+                report=v.report,
+                now=now,
+            )
             n += 1
     return n
 
 
-def _mine(s: Session, tenant_id: str, task_type: str, outcomes: Sequence[OutcomeView], policy: LessonPolicy,
-          known: Collection[str], now: datetime) -> int:  # fmt: skip
+def _mine(
+    s: Session,
+    tenant_id: str,
+    task_type: str,
+    outcomes: Sequence[OutcomeView],
+    policy: LessonPolicy,
+    known: Collection[str],
+    now: datetime,
+) -> int:
     """Store the new candidate lessons mined from failures; how many."""
     lessons = store.lesson_views(s, tenant_id=tenant_id, task_type=task_type)
     proposals = mine_candidates(outcomes, lessons, task_type=task_type, policy=policy, known=known)
     for p in proposals:
-        store.add_lesson(s, tenant_id=tenant_id, task_type=task_type, pattern=p.pattern, action=p.action,
-                         guidance=p.guidance, mined_from=p.mined_from, origin="mined", now=now)  # fmt: skip
+        store.add_lesson(
+            s,
+            tenant_id=tenant_id,
+            task_type=task_type,
+            pattern=p.pattern,
+            action=p.action,
+            guidance=p.guidance,
+            mined_from=p.mined_from,
+            origin="mined",
+            now=now,
+        )
     return len(proposals)
 
 
-def _promote(s: Session, tenant_id: str, task_type: str, outcomes: Sequence[OutcomeView], policy: LessonPolicy,
-             known: Collection[str], now: datetime) -> tuple[int, int]:  # fmt: skip
+def _promote(
+    s: Session,
+    tenant_id: str,
+    task_type: str,
+    outcomes: Sequence[OutcomeView],
+    policy: LessonPolicy,
+    known: Collection[str],
+    now: datetime,
+) -> tuple[int, int]:
     """Judge every candidate with the promotion gate and record each decision; (promoted, blocked)."""
     lessons = store.lesson_views(s, tenant_id=tenant_id, task_type=task_type)
     candidates = [lv for lv in lessons if lv.status == LessonStatus.CANDIDATE]
     active = [lv for lv in lessons if lv.status == LessonStatus.ACTIVE]
     promoted = blocked = 0
     for lesson, d in run_gate(candidates, outcomes, active, policy=policy, known=known):
-        store.decide(s, tenant_id=tenant_id, lesson_id=lesson.lesson_id, status=d.status, report=d.report,
-                     evidence=d.evidence, now=now)  # fmt: skip
+        store.decide(
+            s,
+            tenant_id=tenant_id,
+            lesson_id=lesson.lesson_id,
+            status=d.status,
+            report=d.report,
+            evidence=d.evidence,
+            now=now,
+        )
         promoted += d.status == LessonStatus.ACTIVE
         blocked += d.status == LessonStatus.BLOCKED
     return promoted, blocked

@@ -20,5 +20,12 @@ def rebuild_profile(
     The cap (``profile_max_tokens``) is counted in the embedding model's tokens. Returns the
     stored profile, or None when no record qualifies (the old one is dropped either way).
     """
-    return profiles.rebuild(session, tenant_id=tenant, user_id=user, count_tokens=deps.count_tokens,
-                            max_tokens=deps.settings.profile_max_tokens, now=now, exclude=exclude)  # fmt: skip
+    return profiles.rebuild(
+        session,
+        tenant_id=tenant,
+        user_id=user,
+        count_tokens=deps.count_tokens,
+        max_tokens=deps.settings.profile_max_tokens,
+        now=now,
+        exclude=exclude,
+    )

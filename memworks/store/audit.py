@@ -33,17 +33,34 @@ def record_decisions(
         for i, j in enumerate(judged):
             c = j.candidate
             op, mid = ops.get(i, (None, None))
-            rows.append({
-                "decision_id": memory_id_for(tenant_id, user_id, episode_id, "gate", str(i), c.extractor, c.key or "", c.text),
-                "tenant_id": tenant_id, "user_id": user_id, "episode_id": episode_id, "extractor": c.extractor,
-                "kind": j.verdict.kind, "key": c.key, "candidate_text": c.text or c.value, "source": c.source,
-                "outcome": j.verdict.outcome, "reason": j.verdict.reason, "op": op.value if op else None,
-                "memory_id": mid, "decided_at": now,
-            })  # fmt: skip
+            rows.append(
+                {
+                    "decision_id": memory_id_for(
+                        tenant_id, user_id, episode_id, "gate", str(i), c.extractor, c.key or "", c.text
+                    ),
+                    "tenant_id": tenant_id,
+                    "user_id": user_id,
+                    "episode_id": episode_id,
+                    "extractor": c.extractor,
+                    "kind": j.verdict.kind,
+                    "key": c.key,
+                    "candidate_text": c.text or c.value,
+                    "source": c.source,
+                    "outcome": j.verdict.outcome,
+                    "reason": j.verdict.reason,
+                    "op": op.value if op else None,
+                    "memory_id": mid,
+                    "decided_at": now,
+                }
+            )
     ids = [r["decision_id"] for r in rows]
     have: set[str] = set()
     for i in range(0, len(ids), 500):
-        have |= set(session.scalars(select(col(GateDecision.decision_id)).where(col(GateDecision.decision_id).in_(ids[i : i + 500]))))
+        have |= set(
+            session.scalars(
+                select(col(GateDecision.decision_id)).where(col(GateDecision.decision_id).in_(ids[i : i + 500]))
+            )
+        )
     if fresh := [r for r in rows if r["decision_id"] not in have]:  # one multi-row insert
         session.execute(insert(GateDecision), fresh)
 
@@ -63,10 +80,16 @@ def record_job(
 ) -> None:
     session.add(
         JobRun(
-            actor=actor, message_id=message_id, tenant_id=tenant_id, scope=scope[:400],
-            counts_json=json.dumps(dict(counts or {}), default=str), outcome=outcome, error=error,
-            duration_ms=duration_ms, started_at=started_at,
-        )  # fmt: skip
+            actor=actor,
+            message_id=message_id,
+            tenant_id=tenant_id,
+            scope=scope[:400],
+            counts_json=json.dumps(dict(counts or {}), default=str),
+            outcome=outcome,
+            error=error,
+            duration_ms=duration_ms,
+            started_at=started_at,
+        )
     )
 
 
@@ -83,6 +106,13 @@ def record_rejected(
 ) -> None:
     body = payload if isinstance(payload, str) else json.dumps(payload, default=str, ensure_ascii=False)
     session.add(
-        RejectedInput(kind=kind, tenant_id=tenant_id, reference=reference[:400], payload=body, reason=reason,
-                      field=field, received_at=now)  # fmt: skip
+        RejectedInput(
+            kind=kind,
+            tenant_id=tenant_id,
+            reference=reference[:400],
+            payload=body,
+            reason=reason,
+            field=field,
+            received_at=now,
+        )
     )

@@ -34,7 +34,6 @@ from memworks.store.episodes import fingerprint
 from memworks.store.indexing import index_memories
 from memworks.store.projections import lexical, vector
 
-
 #: Every count a run reports, zero when a step found nothing to do.
 STEPS = ("expired", "evicted", "groups", "merged", "blocked_merges", "summaries", "repairs", "profile_tokens")
 
@@ -58,8 +57,11 @@ def tenants(session: Session) -> list[str]:
 
 
 def users(session: Session, *, tenant_id: str) -> list[str]:
-    return sorted(u for u in session.scalars(
-        select(col(Memory.user_id)).distinct().where(col(Memory.tenant_id) == tenant_id)) if u is not None)  # fmt: skip
+    return sorted(
+        u
+        for u in session.scalars(select(col(Memory.user_id)).distinct().where(col(Memory.tenant_id) == tenant_id))
+        if u is not None
+    )
 
 
 def expire_due(session: Session, *, now: datetime, tenant_id: str | None = None) -> int:
@@ -76,15 +78,22 @@ def _forget(session: Session, rows: list[Memory], reasons: dict[str, str], now: 
     for r in rows:
         r.status = MemoryStatus.EXPIRED
         session.add(r)
-        session.add(Eviction(memory_id=r.memory_id, tenant_id=r.tenant_id, user_id=r.user_id,
-                             reason=reasons[r.memory_id], at=now))  # fmt: skip
+        session.add(
+            Eviction(
+                memory_id=r.memory_id, tenant_id=r.tenant_id, user_id=r.user_id, reason=reasons[r.memory_id], at=now
+            )
+        )
     for tenant, user in {(r.tenant_id, r.user_id) for r in rows}:
         versions.bump(session, tenant_id=tenant, user_id=user)
 
 
 def _load(session: Session, tenant_id: str, user_id: str) -> tuple[dict[str, Memory], list[MemoryView]]:
-    rows = {r.memory_id: r for r in session.scalars(
-        select(Memory).where(col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id))}  # fmt: skip
+    rows = {
+        r.memory_id: r
+        for r in session.scalars(
+            select(Memory).where(col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id)
+        )
+    }
     return rows, memories.views(session, tenant_id=tenant_id, rows=list(rows.values()))
 
 
@@ -99,8 +108,12 @@ def consolidate_user(session: Session, *, tenant_id: str, user_id: str, knobs: K
     rows, views = _load(session, tenant_id, user_id)
     # Attention decays with time since the last retrieval: computed when judged, never stored,
     # and it never touches truth.
-    judged = [v.model_copy(update={"attention": decayed_attention(v.attention, v.last_retrieved_at, now, knobs.forgetting)})
-              if v.last_retrieved_at is not None else v for v in views]  # fmt: skip
+    judged = [
+        v.model_copy(update={"attention": decayed_attention(v.attention, v.last_retrieved_at, now, knobs.forgetting)})
+        if v.last_retrieved_at is not None
+        else v
+        for v in views
+    ]
     expired = select_expired(views, now)
     evicted = [(m, r) for m, r in select_evictions(judged, now=now, policy=knobs.forgetting) if m not in expired]
     reasons = {m: "ttl: expired" for m in expired} | dict(evicted)
@@ -108,8 +121,14 @@ def consolidate_user(session: Session, *, tenant_id: str, user_id: str, knobs: K
     counts["expired"], counts["evicted"] = len(expired), len(evicted)
 
     counts["repairs"] = _repair(session, tenant_id, user_id, knobs)
-    profile = profiles.rebuild(session, tenant_id=tenant_id, user_id=user_id, count_tokens=knobs.count_tokens,
-                               max_tokens=knobs.profile_max_tokens, now=now)  # fmt: skip
+    profile = profiles.rebuild(
+        session,
+        tenant_id=tenant_id,
+        user_id=user_id,
+        count_tokens=knobs.count_tokens,
+        max_tokens=knobs.profile_max_tokens,
+        now=now,
+    )
     counts["profile_tokens"] = profile.tokens if profile else 0
     if any(counts[k] for k in ("merged", "summaries", "repairs")):  # forgetting bumps on its own
         versions.bump(session, tenant_id=tenant_id, user_id=user_id)  # cached reads of the scope are stale
@@ -119,18 +138,31 @@ def consolidate_user(session: Session, *, tenant_id: str, user_id: str, knobs: K
 def _vectors(session: Session, ids: list[str]) -> dict[str, np.ndarray]:
     out = {}
     for i in range(0, len(ids), 500):
-        for mid, raw in session.execute(select(col(VectorEntry.memory_id), col(VectorEntry.vector))
-                                        .where(col(VectorEntry.memory_id).in_(ids[i : i + 500]))):  # fmt: skip
+        for mid, raw in session.execute(
+            select(col(VectorEntry.memory_id), col(VectorEntry.vector)).where(
+                col(VectorEntry.memory_id).in_(ids[i : i + 500])
+            )
+        ):
             out[mid] = np.frombuffer(raw, dtype=np.float32)
     return out
 
 
-def _merge(session: Session, rows: dict[str, Memory], views: list[MemoryView], knobs: Knobs, now: datetime,
-           counts: dict[str, int]) -> None:  # fmt: skip
+def _merge(
+    session: Session,
+    rows: dict[str, Memory],
+    views: list[MemoryView],
+    knobs: Knobs,
+    now: datetime,
+    counts: dict[str, int],
+) -> None:
     """Near-duplicates of a slot, and restatements in other words inside one slot, become one
     record holding all their evidence (lineage ``consolidated_from`` to each merged record)."""
-    live = [v for v in views if v.status is MemoryStatus.ACTIVE and v.kind in (MemoryKind.SEMANTIC, MemoryKind.PROCEDURAL)]
-    groups = find_duplicate_groups(live, _vectors(session, [v.memory_id for v in live]), threshold=knobs.dedup_threshold)
+    live = [
+        v for v in views if v.status is MemoryStatus.ACTIVE and v.kind in (MemoryKind.SEMANTIC, MemoryKind.PROCEDURAL)
+    ]
+    groups = find_duplicate_groups(
+        live, _vectors(session, [v.memory_id for v in live]), threshold=knobs.dedup_threshold
+    )
     tenant = next(iter(rows.values())).tenant_id if rows else ""
     for g in groups:
         counts["groups"] += 1
@@ -143,61 +175,142 @@ def _merge(session: Session, rows: dict[str, Memory], views: list[MemoryView], k
         have = set(next(v.evidence for v in views if v.memory_id == rep.memory_id))
         for e in g.evidence:
             if e not in have:
-                session.add(Lineage(tenant_id=tenant, child_id=rep.memory_id, parent_type="episode", parent_id=e,
-                                    relation=Relation.REINFORCED_BY, created_at=now))  # fmt: skip
+                session.add(
+                    Lineage(
+                        tenant_id=tenant,
+                        child_id=rep.memory_id,
+                        parent_type="episode",
+                        parent_id=e,
+                        relation=Relation.REINFORCED_BY,
+                        created_at=now,
+                    )
+                )
         for mid in g.merged:
             r = rows[mid]
-            r.status, r.superseded_by, r.superseded_at, r.retracted_at = MemoryStatus.SUPERSEDED, rep.memory_id, now, now
+            r.status, r.superseded_by, r.superseded_at, r.retracted_at = (
+                MemoryStatus.SUPERSEDED,
+                rep.memory_id,
+                now,
+                now,
+            )
             session.add(r)
-            session.add(Lineage(tenant_id=tenant, child_id=rep.memory_id, parent_type="memory", parent_id=mid,
-                                relation=Relation.CONSOLIDATED_FROM, created_at=now))  # fmt: skip
+            session.add(
+                Lineage(
+                    tenant_id=tenant,
+                    child_id=rep.memory_id,
+                    parent_type="memory",
+                    parent_id=mid,
+                    relation=Relation.CONSOLIDATED_FROM,
+                    created_at=now,
+                )
+            )
             counts["merged"] += 1
     session.flush()
 
 
 def _summarise(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now: datetime) -> int:
     """Itemised delta summaries of sessions' verified episodes not summarised yet."""
-    eps = list(session.scalars(select(Episode).where(
-        col(Episode.tenant_id) == tenant_id, col(Episode.user_id) == user_id, col(Episode.tombstoned_at).is_(None),
-        col(Episode.state) == EpisodeState.PROCESSED, col(Episode.source).in_([s.value for s in TRUSTED_SOURCES]))))  # fmt: skip
+    eps = list(
+        session.scalars(
+            select(Episode).where(
+                col(Episode.tenant_id) == tenant_id,
+                col(Episode.user_id) == user_id,
+                col(Episode.tombstoned_at).is_(None),
+                col(Episode.state) == EpisodeState.PROCESSED,
+                col(Episode.source).in_([s.value for s in TRUSTED_SOURCES]),
+            )
+        )
+    )
     if not eps:
         return 0
     # The user's summaries first (scope index), then their parents by child id: a lineage
     # query led by the tenant reads every edge of the tenant, once per user.
-    summaries = list(session.scalars(select(col(Memory.memory_id)).where(
-        col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id, col(Memory.extractor) == "summary",
-        col(Memory.status) != MemoryStatus.DELETED)))  # fmt: skip
-    summarised = {p for chunk in memories.chunks(summaries) for t, p in session.execute(
-        select(col(Lineage.tenant_id), col(Lineage.parent_id)).where(
-            col(Lineage.child_id).in_(chunk), col(Lineage.relation) == Relation.CONSOLIDATED_FROM,
-            col(Lineage.parent_type) == "episode")) if t == tenant_id}  # fmt: skip
+    summaries = list(
+        session.scalars(
+            select(col(Memory.memory_id)).where(
+                col(Memory.tenant_id) == tenant_id,
+                col(Memory.user_id) == user_id,
+                col(Memory.extractor) == "summary",
+                col(Memory.status) != MemoryStatus.DELETED,
+            )
+        )
+    )
+    summarised = {
+        p
+        for chunk in memories.chunks(summaries)
+        for t, p in session.execute(
+            select(col(Lineage.tenant_id), col(Lineage.parent_id)).where(
+                col(Lineage.child_id).in_(chunk),
+                col(Lineage.relation) == Relation.CONSOLIDATED_FROM,
+                col(Lineage.parent_type) == "episode",
+            )
+        )
+        if t == tenant_id
+    }
     facts: dict[str, list[str]] = defaultdict(list)
-    active = list(session.scalars(select(Memory).where(
-        col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id, col(Memory.status) == MemoryStatus.ACTIVE,
-        col(Memory.extractor).notin_(["transcript", "summary"]))))  # fmt: skip
+    active = list(
+        session.scalars(
+            select(Memory).where(
+                col(Memory.tenant_id) == tenant_id,
+                col(Memory.user_id) == user_id,
+                col(Memory.status) == MemoryStatus.ACTIVE,
+                col(Memory.extractor).notin_(["transcript", "summary"]),
+            )
+        )
+    )
     texts = {m.memory_id: m.text for m in active}
     for mid, evs in memories.evidence_of(session, tenant_id=tenant_id, ids=list(texts)).items():
         for eid in evs:
             facts[eid].append(texts[mid])
     by_session: dict[str, list[Turn]] = defaultdict(list)
     for ep in eps:
-        by_session[ep.session_id].append(Turn(episode_id=ep.episode_id, role=ep.role, source=ep.source,
-                                              content=ep.content, occurred_at=ep.occurred_at))  # fmt: skip
+        by_session[ep.session_id].append(
+            Turn(
+                episode_id=ep.episode_id, role=ep.role, source=ep.source, content=ep.content, occurred_at=ep.occurred_at
+            )
+        )
     drafts = summarize_sessions(by_session, facts, summarised)
     ids = {d: memory_id_for(tenant_id, user_id, "summary", d.session_id, *d.episode_ids) for d in drafts}
-    have = {m for chunk in memories.chunks(list(ids.values())) for m in session.scalars(
-        select(col(Memory.memory_id)).where(col(Memory.memory_id).in_(chunk)))}  # fmt: skip
+    have = {
+        m
+        for chunk in memories.chunks(list(ids.values()))
+        for m in session.scalars(select(col(Memory.memory_id)).where(col(Memory.memory_id).in_(chunk)))
+    }
     new_rows, edges = [], []
     for d, mid in ids.items():
         if mid in have:
             continue
-        new_rows.append(Memory(
-            memory_id=mid, tenant_id=tenant_id, user_id=user_id, kind=MemoryKind.EPISODIC,
-            key=f"summary.session.{d.session_id}", value=d.text, text=d.text, fingerprint=fingerprint(d.text),
-            source=Source.USER, confidence=0.9, trusted=True, status=MemoryStatus.ACTIVE, extractor="summary",
-            valid_from=d.valid_from, valid_to=None, recorded_at=now))  # fmt: skip
-        edges += [{"tenant_id": tenant_id, "child_id": mid, "parent_type": "episode", "parent_id": e,
-                   "relation": Relation.CONSOLIDATED_FROM, "created_at": now} for e in d.episode_ids]  # fmt: skip
+        new_rows.append(
+            Memory(
+                memory_id=mid,
+                tenant_id=tenant_id,
+                user_id=user_id,
+                kind=MemoryKind.EPISODIC,
+                key=f"summary.session.{d.session_id}",
+                value=d.text,
+                text=d.text,
+                fingerprint=fingerprint(d.text),
+                source=Source.USER,
+                confidence=0.9,
+                trusted=True,
+                status=MemoryStatus.ACTIVE,
+                extractor="summary",
+                valid_from=d.valid_from,
+                valid_to=None,
+                recorded_at=now,
+            )
+        )
+        edges += [
+            {
+                "tenant_id": tenant_id,
+                "child_id": mid,
+                "parent_type": "episode",
+                "parent_id": e,
+                "relation": Relation.CONSOLIDATED_FROM,
+                "created_at": now,
+            }
+            for e in d.episode_ids
+        ]
     session.add_all(new_rows)
     session.flush()
     if edges:  # one multi-row insert, not an ORM object per edge
@@ -208,16 +321,34 @@ def _summarise(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now
 
 def _repair(session: Session, tenant_id: str, user_id: str, knobs: Knobs) -> int:
     """Make the indexes agree with SQL: no entry for a deleted record, one for every live one."""
-    statuses = dict(session.execute(select(col(Memory.memory_id), col(Memory.status)).where(
-        col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id)).all())  # fmt: skip
-    indexed_lex = set(session.scalars(select(col(LexicalDoc.memory_id)).where(
-        col(LexicalDoc.tenant_id) == tenant_id, col(LexicalDoc.user_id) == user_id)))  # fmt: skip
-    indexed_vec = set(session.scalars(select(col(VectorEntry.memory_id)).where(
-        col(VectorEntry.tenant_id) == tenant_id, col(VectorEntry.user_id) == user_id)))  # fmt: skip
+    statuses = dict(
+        session.execute(
+            select(col(Memory.memory_id), col(Memory.status)).where(
+                col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id
+            )
+        ).all()
+    )
+    indexed_lex = set(
+        session.scalars(
+            select(col(LexicalDoc.memory_id)).where(
+                col(LexicalDoc.tenant_id) == tenant_id, col(LexicalDoc.user_id) == user_id
+            )
+        )
+    )
+    indexed_vec = set(
+        session.scalars(
+            select(col(VectorEntry.memory_id)).where(
+                col(VectorEntry.tenant_id) == tenant_id, col(VectorEntry.user_id) == user_id
+            )
+        )
+    )
     retired = {m for m, s in statuses.items() if s is MemoryStatus.DELETED}
     stale = sorted(((indexed_lex | indexed_vec) & retired) | ((indexed_lex | indexed_vec) - set(statuses)))
-    missing = sorted(m for m, s in statuses.items() if s is not MemoryStatus.DELETED
-                     and (m not in indexed_lex or m not in indexed_vec))  # fmt: skip
+    missing = sorted(
+        m
+        for m, s in statuses.items()
+        if s is not MemoryStatus.DELETED and (m not in indexed_lex or m not in indexed_vec)
+    )
     if stale:
         lexical.purge(session, stale)
         vector.purge(session, stale)
@@ -229,9 +360,13 @@ def _repair(session: Session, tenant_id: str, user_id: str, knobs: Knobs) -> int
     return len(stale) + len(missing)
 
 
-def mark_run(session: Session, *, run_id: int, counts: dict[str, int], status: str, duration_ms: float,
-             now: datetime) -> None:  # fmt: skip
+def mark_run(
+    session: Session, *, run_id: int, counts: dict[str, int], status: str, duration_ms: float, now: datetime
+) -> None:
     from memworks.models.tables import ConsolidationRun
 
-    session.execute(update(ConsolidationRun).where(col(ConsolidationRun.id) == run_id).values(
-        counts_json=json.dumps(counts), status=status, duration_ms=duration_ms, finished_at=now))  # fmt: skip
+    session.execute(
+        update(ConsolidationRun)
+        .where(col(ConsolidationRun.id) == run_id)
+        .values(counts_json=json.dumps(counts), status=status, duration_ms=duration_ms, finished_at=now)
+    )

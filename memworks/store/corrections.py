@@ -23,8 +23,12 @@ from memworks.store import audit, episodes, memories, versions
 def get_visible(session: Session, *, scope: Scope, memory_id: str) -> Memory:
     """The record, if the scope may see it; otherwise NotFound (existence does not leak)."""
     row = session.get(Memory, memory_id)
-    if (row is None or row.tenant_id != scope.tenant_id or row.status is MemoryStatus.DELETED
-            or (scope.user_id is not None and row.user_id not in (scope.user_id, None))):  # fmt: skip
+    if (
+        row is None
+        or row.tenant_id != scope.tenant_id
+        or row.status is MemoryStatus.DELETED
+        or (scope.user_id is not None and row.user_id not in (scope.user_id, None))
+    ):
         raise NotFound(f"no memory {memory_id!r}")
     return row
 
@@ -33,20 +37,31 @@ def provenance(session: Session, *, scope: Scope, memory_id: str) -> dict[str, A
     """A record with its evidence episodes, lineage edges and the gate decisions that made it."""
     row = get_visible(session, scope=scope, memory_id=memory_id)
     out = memories.list_by_ids(session, tenant_id=scope.tenant_id, ids=[memory_id])[0]
-    edges = session.execute(select(col(Lineage.parent_type), col(Lineage.parent_id), col(Lineage.relation)).where(
-        col(Lineage.tenant_id) == row.tenant_id, col(Lineage.child_id) == memory_id)).all()  # fmt: skip
+    edges = session.execute(
+        select(col(Lineage.parent_type), col(Lineage.parent_id), col(Lineage.relation)).where(
+            col(Lineage.tenant_id) == row.tenant_id, col(Lineage.child_id) == memory_id
+        )
+    ).all()
     decisions = session.scalars(select(GateDecision).where(col(GateDecision.memory_id) == memory_id)).all()
     eps = [
-        {"episode_id": e.episode_id, "role": e.role, "source": e.source, "content": e.content,
-         "occurred_at": e.occurred_at, "tombstoned": e.tombstoned_at is not None}  # fmt: skip
+        {
+            "episode_id": e.episode_id,
+            "role": e.role,
+            "source": e.source,
+            "content": e.content,
+            "occurred_at": e.occurred_at,
+            "tombstoned": e.tombstoned_at is not None,
+        }
         for e in episodes.by_client_ids(session, tenant_id=row.tenant_id, user_id=row.user_id, ids=out.evidence)
     ]
     return {
         "memory": out,
         "evidence_episodes": eps,
         "lineage": [{"parent_type": t, "parent_id": p, "relation": r} for t, p, r in edges],
-        "gate": [{"outcome": d.outcome, "reason": d.reason, "extractor": d.extractor, "decided_at": d.decided_at}
-                 for d in decisions],  # fmt: skip
+        "gate": [
+            {"outcome": d.outcome, "reason": d.reason, "extractor": d.extractor, "decided_at": d.decided_at}
+            for d in decisions
+        ],
     }
 
 
@@ -84,24 +99,44 @@ def correct(session: Session, *, scope: Scope, memory_id: str, value: str, now: 
     text = old.text.replace(old.value, value) if old.value and old.value in old.text else f"{old.key}: {value}"
     # The record rests on the correction episode alone: the statement it corrects is not its
     # evidence, so erasing that statement leaves the user's correction standing.
-    cand = Candidate(key=old.key, value=value, text=text, kind=old.kind, confidence=1.0, evidence=(eid,),
-                     source=Source.USER, extractor="correction")  # fmt: skip
+    cand = Candidate(
+        key=old.key,
+        value=value,
+        text=text,
+        kind=old.kind,
+        confidence=1.0,
+        evidence=(eid,),
+        source=Source.USER,
+        extractor="correction",
+    )
     verdict = judge(cand)
     if not verdict.accepted:
         raise InvalidInput(f"the write gate refused the correction: {verdict.reason}", field="value")
-    ep = EpisodeIn(episode_id=eid, tenant_id=old.tenant_id, user_id=old.user_id, session_id="corrections", turn=0,
-                   role=Role.USER, source=Source.USER, content=f"Correction of {old.key}: {value}", occurred_at=now)  # fmt: skip
+    ep = EpisodeIn(
+        episode_id=eid,
+        tenant_id=old.tenant_id,
+        user_id=old.user_id,
+        session_id="corrections",
+        turn=0,
+        role=Role.USER,
+        source=Source.USER,
+        content=f"Correction of {old.key}: {value}",
+        occurred_at=now,
+    )
     ids, _ = episodes.insert_episodes(session, episodes=[ep], now=now)
     episodes.mark_processed(session, ids=ids, now=now)
     existing = memories.load_slots(session, tenant_id=old.tenant_id, user_id=old.user_id, keys=[old.key])
-    plan = decide_writes([Accepted(cand, verdict, eid, now)], existing, scope_key=scope_key(old.tenant_id, old.user_id),
-                         now=now)  # fmt: skip
+    plan = decide_writes(
+        [Accepted(cand, verdict, eid, now)], existing, scope_key=scope_key(old.tenant_id, old.user_id), now=now
+    )
     rows = memories.apply_plan(session, plan=plan, tenant_id=old.tenant_id, user_id=old.user_id, now=now)
-    audit.record_decisions(session, tenant_id=old.tenant_id, user_id=old.user_id, now=now,
-                           decided=[(eid, [Judged(cand, verdict)], {0: plan.ops[0]})])  # fmt: skip
+    audit.record_decisions(
+        session,
+        tenant_id=old.tenant_id,
+        user_id=old.user_id,
+        now=now,
+        decided=[(eid, [Judged(cand, verdict)], {0: plan.ops[0]})],
+    )
     versions.bump(session, tenant_id=old.tenant_id, user_id=old.user_id)
     new_id = plan.ops[0][1] or memory_id
     return rows, new_id
-
-
-

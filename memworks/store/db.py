@@ -63,7 +63,9 @@ def error_text(exc: BaseException) -> str:
     since the driver's message quotes values (``Key (user_id)=(…) already exists``)."""
     if isinstance(exc, SQLAlchemyError):
         orig = getattr(exc, "orig", None)
-        return type(exc).__name__ + (f" ({type(orig).__module__}.{type(orig).__qualname__})" if orig is not None else "")
+        return type(exc).__name__ + (
+            f" ({type(orig).__module__}.{type(orig).__qualname__})" if orig is not None else ""
+        )
     return f"{type(exc).__name__}: {exc}"
 
 
@@ -82,7 +84,11 @@ def alembic_config(url: str) -> Config:
 def upgrade(url: str, revision: str = "head") -> None:
     """Apply migrations up to ``revision`` (idempotent)."""
     with _upgrade_lock:
-        engine = create_engine(url, poolclass=NullPool, hide_parameters=True) if url.startswith("sqlite") else get_engine(url)
+        engine = (
+            create_engine(url, poolclass=NullPool, hide_parameters=True)
+            if url.startswith("sqlite")
+            else get_engine(url)
+        )
         if url.startswith("sqlite"):
             _sqlite_setup(engine)
         with engine.begin() as conn:

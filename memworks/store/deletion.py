@@ -11,10 +11,17 @@ from sqlalchemy import select, update
 from sqlmodel import Session, col
 
 from memworks.errors import NotFound
-from memworks.models.schemas import DeletionRequestIn, ManifestOut, TargetOut
 from memworks.models.enums import DeletionStatus, LessonStatus, Relation, TargetState
+from memworks.models.schemas import DeletionRequestIn, ManifestOut, TargetOut
 from memworks.models.tables import DeletionRequest, Episode, Lineage, ManifestTarget, Memory, Outcome
-from memworks.pipelines.deletion import TARGETS, DeletionPlan, DeletionSubject, EpisodeRef, decide_lessons, plan_deletion
+from memworks.pipelines.deletion import (
+    TARGETS,
+    DeletionPlan,
+    DeletionSubject,
+    EpisodeRef,
+    decide_lessons,
+    plan_deletion,
+)
 from memworks.pipelines.lessons import LessonPolicy
 from memworks.pipelines.supersession import scope_key, transcript_id
 from memworks.store import lessons as lesson_store
@@ -26,9 +33,14 @@ def save_request(session: Session, *, request: DeletionRequestIn, now: datetime)
     rid = uuid.uuid4().hex
     session.add(
         DeletionRequest(
-            request_id=rid, tenant_id=request.tenant_id, user_id=request.user_id, keys_json=json.dumps(request.keys),
-            memory_ids_json=json.dumps(request.memory_ids), requested_by=request.requested_by, created_at=now,
-        )  # fmt: skip
+            request_id=rid,
+            tenant_id=request.tenant_id,
+            user_id=request.user_id,
+            keys_json=json.dumps(request.keys),
+            memory_ids_json=json.dumps(request.memory_ids),
+            requested_by=request.requested_by,
+            created_at=now,
+        )
     )
     return rid
 
@@ -41,12 +53,18 @@ def get_request(session: Session, *, request_id: str, tenant_id: str | None = No
 
 
 def subject_of(row: DeletionRequest) -> DeletionSubject:
-    return DeletionSubject(row.tenant_id, row.user_id, tuple(json.loads(row.keys_json)), tuple(json.loads(row.memory_ids_json)))
+    return DeletionSubject(
+        row.tenant_id, row.user_id, tuple(json.loads(row.keys_json)), tuple(json.loads(row.memory_ids_json))
+    )
 
 
 def compute_plan(session: Session, *, subject: DeletionSubject, policy: LessonPolicy) -> DeletionPlan:
     """Load the subject's records (every status), episodes and outcomes, and plan what goes."""
-    rows = list(session.scalars(select(Memory).where(col(Memory.tenant_id) == subject.tenant_id, col(Memory.user_id) == subject.user_id)))
+    rows = list(
+        session.scalars(
+            select(Memory).where(col(Memory.tenant_id) == subject.tenant_id, col(Memory.user_id) == subject.user_id)
+        )
+    )
     views = memories.views(session, tenant_id=subject.tenant_id, rows=rows)
     eps = session.execute(
         select(col(Episode.episode_id), col(Episode.id), col(Episode.content_fingerprint)).where(
@@ -68,8 +86,11 @@ def compute_plan(session: Session, *, subject: DeletionSubject, policy: LessonPo
 
 def _plan_outcomes(session: Session, subject: DeletionSubject, plan: DeletionPlan, policy: LessonPolicy) -> None:
     """The subject's outcomes, and a decision for every lesson that rests on them."""
-    rows = session.execute(select(col(Outcome.outcome_id), col(Outcome.task_type), col(Outcome.content_hash)).where(
-        col(Outcome.tenant_id) == subject.tenant_id, col(Outcome.user_id) == subject.user_id)).all()  # fmt: skip
+    rows = session.execute(
+        select(col(Outcome.outcome_id), col(Outcome.task_type), col(Outcome.content_hash)).where(
+            col(Outcome.tenant_id) == subject.tenant_id, col(Outcome.user_id) == subject.user_id
+        )
+    ).all()
     mine = {oid: task_type for oid, task_type, _ in rows}
     plan.outcome_ids = sorted(mine)
     plan.outcome_fingerprints = sorted({h for _, _, h in rows})
@@ -78,7 +99,8 @@ def _plan_outcomes(session: Session, subject: DeletionSubject, plan: DeletionPla
     rests_on: dict[str, set[str]] = {}
     for child, parent in session.execute(
         select(col(Lineage.child_id), col(Lineage.parent_id)).where(
-            col(Lineage.tenant_id) == subject.tenant_id, col(Lineage.parent_type) == "outcome",
+            col(Lineage.tenant_id) == subject.tenant_id,
+            col(Lineage.parent_type) == "outcome",
             col(Lineage.relation).in_([Relation.MINED_FROM, Relation.VALIDATED_ON]),
         )
     ):
@@ -86,8 +108,11 @@ def _plan_outcomes(session: Session, subject: DeletionSubject, plan: DeletionPla
     touched = {lid for lid, parents in rests_on.items() if parents & set(mine)}
     lessons, outcomes = [], []
     for task_type in sorted(set(mine.values())):
-        lessons += [lv for lv in lesson_store.lesson_views(session, tenant_id=subject.tenant_id, task_type=task_type)
-                    if lv.lesson_id in touched and lv.status != LessonStatus.DELETED]  # fmt: skip
+        lessons += [
+            lv
+            for lv in lesson_store.lesson_views(session, tenant_id=subject.tenant_id, task_type=task_type)
+            if lv.lesson_id in touched and lv.status != LessonStatus.DELETED
+        ]
         outcomes += lesson_store.outcome_views(session, tenant_id=subject.tenant_id, task_type=task_type)
     plan.decisions = decide_lessons(lessons, outcomes, subject_outcomes=set(mine), rests_on=rests_on, policy=policy)
 
@@ -124,8 +149,13 @@ def get_target(session: Session, *, request_id: str, target: str) -> ManifestTar
 def finish_if_closed(session: Session, *, request_id: str, now: datetime) -> DeletionStatus:
     """Mark the request complete once every target is CLOSED (failed if one FAILED)."""
     states = {t.state for t in targets_of(session, request_id=request_id)}
-    status = (DeletionStatus.COMPLETE if states == {TargetState.CLOSED}
-              else DeletionStatus.FAILED if TargetState.FAILED in states else DeletionStatus.OPEN)  # fmt: skip
+    status = (
+        DeletionStatus.COMPLETE
+        if states == {TargetState.CLOSED}
+        else DeletionStatus.FAILED
+        if TargetState.FAILED in states
+        else DeletionStatus.OPEN
+    )
     if status != DeletionStatus.OPEN:
         session.execute(
             update(DeletionRequest)
@@ -153,16 +183,26 @@ def manifest(session: Session, *, request_id: str, tenant_id: str | None = None)
     planned = plan_of(row) if row.plan_json else None
     plan = planned.summary() if planned else {}
     return ManifestOut(
-        request_id=row.request_id, status=row.status, tenant_id=row.tenant_id, user_id=row.user_id,
-        keys=json.loads(row.keys_json), memory_ids=json.loads(row.memory_ids_json), created_at=row.created_at,
-        completed_at=row.completed_at, plan=plan, decisions=planned.decisions if planned else [],
+        request_id=row.request_id,
+        status=row.status,
+        tenant_id=row.tenant_id,
+        user_id=row.user_id,
+        keys=json.loads(row.keys_json),
+        memory_ids=json.loads(row.memory_ids_json),
+        created_at=row.created_at,
+        completed_at=row.completed_at,
+        plan=plan,
+        decisions=planned.decisions if planned else [],
         targets={
-            t.target: TargetOut(state=t.state, remaining=t.remaining, attempts=t.attempts, checked_at=t.checked_at,
-                                detail=t.detail)  # fmt: skip
-            for t in sorted(targets_of(session, request_id=request_id), key=lambda t: TARGETS.index(t.target)
-                            if t.target in TARGETS else 99)  # fmt: skip
+            t.target: TargetOut(
+                state=t.state, remaining=t.remaining, attempts=t.attempts, checked_at=t.checked_at, detail=t.detail
+            )
+            for t in sorted(
+                targets_of(session, request_id=request_id),
+                key=lambda t: TARGETS.index(t.target) if t.target in TARGETS else 99,
+            )
         },
-    )  # fmt: skip
+    )
 
 
 def reopen_failed(session: Session, *, request_ids: list[str]) -> list[tuple[str, str]]:

@@ -43,17 +43,33 @@ def insert_episodes(session: Session, *, episodes: Sequence[EpisodeIn], now: dat
     Raises:
         Conflict: an episode id already stored with different content (nothing is written).
     """
-    new, duplicates = partition(session, table=Episode, id_field="episode_id", items=episodes,
-                                key=lambda e: (e.tenant_id, e.user_id, e.episode_id), digest=content_hash,
-                                what="episode_id", scope=("tenant_id", "user_id"))  # fmt: skip
+    new, duplicates = partition(
+        session,
+        table=Episode,
+        id_field="episode_id",
+        items=episodes,
+        key=lambda e: (e.tenant_id, e.user_id, e.episode_id),
+        digest=content_hash,
+        what="episode_id",
+        scope=("tenant_id", "user_id"),
+    )
     rows = [
         Episode(
-            episode_id=e.episode_id, tenant_id=e.tenant_id, user_id=e.user_id, session_id=e.session_id,
-            turn=e.turn, role=e.role, source=e.source, content=e.content, content_hash=h,
+            episode_id=e.episode_id,
+            tenant_id=e.tenant_id,
+            user_id=e.user_id,
+            session_id=e.session_id,
+            turn=e.turn,
+            role=e.role,
+            source=e.source,
+            content=e.content,
+            content_hash=h,
             content_fingerprint=fingerprint(e.content),
-            metadata_json=json.dumps(e.metadata, ensure_ascii=False, default=str), occurred_at=e.occurred_at,
-            received_at=now, state=EpisodeState.RECEIVED,
-        )  # fmt: skip
+            metadata_json=json.dumps(e.metadata, ensure_ascii=False, default=str),
+            occurred_at=e.occurred_at,
+            received_at=now,
+            state=EpisodeState.RECEIVED,
+        )
         for e, h in new
     ]
     session.add_all(rows)
@@ -142,11 +158,13 @@ def unprocessed_of(session: Session, *, keys: Sequence[tuple[str, str, str]]) ->
     if not keys:
         return []
     rows = session.execute(
-        select(col(Episode.id), col(Episode.episode_id)).where(
+        select(col(Episode.id), col(Episode.episode_id))
+        .where(
             tuple_(col(Episode.tenant_id), col(Episode.user_id), col(Episode.episode_id)).in_(list(keys)),
             col(Episode.state) == EpisodeState.RECEIVED,
             col(Episode.tombstoned_at).is_(None),
-        ).order_by(col(Episode.id))
+        )
+        .order_by(col(Episode.id))
     )
     return [(int(i), str(e)) for i, e in rows]
 

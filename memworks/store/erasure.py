@@ -66,10 +66,17 @@ def _erase_memories(session: Session, ids: Sequence[str], now: datetime) -> int:
     for chunk in _chunks(ids):
         result: Any = session.execute(
             update(Memory)
-            .where(col(Memory.memory_id).in_(chunk), or_(col(Memory.text) != "", col(Memory.value) != "",
-                                                         col(Memory.status) != MemoryStatus.DELETED))  # fmt: skip
-            .values(value="", text="", key=None, status=MemoryStatus.DELETED,
-                    retracted_at=func.coalesce(Memory.retracted_at, now))
+            .where(
+                col(Memory.memory_id).in_(chunk),
+                or_(col(Memory.text) != "", col(Memory.value) != "", col(Memory.status) != MemoryStatus.DELETED),
+            )
+            .values(
+                value="",
+                text="",
+                key=None,
+                status=MemoryStatus.DELETED,
+                retracted_at=func.coalesce(Memory.retracted_at, now),
+            )
         )
         n += result.rowcount or 0
     return n
@@ -80,21 +87,39 @@ def _memory_residue(session: Session, s: Subject, ids: Sequence[str], name: str)
     a planned fingerprint. Planned records of other targets are theirs to check, so no target
     waits on another's purge (a late one used to cost a re-purge after 0.5 s)."""
     left = sum(
-        _count(session, select(func.count()).select_from(Memory).where(
-            col(Memory.memory_id).in_(chunk), or_(col(Memory.text) != "", col(Memory.value) != "",
-                                                  col(Memory.status) != MemoryStatus.DELETED)))  # fmt: skip
+        _count(
+            session,
+            select(func.count())
+            .select_from(Memory)
+            .where(
+                col(Memory.memory_id).in_(chunk),
+                or_(col(Memory.text) != "", col(Memory.value) != "", col(Memory.status) != MemoryStatus.DELETED),
+            ),
+        )
         for chunk in _chunks(ids)
     )
     planned = set(s.plan.memory_ids)
     copies = sum(
-        1 for chunk in _chunks(s.plan.fingerprints) for mid in session.scalars(select(col(Memory.memory_id)).where(
-            col(Memory.tenant_id) == s.tenant_id, col(Memory.user_id) == s.user_id,
-            col(Memory.fingerprint).in_(chunk), col(Memory.text) != ""))
+        1
+        for chunk in _chunks(s.plan.fingerprints)
+        for mid in session.scalars(
+            select(col(Memory.memory_id)).where(
+                col(Memory.tenant_id) == s.tenant_id,
+                col(Memory.user_id) == s.user_id,
+                col(Memory.fingerprint).in_(chunk),
+                col(Memory.text) != "",
+            )
+        )
         if mid not in planned
-    )  # fmt: skip
-    return _evidence(name, left + copies, [f"memory rows by id ({len(ids)}) still holding text or not deleted",
-                                           f"memory rows of the subject outside the plan by fingerprint "
-                                           f"({len(s.plan.fingerprints)})"])  # fmt: skip
+    )
+    return _evidence(
+        name,
+        left + copies,
+        [
+            f"memory rows by id ({len(ids)}) still holding text or not deleted",
+            f"memory rows of the subject outside the plan by fingerprint ({len(s.plan.fingerprints)})",
+        ],
+    )
 
 
 def _own_ids(s: Subject, session: Session, *, transcripts: bool) -> list[str]:
@@ -102,7 +127,9 @@ def _own_ids(s: Subject, session: Session, *, transcripts: bool) -> list[str]:
     derived = set(s.plan.derived_ids)
     out = []
     for chunk in _chunks(s.plan.memory_ids):
-        rows = session.execute(select(col(Memory.memory_id), col(Memory.extractor)).where(col(Memory.memory_id).in_(chunk)))
+        rows = session.execute(
+            select(col(Memory.memory_id), col(Memory.extractor)).where(col(Memory.memory_id).in_(chunk))
+        )
         out += [mid for mid, ext in rows if (ext == "transcript") == transcripts and mid not in derived]
     return out
 
@@ -131,8 +158,12 @@ def purge_transcripts(session: Session, s: Subject) -> int:
     for chunk in _chunks(s.plan.episode_ids):
         result: Any = session.execute(
             update(Episode)
-            .where(col(Episode.tenant_id) == s.tenant_id, col(Episode.user_id) == s.user_id, col(Episode.episode_id).in_(chunk),
-                   or_(col(Episode.content) != "", col(Episode.tombstoned_at).is_(None)))  # fmt: skip
+            .where(
+                col(Episode.tenant_id) == s.tenant_id,
+                col(Episode.user_id) == s.user_id,
+                col(Episode.episode_id).in_(chunk),
+                or_(col(Episode.content) != "", col(Episode.tombstoned_at).is_(None)),
+            )
             .values(content="", metadata_json="{}", tombstoned_at=s.now)
         )
         n += result.rowcount or 0
@@ -141,21 +172,43 @@ def purge_transcripts(session: Session, s: Subject) -> int:
 
 def check_transcripts(session: Session, s: Subject) -> Evidence:
     left = sum(
-        _count(session, select(func.count()).select_from(Episode).where(
-            col(Episode.tenant_id) == s.tenant_id, col(Episode.user_id) == s.user_id, col(Episode.episode_id).in_(chunk),
-            or_(col(Episode.content) != "", col(Episode.tombstoned_at).is_(None))))  # fmt: skip
+        _count(
+            session,
+            select(func.count())
+            .select_from(Episode)
+            .where(
+                col(Episode.tenant_id) == s.tenant_id,
+                col(Episode.user_id) == s.user_id,
+                col(Episode.episode_id).in_(chunk),
+                or_(col(Episode.content) != "", col(Episode.tombstoned_at).is_(None)),
+            ),
+        )
         for chunk in _chunks(s.plan.episode_ids)
     )
     copies = sum(
-        _count(session, select(func.count()).select_from(Episode).where(
-            col(Episode.tenant_id) == s.tenant_id, col(Episode.user_id) == s.user_id,
-            col(Episode.content_fingerprint).in_(chunk), col(Episode.content) != ""))  # fmt: skip
+        _count(
+            session,
+            select(func.count())
+            .select_from(Episode)
+            .where(
+                col(Episode.tenant_id) == s.tenant_id,
+                col(Episode.user_id) == s.user_id,
+                col(Episode.content_fingerprint).in_(chunk),
+                col(Episode.content) != "",
+            ),
+        )
         for chunk in _chunks(s.plan.fingerprints)
     )
     records = _memory_residue(session, s, _own_ids(s, session, transcripts=True), "transcripts")
-    return _evidence("transcripts", left + copies + records.remaining,
-                     [f"episodes by id ({len(s.plan.episode_ids)}) not tombstoned or holding text",
-                      "episodes of the subject by content fingerprint", *records.checked])  # fmt: skip
+    return _evidence(
+        "transcripts",
+        left + copies + records.remaining,
+        [
+            f"episodes by id ({len(s.plan.episode_ids)}) not tombstoned or holding text",
+            "episodes of the subject by content fingerprint",
+            *records.checked,
+        ],
+    )
 
 
 # -- search indexes -------------------------------------------------------------------------
@@ -175,8 +228,13 @@ def _forget_loaded(session: Session, s: Subject) -> None:
 
 def check_lexical(session: Session, s: Subject) -> Evidence:
     SCOPES.drop(s.tenant_id, s.user_id)
-    return lexical.confirm_absent(session, tenant_id=s.tenant_id, user_id=s.user_id, memory_ids=s.plan.memory_ids,
-                                  fingerprints=s.plan.fingerprints)  # fmt: skip
+    return lexical.confirm_absent(
+        session,
+        tenant_id=s.tenant_id,
+        user_id=s.user_id,
+        memory_ids=s.plan.memory_ids,
+        fingerprints=s.plan.fingerprints,
+    )
 
 
 def purge_vector(session: Session, s: Subject) -> int:
@@ -188,12 +246,21 @@ def check_vector(session: Session, s: Subject) -> Evidence:
     SCOPES.drop(s.tenant_id, s.user_id)
     by_id = vector.confirm_absent(session, s.plan.memory_ids)
     copies = sum(
-        _count(session, select(func.count()).select_from(VectorEntry).where(
-            col(VectorEntry.tenant_id) == s.tenant_id, col(VectorEntry.user_id) == s.user_id,
-            col(VectorEntry.fingerprint).in_(chunk)))  # fmt: skip
+        _count(
+            session,
+            select(func.count())
+            .select_from(VectorEntry)
+            .where(
+                col(VectorEntry.tenant_id) == s.tenant_id,
+                col(VectorEntry.user_id) == s.user_id,
+                col(VectorEntry.fingerprint).in_(chunk),
+            ),
+        )
         for chunk in _chunks(s.plan.fingerprints)
     )
-    return _evidence("vector_index", by_id.remaining + copies, [*by_id.checked, "vector_entry of the subject by fingerprint"])
+    return _evidence(
+        "vector_index", by_id.remaining + copies, [*by_id.checked, "vector_entry of the subject by fingerprint"]
+    )
 
 
 # -- read cache -----------------------------------------------------------------------------
@@ -226,7 +293,9 @@ def purge_cache(session: Session, s: Subject) -> int:
 
 
 def check_cache(session: Session, s: Subject) -> Evidence:
-    return _evidence("cache", len(_cached_residue(s)), [f"cached answers of tenant {s.tenant_id} by memory id and fingerprint"])
+    return _evidence(
+        "cache", len(_cached_residue(s)), [f"cached answers of tenant {s.tenant_id} by memory id and fingerprint"]
+    )
 
 
 # -- injected profile -----------------------------------------------------------------------
@@ -240,8 +309,13 @@ def purge_profile(session: Session, s: Subject) -> int:
 
 
 def check_profile(session: Session, s: Subject) -> Evidence:
-    return profiles.confirm_absent(session, tenant_id=s.tenant_id, user_id=s.user_id, memory_ids=s.plan.memory_ids,
-                                   fingerprints=s.plan.fingerprints)  # fmt: skip
+    return profiles.confirm_absent(
+        session,
+        tenant_id=s.tenant_id,
+        user_id=s.user_id,
+        memory_ids=s.plan.memory_ids,
+        fingerprints=s.plan.fingerprints,
+    )
 
 
 # -- audit text -----------------------------------------------------------------------------
@@ -249,15 +323,26 @@ def check_profile(session: Session, s: Subject) -> Evidence:
 
 def purge_audit(session: Session, s: Subject) -> int:
     p = s.plan
-    return audit.purge_gate(session, tenant_id=s.tenant_id, user_id=s.user_id, episode_ids=p.episode_ids,
-                            memory_ids=p.memory_ids, fingerprints=p.fingerprints) + audit.purge_rejected(
-        session, tenant_id=s.tenant_id, episode_ids=p.episode_ids)  # fmt: skip
+    return audit.purge_gate(
+        session,
+        tenant_id=s.tenant_id,
+        user_id=s.user_id,
+        episode_ids=p.episode_ids,
+        memory_ids=p.memory_ids,
+        fingerprints=p.fingerprints,
+    ) + audit.purge_rejected(session, tenant_id=s.tenant_id, episode_ids=p.episode_ids)
 
 
 def check_audit(session: Session, s: Subject) -> Evidence:
     p = s.plan
-    gate = audit.gate_absent(session, tenant_id=s.tenant_id, user_id=s.user_id, episode_ids=p.episode_ids,
-                             memory_ids=p.memory_ids, fingerprints=p.fingerprints)  # fmt: skip
+    gate = audit.gate_absent(
+        session,
+        tenant_id=s.tenant_id,
+        user_id=s.user_id,
+        episode_ids=p.episode_ids,
+        memory_ids=p.memory_ids,
+        fingerprints=p.fingerprints,
+    )
     rejected = audit.rejected_absent(session, tenant_id=s.tenant_id, episode_ids=p.episode_ids)
     return _evidence("audit_log", gate.remaining + rejected.remaining, [*gate.checked, *rejected.checked])
 
@@ -266,13 +351,24 @@ def check_audit(session: Session, s: Subject) -> Evidence:
 
 
 def purge_outcomes(session: Session, s: Subject) -> int:
-    return outcomes.purge_outcomes(session, tenant_id=s.tenant_id, user_id=s.user_id, ids=s.plan.outcome_ids,
-                                   fingerprints=s.plan.outcome_fingerprints, now=s.now)  # fmt: skip
+    return outcomes.purge_outcomes(
+        session,
+        tenant_id=s.tenant_id,
+        user_id=s.user_id,
+        ids=s.plan.outcome_ids,
+        fingerprints=s.plan.outcome_fingerprints,
+        now=s.now,
+    )
 
 
 def check_outcomes(session: Session, s: Subject) -> Evidence:
-    return outcomes.outcomes_absent(session, tenant_id=s.tenant_id, user_id=s.user_id, ids=s.plan.outcome_ids,
-                                    fingerprints=s.plan.outcome_fingerprints)  # fmt: skip
+    return outcomes.outcomes_absent(
+        session,
+        tenant_id=s.tenant_id,
+        user_id=s.user_id,
+        ids=s.plan.outcome_ids,
+        fingerprints=s.plan.outcome_fingerprints,
+    )
 
 
 def _decided(s: Subject) -> dict[str, dict[str, str]]:
@@ -281,9 +377,13 @@ def _decided(s: Subject) -> dict[str, dict[str, str]]:
 
 def purge_lessons(session: Session, s: Subject) -> int:
     decided = _decided(s)
-    return outcomes.purge_lessons(session, tenant_id=s.tenant_id, outcome_ids=s.plan.outcome_ids,
-                                  decisions={k: d["decision"] for k, d in decided.items()},
-                                  bases={k: d["basis"] for k, d in decided.items()})  # fmt: skip
+    return outcomes.purge_lessons(
+        session,
+        tenant_id=s.tenant_id,
+        outcome_ids=s.plan.outcome_ids,
+        decisions={k: d["decision"] for k, d in decided.items()},
+        bases={k: d["basis"] for k, d in decided.items()},
+    )
 
 
 def check_lessons(session: Session, s: Subject) -> Evidence:

@@ -19,8 +19,12 @@ _NEVER = (MemoryStatus.DELETED, MemoryStatus.PENDING_CONFIRMATION, MemoryStatus.
 def present_by_version(scope: Scope) -> list[Any]:
     """The part of a present read's filter that only a write can change (so a scope version
     fixes it): active, trusted, not retracted. Expiry depends on the clock as well."""
-    return [*scope_clause(scope), col(Memory.trusted).is_(True), col(Memory.status) == MemoryStatus.ACTIVE,
-            col(Memory.retracted_at).is_(None)]  # fmt: skip
+    return [
+        *scope_clause(scope),
+        col(Memory.trusted).is_(True),
+        col(Memory.status) == MemoryStatus.ACTIVE,
+        col(Memory.retracted_at).is_(None),
+    ]
 
 
 def visible(scope: Scope, *, now: datetime, as_of: datetime | None, known_at: datetime | None) -> list[Any]:

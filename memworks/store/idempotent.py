@@ -35,8 +35,14 @@ def partition(
     """
     columns = [col(getattr(table, c)) for c in (*scope, id_field)]
     keys = [key(i) for i in items]
-    stored = {tuple(row[:-1]): row[-1] for row in session.execute(select(*columns, col(table.content_hash)).where(
-        tuple_(*columns).in_(keys)))} if keys else {}  # fmt: skip
+    stored = (
+        {
+            tuple(row[:-1]): row[-1]
+            for row in session.execute(select(*columns, col(table.content_hash)).where(tuple_(*columns).in_(keys)))
+        }
+        if keys
+        else {}
+    )
     fresh: dict[tuple[str, ...], tuple[T, str]] = {}
     duplicates: list[str] = []
     for item in items:

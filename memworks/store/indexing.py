@@ -16,9 +16,13 @@ from memworks.store.projections.base import IndexRecord
 
 
 def index_memories(
-    session: Session, rows: Sequence[Memory], embedder: Embedder,
-    vectors: dict[str, npt.NDArray[np.float32]] | None = None, *, fresh: bool = False,
-) -> None:  # fmt: skip
+    session: Session,
+    rows: Sequence[Memory],
+    embedder: Embedder,
+    vectors: dict[str, npt.NDArray[np.float32]] | None = None,
+    *,
+    fresh: bool = False,
+) -> None:
     """Index ``rows``; index texts (:func:`index_text`) missing from ``vectors`` are embedded
     here, in one batch. ``fresh``: the rows were inserted in this transaction, so they have no
     entries to replace."""
@@ -33,5 +37,6 @@ def index_memories(
     records = [IndexRecord(r.memory_id, r.tenant_id, r.user_id, t) for r, t in zip(rows, texts, strict=True)]
     prints = [r.fingerprint for r in rows]
     lexical.apply(session, records, prints, replace=not fresh)
-    vector.apply(session, records, np.stack([vectors[t] for t in texts]), prints, model=embedder.name,
-                 replace=not fresh)
+    vector.apply(
+        session, records, np.stack([vectors[t] for t in texts]), prints, model=embedder.name, replace=not fresh
+    )

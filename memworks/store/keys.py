@@ -45,8 +45,16 @@ def create_key(
     if len(label) > 200:
         raise InvalidInput("label must be at most 200 characters", field="label")
     key_id, secret = uuid.uuid4().hex, SECRET_PREFIX + secrets.token_urlsafe(32)
-    session.add(ApiKey(key_id=key_id, tenant_id=tenant_id, user_id=user_id, secret_hash=hash_secret(secret),
-                       label=label, created_at=now))  # fmt: skip
+    session.add(
+        ApiKey(
+            key_id=key_id,
+            tenant_id=tenant_id,
+            user_id=user_id,
+            secret_hash=hash_secret(secret),
+            label=label,
+            created_at=now,
+        )
+    )
     session.flush()
     return key_id, secret
 
@@ -78,8 +86,13 @@ def revoke(session: Session, *, key_id: str, now: datetime | None = None) -> Api
 
 def list_keys(session: Session, *, tenant_id: str) -> list[ApiKey]:
     """A tenant's keys, revoked ones included (never their secrets, which are not stored)."""
-    return list(session.scalars(select(ApiKey).where(col(ApiKey.tenant_id) == tenant_id)
-                                .order_by(col(ApiKey.created_at), col(ApiKey.key_id))))  # fmt: skip
+    return list(
+        session.scalars(
+            select(ApiKey)
+            .where(col(ApiKey.tenant_id) == tenant_id)
+            .order_by(col(ApiKey.created_at), col(ApiKey.key_id))
+        )
+    )
 
 
 def database_ok(engine: Engine) -> bool:

@@ -25,8 +25,16 @@ Reporter = Literal["tenant", "user"]
 
 
 def _hash(o: OutcomeIn) -> str:
-    body = [o.user_id, o.task_id, o.task_type, o.features, o.action_taken, o.verified_action, o.success,
-            o.occurred_at.isoformat()]  # fmt: skip
+    body = [
+        o.user_id,
+        o.task_id,
+        o.task_type,
+        o.features,
+        o.action_taken,
+        o.verified_action,
+        o.success,
+        o.occurred_at.isoformat(),
+    ]
     if o.task_text is not None or o.feedback is not None:  # hashes of outcomes without them stay as they were
         body += [o.task_text, o.feedback]
     return hashlib.sha256(json.dumps(body, ensure_ascii=False).encode()).hexdigest()
@@ -49,16 +57,34 @@ def insert_outcomes(
     Raises:
         Conflict: an outcome id already stored with different content (nothing is written).
     """
-    fresh, dups = partition(session, table=Outcome, id_field="outcome_id", items=outcomes,
-                            key=lambda o: (o.tenant_id, o.outcome_id), digest=_hash, what="outcome_id")  # fmt: skip
+    fresh, dups = partition(
+        session,
+        table=Outcome,
+        id_field="outcome_id",
+        items=outcomes,
+        key=lambda o: (o.tenant_id, o.outcome_id),
+        digest=_hash,
+        what="outcome_id",
+    )
     rows = [
         Outcome(
-            outcome_id=o.outcome_id, tenant_id=o.tenant_id, user_id=o.user_id, task_id=o.task_id,
-            task_type=o.task_type, features_json=json.dumps(list(outcome_features(o.features, o.task_text))),
-            features_raw=json.dumps(o.features, ensure_ascii=False), action_taken=o.action_taken,
-            verified_action=o.verified_action, success=o.success, content_hash=h, occurred_at=o.occurred_at,
-            received_at=now, reporter=reporter_of(o, reporter), task_text=o.task_text, feedback=o.feedback,
-        )  # fmt: skip
+            outcome_id=o.outcome_id,
+            tenant_id=o.tenant_id,
+            user_id=o.user_id,
+            task_id=o.task_id,
+            task_type=o.task_type,
+            features_json=json.dumps(list(outcome_features(o.features, o.task_text))),
+            features_raw=json.dumps(o.features, ensure_ascii=False),
+            action_taken=o.action_taken,
+            verified_action=o.verified_action,
+            success=o.success,
+            content_hash=h,
+            occurred_at=o.occurred_at,
+            received_at=now,
+            reporter=reporter_of(o, reporter),
+            task_text=o.task_text,
+            feedback=o.feedback,
+        )
         for o, h in fresh
     ]
     session.add_all(rows)
@@ -69,14 +95,27 @@ def insert_outcomes(
 def outcome_views(session: Session, *, tenant_id: str, task_type: str) -> list[OutcomeView]:
     rows = session.scalars(
         select(Outcome)
-        .where(col(Outcome.tenant_id) == tenant_id, col(Outcome.task_type) == task_type, col(Outcome.tombstoned_at).is_(None))
+        .where(
+            col(Outcome.tenant_id) == tenant_id,
+            col(Outcome.task_type) == task_type,
+            col(Outcome.tombstoned_at).is_(None),
+        )
         .order_by(col(Outcome.occurred_at), col(Outcome.id))
     )
     return [
-        OutcomeView(outcome_id=r.outcome_id, user_id=r.user_id, task_id=r.task_id, task_type=r.task_type,
-                    features=tuple(json.loads(r.features_json)), action_taken=r.action_taken,
-                    verified_action=r.verified_action, success=r.success, occurred_at=r.occurred_at,
-                    reporter=r.reporter, received_at=r.received_at)  # fmt: skip
+        OutcomeView(
+            outcome_id=r.outcome_id,
+            user_id=r.user_id,
+            task_id=r.task_id,
+            task_type=r.task_type,
+            features=tuple(json.loads(r.features_json)),
+            action_taken=r.action_taken,
+            verified_action=r.verified_action,
+            success=r.success,
+            occurred_at=r.occurred_at,
+            reporter=r.reporter,
+            received_at=r.received_at,
+        )
         for r in rows
     ]
 
@@ -84,13 +123,24 @@ def outcome_views(session: Session, *, tenant_id: str, task_type: str) -> list[O
 def known_actions(session: Session, *, tenant_id: str) -> set[str]:
     """Actions the tenant vouched for: right on a tenant-level outcome of any task type, or the
     action of a lesson an operator proposed."""
-    live = [col(Outcome.tenant_id) == tenant_id, col(Outcome.reporter) == "tenant", col(Outcome.tombstoned_at).is_(None)]
-    verified = session.scalars(select(col(Outcome.verified_action)).distinct().where(
-        *live, col(Outcome.verified_action).is_not(None)))  # fmt: skip
-    succeeded = session.scalars(select(col(Outcome.action_taken)).distinct().where(
-        *live, col(Outcome.success).is_(True), col(Outcome.verified_action).is_(None)))  # fmt: skip
-    proposed = session.scalars(select(col(Lesson.action)).distinct().where(
-        col(Lesson.tenant_id) == tenant_id, col(Lesson.origin) == "proposed"))  # fmt: skip
+    live = [
+        col(Outcome.tenant_id) == tenant_id,
+        col(Outcome.reporter) == "tenant",
+        col(Outcome.tombstoned_at).is_(None),
+    ]
+    verified = session.scalars(
+        select(col(Outcome.verified_action)).distinct().where(*live, col(Outcome.verified_action).is_not(None))
+    )
+    succeeded = session.scalars(
+        select(col(Outcome.action_taken))
+        .distinct()
+        .where(*live, col(Outcome.success).is_(True), col(Outcome.verified_action).is_(None))
+    )
+    proposed = session.scalars(
+        select(col(Lesson.action))
+        .distinct()
+        .where(col(Lesson.tenant_id) == tenant_id, col(Lesson.origin) == "proposed")
+    )
     return {a for a in (*verified, *succeeded, *proposed) if a}
 
 
@@ -101,8 +151,9 @@ def task_types(session: Session, *, tenant_id: str) -> list[str]:
 def _mined_from(session: Session, *, tenant_id: str, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
     out: dict[str, list[str]] = {i: [] for i in ids}
     rows = session.execute(  # tenant checked and edges ordered here: see memories.evidence_of
-        select(col(Lineage.id), col(Lineage.tenant_id), col(Lineage.child_id), col(Lineage.parent_id))
-        .where(col(Lineage.child_id).in_(ids), col(Lineage.relation) == Relation.MINED_FROM)
+        select(col(Lineage.id), col(Lineage.tenant_id), col(Lineage.child_id), col(Lineage.parent_id)).where(
+            col(Lineage.child_id).in_(ids), col(Lineage.relation) == Relation.MINED_FROM
+        )
     ).all()
     for _, tenant, child, parent in sorted(rows):
         if tenant == tenant_id:
@@ -111,9 +162,17 @@ def _mined_from(session: Session, *, tenant_id: str, ids: Sequence[str]) -> dict
 
 
 def _view(row: Lesson, mined: tuple[str, ...]) -> LessonView:
-    return LessonView(lesson_id=row.lesson_id, task_type=row.task_type, pattern=tuple(json.loads(row.pattern_json)),
-                      action=row.action, guidance=row.guidance, version=row.version, status=row.status,
-                      mined_from=mined, activated_at=row.activated_at)  # fmt: skip
+    return LessonView(
+        lesson_id=row.lesson_id,
+        task_type=row.task_type,
+        pattern=tuple(json.loads(row.pattern_json)),
+        action=row.action,
+        guidance=row.guidance,
+        version=row.version,
+        status=row.status,
+        mined_from=mined,
+        activated_at=row.activated_at,
+    )
 
 
 def lesson_rows(session: Session, *, tenant_id: str, task_type: str | None = None) -> list[Lesson]:
@@ -130,29 +189,62 @@ def lesson_views(session: Session, *, tenant_id: str, task_type: str) -> list[Le
 
 
 def add_lesson(
-    session: Session, *, tenant_id: str, task_type: str, pattern: Sequence[str], action: str, guidance: str,
-    mined_from: Iterable[str], origin: str, now: datetime,
-) -> LessonView:  # fmt: skip
+    session: Session,
+    *,
+    tenant_id: str,
+    task_type: str,
+    pattern: Sequence[str],
+    action: str,
+    guidance: str,
+    mined_from: Iterable[str],
+    origin: str,
+    now: datetime,
+) -> LessonView:
     """A new candidate, the next version of its pattern, with lineage to its outcomes."""
     pat = sorted(set(pattern))
-    same = [r for r in lesson_rows(session, tenant_id=tenant_id, task_type=task_type) if json.loads(r.pattern_json) == pat]
+    same = [
+        r for r in lesson_rows(session, tenant_id=tenant_id, task_type=task_type) if json.loads(r.pattern_json) == pat
+    ]
     version = max((r.version for r in same), default=0) + 1
     lid = memory_id_for(tenant_id, "lesson", task_type, json.dumps(pat), action, str(version))
-    row = Lesson(lesson_id=lid, tenant_id=tenant_id, task_type=task_type, pattern_json=json.dumps(pat), action=action,
-                 guidance=guidance, version=version, origin=origin, created_at=now)  # fmt: skip
+    row = Lesson(
+        lesson_id=lid,
+        tenant_id=tenant_id,
+        task_type=task_type,
+        pattern_json=json.dumps(pat),
+        action=action,
+        guidance=guidance,
+        version=version,
+        origin=origin,
+        created_at=now,
+    )
     session.add(row)
     parents = list(dict.fromkeys(mined_from))
     session.add_all(
-        Lineage(tenant_id=tenant_id, child_id=lid, parent_type="outcome", parent_id=p, relation=Relation.MINED_FROM,
-                created_at=now)  # fmt: skip
+        Lineage(
+            tenant_id=tenant_id,
+            child_id=lid,
+            parent_type="outcome",
+            parent_id=p,
+            relation=Relation.MINED_FROM,
+            created_at=now,
+        )
         for p in parents
     )
     session.flush()
     return _view(row, tuple(parents))
 
 
-def decide(session: Session, *, tenant_id: str, lesson_id: str, status: str, report: str, evidence: Sequence[str],
-           now: datetime) -> None:  # fmt: skip
+def decide(
+    session: Session,
+    *,
+    tenant_id: str,
+    lesson_id: str,
+    status: str,
+    report: str,
+    evidence: Sequence[str],
+    now: datetime,
+) -> None:
     """Record a gate decision (forward-only: only a candidate changes here).
 
     A promotion supersedes the active lesson of the same pattern, which the new version
@@ -173,12 +265,24 @@ def decide(session: Session, *, tenant_id: str, lesson_id: str, status: str, rep
                     old.report = f"superseded by version {row.version} ({lesson_id}); {old.report}"
                     row.previous_id = old.lesson_id
                     session.add(old)
-        have = set(session.scalars(select(col(Lineage.parent_id)).where(
-            col(Lineage.child_id) == lesson_id, col(Lineage.relation) == Relation.VALIDATED_ON)))  # fmt: skip
+        have = set(
+            session.scalars(
+                select(col(Lineage.parent_id)).where(
+                    col(Lineage.child_id) == lesson_id, col(Lineage.relation) == Relation.VALIDATED_ON
+                )
+            )
+        )
         session.add_all(
-            Lineage(tenant_id=tenant_id, child_id=lesson_id, parent_type="outcome", parent_id=e,
-                    relation=Relation.VALIDATED_ON, created_at=now)  # fmt: skip
-            for e in dict.fromkeys(evidence) if e not in have
+            Lineage(
+                tenant_id=tenant_id,
+                child_id=lesson_id,
+                parent_type="outcome",
+                parent_id=e,
+                relation=Relation.VALIDATED_ON,
+                created_at=now,
+            )
+            for e in dict.fromkeys(evidence)
+            if e not in have
         )
     session.add(row)
 
@@ -205,7 +309,17 @@ def retire(session: Session, *, tenant_id: str, lesson_id: str, status: str, rep
 
 
 def to_out(row: Lesson) -> LessonOut:
-    return LessonOut(lesson_id=row.lesson_id, task_type=row.task_type, pattern=json.loads(row.pattern_json),
-                     action=row.action, guidance=row.guidance, status=row.status, version=row.version,
-                     origin=row.origin, report=row.report, created_at=row.created_at, activated_at=row.activated_at,
-                     previous_id=row.previous_id)  # fmt: skip
+    return LessonOut(
+        lesson_id=row.lesson_id,
+        task_type=row.task_type,
+        pattern=json.loads(row.pattern_json),
+        action=row.action,
+        guidance=row.guidance,
+        status=row.status,
+        version=row.version,
+        origin=row.origin,
+        report=row.report,
+        created_at=row.created_at,
+        activated_at=row.activated_at,
+        previous_id=row.previous_id,
+    )

@@ -27,21 +27,32 @@ _EVIDENCE = (Relation.EXTRACTED_FROM, Relation.REINFORCED_BY, Relation.CONSOLIDA
 
 def scope_clause(scope: Scope) -> list[ColumnElement[bool]]:
     """Rows a scope may see: the user's own and the tenant-wide ones."""
-    user = col(Memory.user_id).is_(None) if scope.user_id is None else or_(
-        col(Memory.user_id) == scope.user_id, col(Memory.user_id).is_(None)
+    user = (
+        col(Memory.user_id).is_(None)
+        if scope.user_id is None
+        else or_(col(Memory.user_id) == scope.user_id, col(Memory.user_id).is_(None))
     )
     return [col(Memory.tenant_id) == scope.tenant_id, user]
 
 
-def _edges(session: Session, *, tenant_id: str, ids: Iterable[str], relations: Sequence[Relation]
-           ) -> list[tuple[Relation, str, str, str]]:  # fmt: skip
+def _edges(
+    session: Session, *, tenant_id: str, ids: Iterable[str], relations: Sequence[Relation]
+) -> list[tuple[Relation, str, str, str]]:
     """(relation, parent type, child, parent) of the edges from ``ids``, oldest first."""
     rows = [
-        r for chunk in chunks(list(ids)) for r in session.execute(
-            select(col(Lineage.id), col(Lineage.tenant_id), col(Lineage.relation), col(Lineage.parent_type),
-                   col(Lineage.child_id), col(Lineage.parent_id))
-            .where(col(Lineage.child_id).in_(chunk), col(Lineage.relation).in_(relations)))
-    ]  # fmt: skip
+        r
+        for chunk in chunks(list(ids))
+        for r in session.execute(
+            select(
+                col(Lineage.id),
+                col(Lineage.tenant_id),
+                col(Lineage.relation),
+                col(Lineage.parent_type),
+                col(Lineage.child_id),
+                col(Lineage.parent_id),
+            ).where(col(Lineage.child_id).in_(chunk), col(Lineage.relation).in_(relations))
+        )
+    ]
     return [(rel, ptype, child, parent) for _, tenant, rel, ptype, child, parent in sorted(rows) if tenant == tenant_id]
 
 
@@ -64,28 +75,51 @@ def evidence_of(session: Session, *, tenant_id: str, ids: Iterable[str]) -> dict
 
 def to_view(row: Memory, evidence: Sequence[str], derived: Sequence[str] = ()) -> MemoryView:
     return MemoryView(
-        memory_id=row.memory_id, kind=row.kind, key=row.key, value=row.value, text=row.text,
-        source=row.source, confidence=row.confidence, trusted=row.trusted, status=row.status,
-        extractor=row.extractor, valid_from=row.valid_from, valid_to=row.valid_to,
-        recorded_at=row.recorded_at, retracted_at=row.retracted_at, superseded_at=row.superseded_at,
-        superseded_by=row.superseded_by, event_at=row.event_at, expires_at=row.expires_at,
-        last_retrieved_at=row.last_retrieved_at, last_verified_at=row.last_verified_at, attention=row.attention,
-        hold=row.hold, evidence=tuple(evidence), derived_from=tuple(derived),
-    )  # fmt: skip
+        memory_id=row.memory_id,
+        kind=row.kind,
+        key=row.key,
+        value=row.value,
+        text=row.text,
+        source=row.source,
+        confidence=row.confidence,
+        trusted=row.trusted,
+        status=row.status,
+        extractor=row.extractor,
+        valid_from=row.valid_from,
+        valid_to=row.valid_to,
+        recorded_at=row.recorded_at,
+        retracted_at=row.retracted_at,
+        superseded_at=row.superseded_at,
+        superseded_by=row.superseded_by,
+        event_at=row.event_at,
+        expires_at=row.expires_at,
+        last_retrieved_at=row.last_retrieved_at,
+        last_verified_at=row.last_verified_at,
+        attention=row.attention,
+        hold=row.hold,
+        evidence=tuple(evidence),
+        derived_from=tuple(derived),
+    )
 
 
 def views(session: Session, *, tenant_id: str, rows: Sequence[Memory]) -> list[MemoryView]:
     """``rows`` with their evidence and derivations (one lineage query per 500 rows)."""
-    edges = _edges(session, tenant_id=tenant_id, ids=[r.memory_id for r in rows],
-                   relations=(*_EVIDENCE, Relation.DERIVED_FROM))  # fmt: skip
+    edges = _edges(
+        session, tenant_id=tenant_id, ids=[r.memory_id for r in rows], relations=(*_EVIDENCE, Relation.DERIVED_FROM)
+    )
     ev, der = _lineage(edges)
     return [to_view(r, ev.get(r.memory_id, ()), der.get(r.memory_id, ())) for r in rows]
 
 
 def load_slots(
-    session: Session, *, tenant_id: str, user_id: str, keys: Iterable[str], texts: Iterable[str] = (),
+    session: Session,
+    *,
+    tenant_id: str,
+    user_id: str,
+    keys: Iterable[str],
+    texts: Iterable[str] = (),
     prefixes: Iterable[str] = (),
-) -> list[MemoryView]:  # fmt: skip
+) -> list[MemoryView]:
     """Every non-deleted record of the user's slots ``keys`` and of the slots under one of
     ``prefixes`` (``user.instrument`` → ``user.instrument.learning``: a retraction of a slot
     family), plus records derived from them, plus keyless records with one of ``texts`` (a
@@ -94,13 +128,22 @@ def load_slots(
     prints = sorted({fingerprint(t) for t in texts})
     if not keys and not prints:
         return []
-    live = [col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id, col(Memory.status) != MemoryStatus.DELETED]
+    live = [
+        col(Memory.tenant_id) == tenant_id,
+        col(Memory.user_id) == user_id,
+        col(Memory.status) != MemoryStatus.DELETED,
+    ]
     rows = list(session.scalars(select(Memory).where(*live, col(Memory.key).in_(keys)))) if keys else []
     for p in sorted(set(prefixes)):
-        rows += [r for r in session.scalars(select(Memory).where(*live, col(Memory.key).startswith(p + ".", autoescape=True)))
-                 if r.key not in keys]  # fmt: skip
+        rows += [
+            r
+            for r in session.scalars(select(Memory).where(*live, col(Memory.key).startswith(p + ".", autoescape=True)))
+            if r.key not in keys
+        ]
     for chunk in chunks(prints):
-        rows += session.scalars(select(Memory).where(*live, col(Memory.key).is_(None), col(Memory.fingerprint).in_(chunk)))
+        rows += session.scalars(
+            select(Memory).where(*live, col(Memory.key).is_(None), col(Memory.fingerprint).in_(chunk))
+        )
     ids = [r.memory_id for r in rows]
     child_ids = {
         c
@@ -124,15 +167,23 @@ def load_slots(
 def keyed_records(session: Session, *, tenant_id: str, user_id: str) -> list[MemoryView]:
     """The user's keyed records, history included (deleted ones never): what a forget request's
     topic is matched against. No lineage is loaded (matching reads keys and values only)."""
-    rows = session.scalars(select(Memory).where(
-        col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id, col(Memory.key).is_not(None),
-        col(Memory.status) != MemoryStatus.DELETED))  # fmt: skip
+    rows = session.scalars(
+        select(Memory).where(
+            col(Memory.tenant_id) == tenant_id,
+            col(Memory.user_id) == user_id,
+            col(Memory.key).is_not(None),
+            col(Memory.status) != MemoryStatus.DELETED,
+        )
+    )
     return [to_view(r, ()) for r in rows]
 
 
 def _ended(row: Memory) -> bool:
-    return row.retracted_at is not None or row.valid_to is not None or row.status in (
-        MemoryStatus.SUPERSEDED, MemoryStatus.EXPIRED, MemoryStatus.DELETED)  # fmt: skip
+    return (
+        row.retracted_at is not None
+        or row.valid_to is not None
+        or row.status in (MemoryStatus.SUPERSEDED, MemoryStatus.EXPIRED, MemoryStatus.DELETED)
+    )
 
 
 def retire_transcripts(session: Session, *, tenant_id: str, user_id: str, ended: Sequence[str], now: datetime) -> int:
@@ -148,20 +199,32 @@ def retire_transcripts(session: Session, *, tenant_id: str, user_id: str, ended:
         return 0
     eps = {e for es in evidence_of(session, tenant_id=tenant_id, ids=ended).values() for e in es}
     edges = [
-        (child, parent) for chunk in chunks(sorted(eps)) for child, parent in session.execute(
+        (child, parent)
+        for chunk in chunks(sorted(eps))
+        for child, parent in session.execute(
             select(col(Lineage.child_id), col(Lineage.parent_id)).where(
-                col(Lineage.tenant_id) == tenant_id, col(Lineage.parent_type) == "episode",
+                col(Lineage.tenant_id) == tenant_id,
+                col(Lineage.parent_type) == "episode",
                 col(Lineage.parent_id).in_(chunk),
-                col(Lineage.relation).in_([Relation.EXTRACTED_FROM, Relation.REINFORCED_BY])))
-    ]  # fmt: skip
+                col(Lineage.relation).in_([Relation.EXTRACTED_FROM, Relation.REINFORCED_BY]),
+            )
+        )
+    ]
     rows = {r.memory_id: r for r in get_rows(session, ids=sorted({c for c, _ in edges}))}
     # A derived record (a time zone from a city) is an inference, not something the turn said.
-    inferred = {c for _, _, c, _ in _edges(session, tenant_id=tenant_id, ids=list(rows), relations=(Relation.DERIVED_FROM,))}
+    inferred = {
+        c for _, _, c, _ in _edges(session, tenant_id=tenant_id, ids=list(rows), relations=(Relation.DERIVED_FROM,))
+    }
     stated: dict[str, list[Memory]] = defaultdict(list)
     for child, ep in edges:
         r = rows.get(child)
-        if r is not None and r.user_id == user_id and r.key is not None and r.extractor != "transcript" \
-                and child not in inferred:  # fmt: skip
+        if (
+            r is not None
+            and r.user_id == user_id
+            and r.key is not None
+            and r.extractor != "transcript"
+            and child not in inferred
+        ):
             stated[ep].append(r)
     key = scope_key(tenant_id, user_id)
     successors: dict[str, tuple[str | None, datetime | None]] = {}
@@ -172,8 +235,9 @@ def retire_transcripts(session: Session, *, tenant_id: str, user_id: str, ended:
     return supersede_transcripts(session, successors=successors, now=now)
 
 
-def supersede_transcripts(session: Session, *, successors: Mapping[str, str | None | tuple[str | None, datetime | None]],
-                          now: datetime) -> int:  # fmt: skip
+def supersede_transcripts(
+    session: Session, *, successors: Mapping[str, str | None | tuple[str | None, datetime | None]], now: datetime
+) -> int:
     """Mark the given active transcripts superseded (by the record named, if any).
 
     A value is the successor's id, or ``(successor, valid_to)``; without a ``valid_to`` (or
@@ -188,17 +252,23 @@ def supersede_transcripts(session: Session, *, successors: Mapping[str, str | No
         succ, valid_to = value if isinstance(value, tuple) else (value, None)
         end = valid_to if valid_to is not None and valid_to > t.valid_from else t.valid_from
         session.execute(
-            update(Memory).where(col(Memory.memory_id) == t.memory_id, col(Memory.status) == MemoryStatus.ACTIVE)
+            update(Memory)
+            .where(col(Memory.memory_id) == t.memory_id, col(Memory.status) == MemoryStatus.ACTIVE)
             .values(status=MemoryStatus.SUPERSEDED, superseded_by=succ, superseded_at=now, valid_to=end)
-        )  # fmt: skip
+        )
         marked += 1
     return marked
 
 
 def apply_plan(
-    session: Session, *, plan: WritePlan, tenant_id: str, user_id: str, now: datetime,
+    session: Session,
+    *,
+    plan: WritePlan,
+    tenant_id: str,
+    user_id: str,
+    now: datetime,
     forgetting: ForgettingPolicy | None = None,
-) -> list[Memory]:  # fmt: skip
+) -> list[Memory]:
     """Write ``plan`` in the caller's transaction. Returns the new rows (for projections).
 
     ``forgetting`` sets each new record's ``expires_at`` from its kind's TTL.
@@ -207,7 +277,9 @@ def apply_plan(
 
     def edge(child: str, ptype: str, parent: str, rel: Relation) -> None:
         edges.append(
-            Lineage(tenant_id=tenant_id, child_id=child, parent_type=ptype, parent_id=parent, relation=rel, created_at=now)
+            Lineage(
+                tenant_id=tenant_id, child_id=child, parent_type=ptype, parent_id=parent, relation=rel, created_at=now
+            )
         )
 
     existing = set(
@@ -219,13 +291,27 @@ def apply_plan(
             continue
         new_rows.append(
             Memory(
-                memory_id=n.memory_id, tenant_id=tenant_id, user_id=user_id, kind=n.kind, key=n.key,
-                value=n.value, text=n.text, fingerprint=fingerprint(n.text), source=n.source,
-                confidence=n.confidence, trusted=n.trusted, status=n.status, extractor=n.extractor,
-                valid_from=n.valid_from, valid_to=n.valid_to, recorded_at=now,
-                superseded_at=n.superseded_at, superseded_by=n.superseded_by, event_at=n.event_at,
+                memory_id=n.memory_id,
+                tenant_id=tenant_id,
+                user_id=user_id,
+                kind=n.kind,
+                key=n.key,
+                value=n.value,
+                text=n.text,
+                fingerprint=fingerprint(n.text),
+                source=n.source,
+                confidence=n.confidence,
+                trusted=n.trusted,
+                status=n.status,
+                extractor=n.extractor,
+                valid_from=n.valid_from,
+                valid_to=n.valid_to,
+                recorded_at=now,
+                superseded_at=n.superseded_at,
+                superseded_by=n.superseded_by,
+                event_at=n.event_at,
                 expires_at=expires_at_for(n.kind, now, forgetting) if forgetting else None,
-            )  # fmt: skip
+            )
         )
         first, *rest = n.evidence or ("",)
         if first:
@@ -244,7 +330,9 @@ def apply_plan(
         session.execute(
             update(Memory)
             .where(col(Memory.memory_id) == c.memory_id, col(Memory.valid_to).is_(None))
-            .values(valid_to=c.valid_to, superseded_by=c.superseded_by, superseded_at=now, status=MemoryStatus.SUPERSEDED)
+            .values(
+                valid_to=c.valid_to, superseded_by=c.superseded_by, superseded_at=now, status=MemoryStatus.SUPERSEDED
+            )
         )
     for r in plan.reinforces:
         session.execute(update(Memory).where(col(Memory.memory_id) == r.memory_id).values(confidence=r.confidence))
@@ -299,14 +387,14 @@ def list_memories(session: Session, *, scope: Scope, include_history: bool) -> l
             col(Memory.retracted_at).is_(None),
         )
     order = (
-        col(Memory.key).asc().nulls_first(), col(Memory.valid_from), col(Memory.recorded_at), col(Memory.memory_id)
+        col(Memory.key).asc().nulls_first(),
+        col(Memory.valid_from),
+        col(Memory.recorded_at),
+        col(Memory.memory_id),
     )
     rows = session.scalars(q.order_by(*order)).all()
     ev = evidence_of(session, tenant_id=scope.tenant_id, ids=[r.memory_id for r in rows])
-    return [
-        MemoryOut(**r.model_dump(), evidence=ev.get(r.memory_id, []))
-        for r in rows
-    ]
+    return [MemoryOut(**r.model_dump(), evidence=ev.get(r.memory_id, [])) for r in rows]
 
 
 def rank_fields(session: Session, *, ids: Sequence[str]) -> list[Row[tuple[str, MemoryKind, str, float]]]:
@@ -316,14 +404,20 @@ def rank_fields(session: Session, *, ids: Sequence[str]) -> list[Row[tuple[str, 
 
 
 def get_rows(session: Session, *, ids: Sequence[str]) -> list[Memory]:
-    return [r for chunk in chunks(list(ids)) for r in session.scalars(select(Memory).where(col(Memory.memory_id).in_(chunk)))]
+    return [
+        r
+        for chunk in chunks(list(ids))
+        for r in session.scalars(select(Memory).where(col(Memory.memory_id).in_(chunk)))
+    ]
 
 
 def touch_retrieved(session: Session, *, ids: Sequence[str], now: datetime) -> None:
     """Retrieval refreshes attention, never truth."""
     if ids:
         session.execute(
-            update(Memory).where(col(Memory.memory_id).in_(ids)).values(last_retrieved_at=now, attention=Memory.attention + 1)
+            update(Memory)
+            .where(col(Memory.memory_id).in_(ids))
+            .values(last_retrieved_at=now, attention=Memory.attention + 1)
         )
 
 

@@ -19,29 +19,51 @@ from memworks.store.projections.base import Evidence
 
 
 def rebuild(
-    session: Session, *, tenant_id: str, user_id: str, count_tokens: Callable[[str], int], max_tokens: int,
-    now: datetime, exclude: Collection[str] = (),
-) -> ProfileRow | None:  # fmt: skip
+    session: Session,
+    *,
+    tenant_id: str,
+    user_id: str,
+    count_tokens: Callable[[str], int],
+    max_tokens: int,
+    now: datetime,
+    exclude: Collection[str] = (),
+) -> ProfileRow | None:
     """Build the user's profile from active records (minus ``exclude``) and store it."""
     # What eligible() would reject by status and kind is left in SQL: the scan follows the
     # user's current facts, not their whole history.
     rows = [
-        r for r in session.scalars(select(Memory).where(
-            col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id,
-            col(Memory.status) == MemoryStatus.ACTIVE, col(Memory.trusted).is_(True),
-            col(Memory.retracted_at).is_(None), col(Memory.superseded_by).is_(None),
-            col(Memory.kind).in_([MemoryKind.PROCEDURAL, MemoryKind.SEMANTIC]),
-            col(Memory.extractor).notin_(["transcript", "summary"])))  # fmt: skip
+        r
+        for r in session.scalars(
+            select(Memory).where(
+                col(Memory.tenant_id) == tenant_id,
+                col(Memory.user_id) == user_id,
+                col(Memory.status) == MemoryStatus.ACTIVE,
+                col(Memory.trusted).is_(True),
+                col(Memory.retracted_at).is_(None),
+                col(Memory.superseded_by).is_(None),
+                col(Memory.kind).in_([MemoryKind.PROCEDURAL, MemoryKind.SEMANTIC]),
+                col(Memory.extractor).notin_(["transcript", "summary"]),
+            )
+        )
         if r.memory_id not in exclude
     ]
     # A profile line cites its record, not the record's lineage: no evidence queries.
-    profile = build_profile([memories.to_view(r, ()) for r in rows], now=now, count_tokens=count_tokens,
-                            max_tokens=max_tokens)  # fmt: skip
-    session.execute(delete(ProfileRow).where(col(ProfileRow.tenant_id) == tenant_id, col(ProfileRow.user_id) == user_id))
+    profile = build_profile(
+        [memories.to_view(r, ()) for r in rows], now=now, count_tokens=count_tokens, max_tokens=max_tokens
+    )
+    session.execute(
+        delete(ProfileRow).where(col(ProfileRow.tenant_id) == tenant_id, col(ProfileRow.user_id) == user_id)
+    )
     if not profile.lines:
         return None
-    row = ProfileRow(tenant_id=tenant_id, user_id=user_id, text=profile.text, tokens=profile.tokens, built_at=now,
-                     lines_json=json.dumps([{"memory_id": ln.memory_id, "text": ln.text} for ln in profile.lines]))  # fmt: skip
+    row = ProfileRow(
+        tenant_id=tenant_id,
+        user_id=user_id,
+        text=profile.text,
+        tokens=profile.tokens,
+        built_at=now,
+        lines_json=json.dumps([{"memory_id": ln.memory_id, "text": ln.text} for ln in profile.lines]),
+    )
     session.add(row)
     session.flush()
     return row
@@ -68,7 +90,9 @@ def confirm_absent(
         ids, prints = set(memory_ids), set(fingerprints)
         for line in json.loads(row.lines_json):
             left += line["memory_id"] in ids or fingerprint(line["text"]) in prints
-    return Evidence("profile", left, [f"profile of {tenant_id}/{user_id}: cited ids and line fingerprints"], datetime.now(UTC))
+    return Evidence(
+        "profile", left, [f"profile of {tenant_id}/{user_id}: cited ids and line fingerprints"], datetime.now(UTC)
+    )
 
 
 def count(session: Session) -> int:

@@ -41,17 +41,30 @@ def _task(row: Outcome) -> str:
 
 
 def write_reflections(
-    session: Session, *, tenant_id: str, task_type: str, embedder: Callable[[], Embedder],
-    forgetting: ForgettingPolicy, now: datetime,
-) -> tuple[int, int]:  # fmt: skip
+    session: Session,
+    *,
+    tenant_id: str,
+    task_type: str,
+    embedder: Callable[[], Embedder],
+    forgetting: ForgettingPolicy,
+    now: datetime,
+) -> tuple[int, int]:
     """Write the notes of the task type's failures with feedback that have none yet.
 
     ``embedder`` is called only when there is a note to index (loading a model costs time).
     Idempotent: a note's id derives from its outcome. Returns (written, refused).
     """
-    rows = list(session.scalars(select(Outcome).where(
-        col(Outcome.tenant_id) == tenant_id, col(Outcome.task_type) == task_type, col(Outcome.success).is_(False),
-        col(Outcome.feedback).is_not(None), col(Outcome.tombstoned_at).is_(None))))  # fmt: skip
+    rows = list(
+        session.scalars(
+            select(Outcome).where(
+                col(Outcome.tenant_id) == tenant_id,
+                col(Outcome.task_type) == task_type,
+                col(Outcome.success).is_(False),
+                col(Outcome.feedback).is_not(None),
+                col(Outcome.tombstoned_at).is_(None),
+            )
+        )
+    )
     ids = {r.outcome_id: note_id(tenant_id, r.user_id, r.outcome_id) for r in rows}
     have = set(session.scalars(select(col(Memory.memory_id)).where(col(Memory.memory_id).in_(list(ids.values())))))
     new: list[Memory] = []
@@ -61,24 +74,52 @@ def write_reflections(
         mid = ids[r.outcome_id]
         if mid in have:
             continue
-        draft = reflect(task_type=task_type, task=_task(r), action_taken=r.action_taken,
-                        verified_action=r.verified_action, feedback=r.feedback or "")  # fmt: skip
+        draft = reflect(
+            task_type=task_type,
+            task=_task(r),
+            action_taken=r.action_taken,
+            verified_action=r.verified_action,
+            feedback=r.feedback or "",
+        )
         if draft.refused:
             refused += 1
             continue
         have.add(mid)
         parents.append(r.outcome_id)
-        new.append(Memory(
-            memory_id=mid, tenant_id=tenant_id, user_id=r.user_id, kind=MemoryKind.EPISODIC, key=draft.key,
-            value=draft.text, text=draft.text, fingerprint=fingerprint(draft.text), source=Source.VERIFIED_TOOL,
-            confidence=0.8, trusted=True, status=MemoryStatus.ACTIVE, extractor=EXTRACTOR, valid_from=r.occurred_at,
-            recorded_at=now, expires_at=expires_at_for(MemoryKind.EPISODIC, now, forgetting)))  # fmt: skip
+        new.append(
+            Memory(
+                memory_id=mid,
+                tenant_id=tenant_id,
+                user_id=r.user_id,
+                kind=MemoryKind.EPISODIC,
+                key=draft.key,
+                value=draft.text,
+                text=draft.text,
+                fingerprint=fingerprint(draft.text),
+                source=Source.VERIFIED_TOOL,
+                confidence=0.8,
+                trusted=True,
+                status=MemoryStatus.ACTIVE,
+                extractor=EXTRACTOR,
+                valid_from=r.occurred_at,
+                recorded_at=now,
+                expires_at=expires_at_for(MemoryKind.EPISODIC, now, forgetting),
+            )
+        )
     if not new:
         return 0, refused
     session.add_all(new)
-    session.add_all(Lineage(tenant_id=tenant_id, child_id=m.memory_id, parent_type="outcome", parent_id=p,
-                            relation=Relation.EXTRACTED_FROM, created_at=now)
-                    for m, p in zip(new, parents, strict=True))  # fmt: skip
+    session.add_all(
+        Lineage(
+            tenant_id=tenant_id,
+            child_id=m.memory_id,
+            parent_type="outcome",
+            parent_id=p,
+            relation=Relation.EXTRACTED_FROM,
+            created_at=now,
+        )
+        for m, p in zip(new, parents, strict=True)
+    )
     session.flush()
     index_memories(session, new, embedder(), fresh=True)
     for user in sorted({m.user_id or "" for m in new}):

@@ -51,10 +51,14 @@ def retrieve(
     with session_scope(engine, write=False) as s:
         ver = versions.read(s, tenant_id=scope.tenant_id, user_id=scope.user_id)
     key = cache_key(
-        tenant_id=scope.tenant_id, user_id=scope.user_id, query=query,
-        as_of=as_of.isoformat() if as_of else None, known_at=known_at.isoformat() if known_at else None, k=k,
+        tenant_id=scope.tenant_id,
+        user_id=scope.user_id,
+        query=query,
+        as_of=as_of.isoformat() if as_of else None,
+        known_at=known_at.isoformat() if known_at else None,
+        k=k,
         versions=ver,
-    )  # fmt: skip
+    )
     # Present reads also depend on the clock (expiry): cached ones live for the TTL only.
     if (cached := cache.get(key)) is not None:
         result = RetrieveResult.model_validate_json(cached)
@@ -68,9 +72,17 @@ def retrieve(
 
 
 def _search(
-    engine: Engine, scope: Scope, query: str, as_of: datetime | None, known_at: datetime | None, k: int,
-    embedder: Embedder, policy: RankPolicy, now: datetime, version: tuple[int, int],
-) -> RetrieveResult:  # fmt: skip
+    engine: Engine,
+    scope: Scope,
+    query: str,
+    as_of: datetime | None,
+    known_at: datetime | None,
+    k: int,
+    embedder: Embedder,
+    policy: RankPolicy,
+    now: datetime,
+    version: tuple[int, int],
+) -> RetrieveResult:
     qvec = embedder.embed([query])[0]
     where = visible(scope, now=now, as_of=as_of, known_at=known_at)
     with session_scope(engine, write=False) as s:
@@ -86,10 +98,23 @@ def _search(
     hits = []
     for r in ranked:
         m = rows[r.memory.memory_id]
-        hits.append(HitOut(
-            memory_id=m.memory_id, kind=m.kind, key=m.key, value=m.value, text=m.text, source=m.source,
-            status=m.status, valid_from=m.valid_from, valid_to=m.valid_to, recorded_at=m.recorded_at,
-            evidence=evidence.get(m.memory_id, []), score=round(r.score, 6), similarity=round(r.similarity, 4),
-            event_at=m.event_at, superseded_by=m.superseded_by,
-        ))  # fmt: skip
+        hits.append(
+            HitOut(
+                memory_id=m.memory_id,
+                kind=m.kind,
+                key=m.key,
+                value=m.value,
+                text=m.text,
+                source=m.source,
+                status=m.status,
+                valid_from=m.valid_from,
+                valid_to=m.valid_to,
+                recorded_at=m.recorded_at,
+                evidence=evidence.get(m.memory_id, []),
+                score=round(r.score, 6),
+                similarity=round(r.similarity, 4),
+                event_at=m.event_at,
+                superseded_by=m.superseded_by,
+            )
+        )
     return RetrieveResult(abstained=not hits, hits=hits)

@@ -30,8 +30,14 @@ class BindLogContext(dramatiq.Middleware):
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(message_id=message.message_id, actor=message.actor_name)
 
-    def after_process_message(self, broker: dramatiq.Broker, message: dramatiq.MessageProxy, *, result: Any = None,
-                              exception: BaseException | None = None) -> None:  # fmt: skip
+    def after_process_message(
+        self,
+        broker: dramatiq.Broker,
+        message: dramatiq.MessageProxy,
+        *,
+        result: Any = None,
+        exception: BaseException | None = None,
+    ) -> None:
         structlog.contextvars.clear_contextvars()
 
     after_skip_message = after_process_message
@@ -40,10 +46,13 @@ class BindLogContext(dramatiq.Middleware):
 def delivery_policy(settings: Settings) -> list[dramatiq.Middleware]:
     """dramatiq's default middleware, with retries and time limits as ``settings`` say."""
     configured: dict[type[dramatiq.Middleware], dramatiq.Middleware] = {
-        Retries: Retries(max_retries=settings.max_retries, min_backoff=settings.retry_min_backoff_ms,
-                         max_backoff=max(settings.retry_min_backoff_ms, settings.retry_max_backoff_ms)),
+        Retries: Retries(
+            max_retries=settings.max_retries,
+            min_backoff=settings.retry_min_backoff_ms,
+            max_backoff=max(settings.retry_min_backoff_ms, settings.retry_max_backoff_ms),
+        ),
         TimeLimit: TimeLimit(time_limit=settings.time_limit_ms),
-    }  # fmt: skip
+    }
     return [configured.get(m) or m() for m in default_middleware]
 
 

@@ -51,10 +51,18 @@ def message_id() -> str:
 def record_rejection(actor: str, payload: dict[str, Any], *, field: str, reason: str, reference: str) -> None:
     """Keep a bad payload and its reason in SQL (dead letters expire) and log it."""
     with session_scope(get_runtime().engine) as s:
-        audit.record_rejected(s, kind=f"message:{actor}", payload=payload, reason=reason, field=field, now=utcnow(),
-                              reference=reference)  # fmt: skip
-        audit.record_job(s, actor=actor, message_id=reference, outcome=JobOutcome.REJECTED, started_at=utcnow(),
-                         duration_ms=0.0, error=reason)  # fmt: skip
+        audit.record_rejected(
+            s, kind=f"message:{actor}", payload=payload, reason=reason, field=field, now=utcnow(), reference=reference
+        )
+        audit.record_job(
+            s,
+            actor=actor,
+            message_id=reference,
+            outcome=JobOutcome.REJECTED,
+            started_at=utcnow(),
+            duration_ms=0.0,
+            error=reason,
+        )
     log.warning("message.rejected", reason=reason)
 
 

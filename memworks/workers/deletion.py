@@ -33,8 +33,9 @@ def plan_deletion_request(request_id: RequestId) -> None:
         metrics.MANIFESTS.labels("opened").inc()
     for target in planned.to_purge:
         purge_target.send(request_id, target)
-    log.info("deletion.planned", request_id=request_id, tenant=planned.tenant_id, fresh=planned.fresh,
-             **planned.summary)  # fmt: skip
+    log.info(
+        "deletion.planned", request_id=request_id, tenant=planned.tenant_id, fresh=planned.fresh, **planned.summary
+    )
 
 
 @register
@@ -61,8 +62,9 @@ def verify_target(request_id: RequestId, target: Target) -> None:
         metrics.MANIFESTS.labels("target_failed").inc()
     if v.status == DeletionStatus.COMPLETE:
         metrics.MANIFESTS.labels("complete").inc()
-    log.info("deletion.verified", request_id=request_id, target=target, state=v.state, remaining=v.remaining,
-             status=v.status)  # fmt: skip
+    log.info(
+        "deletion.verified", request_id=request_id, target=target, state=v.state, remaining=v.remaining, status=v.status
+    )
 
 
 @register
@@ -81,9 +83,13 @@ class RecordTargetErrors(dramatiq.Middleware):
     """A purge or verify job that raised leaves its error in the target's detail (still OPEN)."""
 
     def after_process_message(
-        self, broker: dramatiq.Broker, message: dramatiq.MessageProxy, *, result: object | None = None,
+        self,
+        broker: dramatiq.Broker,
+        message: dramatiq.MessageProxy,
+        *,
+        result: object | None = None,
         exception: BaseException | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         if exception is None or message.actor_name not in ("purge_target", "verify_target") or len(message.args) != 2:
             return
         request_id, target = message.args

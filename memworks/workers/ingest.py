@@ -11,9 +11,9 @@ from sqlmodel import Session
 
 from memworks.errors import InvalidInput
 from memworks.logging import get_logger
+from memworks.services.ingest import process_episodes
 from memworks.store import audit, profiles
 from memworks.store.db import session_scope
-from memworks.services.ingest import process_episodes
 from memworks.workers import metrics
 from memworks.workers.broker import register
 from memworks.workers.common import message_id, reject
@@ -29,13 +29,25 @@ class ExtractPayload(BaseModel):
 
 def _rebuild_profile(s: Session, tenant: str, user: str, now: datetime) -> None:
     rt = get_runtime()
-    profiles.rebuild(s, tenant_id=tenant, user_id=user, count_tokens=rt.count_tokens,
-                     max_tokens=rt.settings.profile_max_tokens, now=now)  # fmt: skip
+    profiles.rebuild(
+        s,
+        tenant_id=tenant,
+        user_id=user,
+        count_tokens=rt.count_tokens,
+        max_tokens=rt.settings.profile_max_tokens,
+        now=now,
+    )
 
 
 @register
-@dramatiq.actor(queue_name="extraction", max_retries=5, min_backoff=1_000, max_backoff=60_000,
-                time_limit=600_000, throws=(InvalidInput,))  # fmt: skip
+@dramatiq.actor(
+    queue_name="extraction",
+    max_retries=5,
+    min_backoff=1_000,
+    max_backoff=60_000,
+    time_limit=600_000,
+    throws=(InvalidInput,),
+)
 def extract_memories(episode_ids: list[int]) -> None:
     """Extract, gate and write memories for stored episodes; safe to run twice."""
     try:
@@ -43,16 +55,37 @@ def extract_memories(episode_ids: list[int]) -> None:
     except ValidationError as exc:
         raise reject("extract_memories", {"episode_ids": episode_ids}, exc) from None
     rt, started, t0 = get_runtime(), utcnow(), time.perf_counter()
-    outcome = process_episodes(rt.engine, ids=payload.episode_ids, extractor=rt.extractor, embedder=rt.embedder,
-                               now=utcnow, forgetting=rt.forgetting_policy, after_write=_rebuild_profile)  # fmt: skip
+    outcome = process_episodes(
+        rt.engine,
+        ids=payload.episode_ids,
+        extractor=rt.extractor,
+        embedder=rt.embedder,
+        now=utcnow,
+        forgetting=rt.forgetting_policy,
+        after_write=_rebuild_profile,
+    )
     counts, tenants = outcome.counts, outcome.tenants
     metrics.count_gate(outcome.gate)
     metrics.count_ops(counts)
     ms = (time.perf_counter() - t0) * 1000
     with session_scope(rt.engine) as s:
-        audit.record_job(s, actor="extract_memories", message_id=message_id(), outcome="ok", started_at=started,
-                         duration_ms=ms, counts=counts, tenant_id=",".join(tenants)[:200] or None,
-                         scope=f"episodes:{len(payload.episode_ids)}")  # fmt: skip
+        audit.record_job(
+            s,
+            actor="extract_memories",
+            message_id=message_id(),
+            outcome="ok",
+            started_at=started,
+            duration_ms=ms,
+            counts=counts,
+            tenant_id=",".join(tenants)[:200] or None,
+            scope=f"episodes:{len(payload.episode_ids)}",
+        )
     for rid in outcome.deletions:  # users' retractions are erased like any deletion request
         plan_deletion_request.send_with_options(args=(rid,), max_retries=rt.settings.max_retries)
-    log.info("extraction.done", deletions=len(outcome.deletions), tenant=",".join(tenants), duration_ms=round(ms, 1), **counts)
+    log.info(
+        "extraction.done",
+        deletions=len(outcome.deletions),
+        tenant=",".join(tenants),
+        duration_ms=round(ms, 1),
+        **counts,
+    )

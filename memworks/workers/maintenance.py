@@ -37,8 +37,9 @@ def fan_out_consolidation() -> None:
 @dramatiq.actor(queue_name="maintenance", time_limit=CONSOLIDATION_TIME_LIMIT_MS, throws=(InvalidInput,))
 def consolidate(tenant_id: Name) -> None:
     """Consolidate a tenant user by user (one transaction each), then queue its learning rounds."""
-    run = consolidation.consolidate_tenant(get_runtime(), tenant_id, clock=utcnow, queue_round=mine_lessons.send,
-                                           message_id=message_id())  # fmt: skip
+    run = consolidation.consolidate_tenant(
+        get_runtime(), tenant_id, clock=utcnow, queue_round=mine_lessons.send, message_id=message_id()
+    )
     log.info("consolidation.done", tenant=tenant_id, duration_ms=round(run.duration_ms, 1), **run.totals)
 
 

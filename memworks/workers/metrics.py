@@ -22,12 +22,19 @@ from prometheus_client.registry import Collector
 #: Where memworks' counters are registered (the API adds it to its ``/metrics``).
 REGISTRY = CollectorRegistry()
 
-GATE = Counter("memworks_gate_decisions_total", "Candidates judged by the write gate, by outcome and reason.",
-               ["outcome", "reason"], registry=REGISTRY)  # fmt: skip
+GATE = Counter(
+    "memworks_gate_decisions_total",
+    "Candidates judged by the write gate, by outcome and reason.",
+    ["outcome", "reason"],
+    registry=REGISTRY,
+)
 OPS = Counter("memworks_memory_ops_total", "Writes decided for accepted candidates, by op.", ["op"], registry=REGISTRY)
-MANIFESTS = Counter("memworks_manifests_total", "Deletion manifests opened and completed.", ["status"], registry=REGISTRY)
-LESSONS = Counter("memworks_lessons_total", "Lesson decisions: promoted, blocked, rolled back.", ["decision"],
-                  registry=REGISTRY)  # fmt: skip
+MANIFESTS = Counter(
+    "memworks_manifests_total", "Deletion manifests opened and completed.", ["status"], registry=REGISTRY
+)
+LESSONS = Counter(
+    "memworks_lessons_total", "Lesson decisions: promoted, blocked, rolled back.", ["decision"], registry=REGISTRY
+)
 
 
 def count_gate(verdicts: Mapping[tuple[str, str], int]) -> None:
@@ -54,8 +61,9 @@ class QueueDepth(Collector):
         self.broker, self.queues = broker, tuple(queues)
 
     def collect(self) -> Iterable[Any]:
-        g = GaugeMetricFamily("memworks_queue_depth", "Messages waiting per queue (delayed ones included).",
-                              labels=["queue"])  # fmt: skip
+        g = GaugeMetricFamily(
+            "memworks_queue_depth", "Messages waiting per queue (delayed ones included).", labels=["queue"]
+        )
         for q in self.queues:
             g.add_metric([q], float(self._depth(q)))
         yield g

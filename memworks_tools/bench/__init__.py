@@ -21,13 +21,26 @@ BENCHMARKS: dict[str, ModuleType] = {m.NAME: m for m in (ingest, retrieve, delet
 
 #: The headline fields of each report that ``bench.json`` carries.
 HEADLINES: dict[str, tuple[str, ...]] = {
-    "ingest": ("embedder_sps", "embedded_eps", "redis_eps", "redis_eps_by_workers", "embedded_vs_embedder",
-               "embedded_vs_own_texts_ceiling", "worker_peak_rss_mb"),
-    "retrieve": ("p95_ms", "p95_ms_by_db", "foreign_100x_ratio", "foreign_100x_ratio_by_db",
-                 "foreign_100x_ratio_fresh_connections", "recall_vs_exact"),
+    "ingest": (
+        "embedder_sps",
+        "embedded_eps",
+        "redis_eps",
+        "redis_eps_by_workers",
+        "embedded_vs_embedder",
+        "embedded_vs_own_texts_ceiling",
+        "worker_peak_rss_mb",
+    ),
+    "retrieve": (
+        "p95_ms",
+        "p95_ms_by_db",
+        "foreign_100x_ratio",
+        "foreign_100x_ratio_by_db",
+        "foreign_100x_ratio_fresh_connections",
+        "recall_vs_exact",
+    ),
     "delete": ("seconds", "seconds_by_store", "store_1m_vs_10k_ratio", "ratio_compares", "all_complete"),
     "consolidate": ("seconds", "embedding_floor_s", "exponent"),
-}  # fmt: skip
+}
 
 
 def run_benchmark(name: str, opts: Options) -> dict[str, Any]:
@@ -48,8 +61,9 @@ def run_benchmark(name: str, opts: Options) -> dict[str, Any]:
     return report
 
 
-def run_all(opts: Options, names: list[str] | None = None,
-            on_done: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:  # fmt: skip
+def run_all(
+    opts: Options, names: list[str] | None = None, on_done: Callable[[str, dict[str, Any]], None] | None = None
+) -> dict[str, Any]:
     """Run every benchmark (or ``names``) and write ``bench.json``: headlines, peak RSS, machine."""
     t0 = time.perf_counter()
     summary: dict[str, Any] = {"machine": machine(opts.pg_url), "quick": opts.quick, "peak_rss_mb": {}}
@@ -61,7 +75,10 @@ def run_all(opts: Options, names: list[str] | None = None,
             summary[name] = {"error": f"{type(exc).__name__}: {exc}"}
             continue
         summary[name] = {k: report[k] for k in HEADLINES[name] if k in report} | {
-            "peak_rss_mb": report.get("peak_rss_mb"), "wall_s": report["wall_s"], "report": f"{name}.json"}
+            "peak_rss_mb": report.get("peak_rss_mb"),
+            "wall_s": report["wall_s"],
+            "report": f"{name}.json",
+        }
         summary["peak_rss_mb"][name] = report.get("peak_rss_mb")
         if on_done is not None:
             on_done(name, report)

@@ -80,8 +80,14 @@ def percentiles(values_ms: Sequence[float]) -> dict[str, float]:
         return {"p50": 0.0, "p95": 0.0, "p99": 0.0, "mean": 0.0, "max": 0.0, "n": 0}
     a = np.asarray(values_ms, dtype=np.float64)
     p50, p95, p99 = np.percentile(a, [50, 95, 99])
-    return {"p50": round(float(p50), 2), "p95": round(float(p95), 2), "p99": round(float(p99), 2),
-            "mean": round(float(a.mean()), 2), "max": round(float(a.max()), 2), "n": int(a.size)}  # fmt: skip
+    return {
+        "p50": round(float(p50), 2),
+        "p95": round(float(p95), 2),
+        "p99": round(float(p99), 2),
+        "mean": round(float(a.mean()), 2),
+        "max": round(float(a.max()), 2),
+        "n": int(a.size),
+    }
 
 
 def fit_exponent(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -284,10 +290,14 @@ def postgres_version(pg_url: str) -> str | None:
 def machine(pg_url: str) -> dict[str, Any]:
     """CPU count and model, RAM, Python, SQLite and PostgreSQL versions."""
     return {
-        "cpus": os.cpu_count(), "cpu_model": _cpu_model(),
-        "ram_gb": round(_status_meminfo("MemTotal") / 1024 / 1024, 1), "python": platform.python_version(),
-        "sqlite": sqlite3.sqlite_version, "postgres": postgres_version(pg_url), "platform": platform.platform(),
-    }  # fmt: skip
+        "cpus": os.cpu_count(),
+        "cpu_model": _cpu_model(),
+        "ram_gb": round(_status_meminfo("MemTotal") / 1024 / 1024, 1),
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "postgres": postgres_version(pg_url),
+        "platform": platform.platform(),
+    }
 
 
 def _status_meminfo(name: str) -> int:
@@ -325,9 +335,24 @@ def profiled(opts: Options, name: str) -> Iterator[dict[str, Any]]:
         return
     raw = opts.out / f"{name}.pyspy.txt"
     raw.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.Popen([exe, "record", "--pid", str(os.getpid()), "--subprocesses", "--rate", "50",
-                             "--format", "raw", "--output", str(raw), "--nonblocking"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            exe,
+            "record",
+            "--pid",
+            str(os.getpid()),
+            "--subprocesses",
+            "--rate",
+            "50",
+            "--format",
+            "raw",
+            "--output",
+            str(raw),
+            "--nonblocking",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     time.sleep(0.5)  # attach before the work starts
     try:
         yield result
@@ -342,8 +367,18 @@ def profiled(opts: Options, name: str) -> Iterator[dict[str, Any]]:
 
 
 #: Frames that only wait (idle threads, the sampler itself), left out of the top lists.
-_IDLE = ("wait (threading.py", "select (", "_wait_for_tstate_lock", "sleep (", "bench-rss", "poll (",
-         "_run (memworks_tools/bench/common.py", "get (queue.py", "accept (", "recv_into (")  # fmt: skip
+_IDLE = (
+    "wait (threading.py",
+    "select (",
+    "_wait_for_tstate_lock",
+    "sleep (",
+    "bench-rss",
+    "poll (",
+    "_run (memworks_tools/bench/common.py",
+    "get (queue.py",
+    "accept (",
+    "recv_into (",
+)
 
 
 def _function(frame: str) -> str:
@@ -382,5 +417,11 @@ def summarise_profile(raw: Path, top: int = 15) -> dict[str, Any]:
     def share(c: Counter[str]) -> list[dict[str, Any]]:
         return [{"frame": f, "samples": n, "share": round(n / busy, 3)} for f, n in c.most_common(top)] if busy else []
 
-    return {"raw": str(raw), "busy_samples": busy, "rate_hz": 50, "top_self": share(own),
-            "top_total": share(inclusive), "top_memworks": share(ours)}  # fmt: skip
+    return {
+        "raw": str(raw),
+        "busy_samples": busy,
+        "rate_hz": 50,
+        "top_self": share(own),
+        "top_total": share(inclusive),
+        "top_memworks": share(ours),
+    }

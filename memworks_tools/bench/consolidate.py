@@ -49,16 +49,27 @@ def run(opts: Options) -> dict[str, Any]:
                 floor = _embedding_floor(mw)
             peak = max(peak, rss.peak_mb)
         counts = result.get("counts", {})
-        report["by_size"][str(n)] = {"memories": loaded.memories, "build_s": loaded.seconds,
-                                     "seconds": round(t[0], 2), "status": result.get("status"), "counts": counts,
-                                     "peak_rss_mb": rss.peak_mb, "embedding_floor_s": floor}  # fmt: skip
-        opts.say(f"consolidate: {loaded.memories:,} memories in {t[0]:.1f} s (embedding its summaries alone: "
-                 f"{floor:.1f} s); {counts}")
+        report["by_size"][str(n)] = {
+            "memories": loaded.memories,
+            "build_s": loaded.seconds,
+            "seconds": round(t[0], 2),
+            "status": result.get("status"),
+            "counts": counts,
+            "peak_rss_mb": rss.peak_mb,
+            "embedding_floor_s": floor,
+        }
+        opts.say(
+            f"consolidate: {loaded.memories:,} memories in {t[0]:.1f} s (embedding its summaries alone: "
+            f"{floor:.1f} s); {counts}"
+        )
     ns = [r["memories"] for r in report["by_size"].values()]
     secs = [r["seconds"] for r in report["by_size"].values()]
-    report |= {"seconds": {n: r["seconds"] for n, r in report["by_size"].items()}, "exponent": fit_exponent(ns, secs),
-               "embedding_floor_s": {n: r["embedding_floor_s"] for n, r in report["by_size"].items()},
-               "peak_rss_mb": peak}  # fmt: skip
+    report |= {
+        "seconds": {n: r["seconds"] for n, r in report["by_size"].items()},
+        "exponent": fit_exponent(ns, secs),
+        "embedding_floor_s": {n: r["embedding_floor_s"] for n, r in report["by_size"].items()},
+        "peak_rss_mb": peak,
+    }
     return report
 
 
@@ -77,8 +88,12 @@ def _consolidate(mw: Any) -> dict[str, Any]:
     from memworks.models.tables import ConsolidationRun
 
     with Session(mw.runtime.engine) as s:
-        run = s.scalars(select(ConsolidationRun).where(col(ConsolidationRun.tenant_id) == TENANT)
-                        .order_by(col(ConsolidationRun.id).desc()).limit(1)).first()  # fmt: skip
+        run = s.scalars(
+            select(ConsolidationRun)
+            .where(col(ConsolidationRun.tenant_id) == TENANT)
+            .order_by(col(ConsolidationRun.id).desc())
+            .limit(1)
+        ).first()
         if run is None:
             return {"status": "missing"}
         return {"status": run.status, "counts": json.loads(run.counts_json), "duration_ms": run.duration_ms}
@@ -93,8 +108,11 @@ def _embedding_floor(mw: Any) -> float:
     from memworks.models.tables import Memory
 
     with Session(mw.runtime.engine) as s:
-        texts = list(s.scalars(select(col(Memory.text)).where(col(Memory.tenant_id) == TENANT,
-                                                              col(Memory.extractor) == "summary")))  # fmt: skip
+        texts = list(
+            s.scalars(
+                select(col(Memory.text)).where(col(Memory.tenant_id) == TENANT, col(Memory.extractor) == "summary")
+            )
+        )
     with stopwatch() as t:
         mw.runtime.embedder.embed(texts)
     return round(t[0], 2)
@@ -104,13 +122,29 @@ def rows(r: dict[str, Any]) -> list[tuple[Any, ...]]:
     out: list[tuple[Any, ...]] = []
     for d in r["by_size"].values():
         c = d["counts"]
-        out.append((f"{d['memories']:,}", d["seconds"], d["embedding_floor_s"],
-                    *(c.get(k, 0) for k in ("groups", "merged", "blocked_merges", "summaries", "repairs", "profiles"))))
+        out.append(
+            (
+                f"{d['memories']:,}",
+                d["seconds"],
+                d["embedding_floor_s"],
+                *(c.get(k, 0) for k in ("groups", "merged", "blocked_merges", "summaries", "repairs", "profiles")),
+            )
+        )
     out.append(("exponent", r["exponent"], "", "", "", "", "", "", ""))
     return out
 
 
-HEADERS = ["memories", "seconds", "embedding alone (s)", "groups", "merged", "blocked", "summaries", "repairs", "profiles"]
+HEADERS = [
+    "memories",
+    "seconds",
+    "embedding alone (s)",
+    "groups",
+    "merged",
+    "blocked",
+    "summaries",
+    "repairs",
+    "profiles",
+]
 
 
 def draw(r: dict[str, Any], path: Path) -> Path:

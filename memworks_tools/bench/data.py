@@ -42,7 +42,6 @@ from sqlalchemy import Boolean, Table
 from sqlalchemy.engine import make_url
 from sqlmodel import SQLModel
 
-from memworks_tools.chaos import agent_episode
 from memworks.models.drafts import Turn
 from memworks.models.enums import EpisodeState, MemoryKind, MemoryStatus, Relation, Role, Source
 from memworks.models.tables import (
@@ -62,6 +61,7 @@ from memworks.pipelines.slots import index_text
 from memworks.pipelines.supersession import MULTI_VALUED, memory_id_for, scope_key, transcript_id
 from memworks.pipelines.terms import term_counts
 from memworks.store.episodes import fingerprint
+from memworks_tools.chaos import agent_episode
 
 #: Gaussian noise per dimension added to a pool vector (cosine to it ≈ 0.98 at 384 dims, ≈ 0.96
 #: between two copies: a value restated stays a near-duplicate for consolidation's 0.9).
@@ -75,38 +75,185 @@ MIN_FOREIGN_ROWS = 20
 #: Rows per INSERT batch / COPY.
 CHUNK = 20_000
 
-CITIES = ("Lisbon", "Berlin", "Tokyo", "Oslo", "Madrid", "Toronto", "Nairobi", "Lima", "Paris", "Rome", "Seattle",
-          "Boston", "Chicago", "Sydney", "Dublin", "Vienna", "Prague", "Warsaw", "Athens", "Cairo", "Seoul",
-          "Bangkok", "Denver", "Helsinki", "Stockholm", "Copenhagen", "Amsterdam", "Brussels", "Zurich",
-          "Montreal")  # fmt: skip
-EMPLOYERS = ("Globex", "Initech", "Umbrella", "Hooli", "Acme", "Stark Industries", "Wayne Enterprises", "Soylent",
-             "Vandelay Industries", "Wonka", "Cyberdyne", "Tyrell", "Monarch", "Aperture", "Pied Piper")  # fmt: skip
-JOBS = ("nurse", "data engineer", "teacher", "pilot", "chef", "architect", "accountant", "lawyer", "designer",
-        "pharmacist", "journalist", "electrician", "librarian", "physicist", "translator")  # fmt: skip
-THINGS = ("sushi", "ramen", "pizza", "tacos", "olives", "jazz", "hiking", "chess", "tennis", "sci-fi novels",
-          "board games", "gardening", "dark chocolate", "green tea", "cold brew", "podcasts", "cycling",
-          "yoga", "indie films", "street food", "baking bread", "bird watching", "photography", "opera",
-          "camping", "salsa dancing", "crossword puzzles", "vinyl records", "museums", "poetry", "dumplings",
-          "curry", "espresso", "red wine", "craft beer", "marathons", "swimming", "skiing", "surfing", "knitting",
-          "woodworking", "pottery", "anime", "true crime podcasts", "stand-up comedy", "karaoke", "video games",
-          "rock climbing", "sailing", "fishing", "birdsong", "thunderstorms", "old maps", "fountain pens",
-          "mechanical keyboards", "houseplants", "farmers markets", "road trips", "tapas", "pho")  # fmt: skip
+CITIES = (
+    "Lisbon",
+    "Berlin",
+    "Tokyo",
+    "Oslo",
+    "Madrid",
+    "Toronto",
+    "Nairobi",
+    "Lima",
+    "Paris",
+    "Rome",
+    "Seattle",
+    "Boston",
+    "Chicago",
+    "Sydney",
+    "Dublin",
+    "Vienna",
+    "Prague",
+    "Warsaw",
+    "Athens",
+    "Cairo",
+    "Seoul",
+    "Bangkok",
+    "Denver",
+    "Helsinki",
+    "Stockholm",
+    "Copenhagen",
+    "Amsterdam",
+    "Brussels",
+    "Zurich",
+    "Montreal",
+)
+EMPLOYERS = (
+    "Globex",
+    "Initech",
+    "Umbrella",
+    "Hooli",
+    "Acme",
+    "Stark Industries",
+    "Wayne Enterprises",
+    "Soylent",
+    "Vandelay Industries",
+    "Wonka",
+    "Cyberdyne",
+    "Tyrell",
+    "Monarch",
+    "Aperture",
+    "Pied Piper",
+)
+JOBS = (
+    "nurse",
+    "data engineer",
+    "teacher",
+    "pilot",
+    "chef",
+    "architect",
+    "accountant",
+    "lawyer",
+    "designer",
+    "pharmacist",
+    "journalist",
+    "electrician",
+    "librarian",
+    "physicist",
+    "translator",
+)
+THINGS = (
+    "sushi",
+    "ramen",
+    "pizza",
+    "tacos",
+    "olives",
+    "jazz",
+    "hiking",
+    "chess",
+    "tennis",
+    "sci-fi novels",
+    "board games",
+    "gardening",
+    "dark chocolate",
+    "green tea",
+    "cold brew",
+    "podcasts",
+    "cycling",
+    "yoga",
+    "indie films",
+    "street food",
+    "baking bread",
+    "bird watching",
+    "photography",
+    "opera",
+    "camping",
+    "salsa dancing",
+    "crossword puzzles",
+    "vinyl records",
+    "museums",
+    "poetry",
+    "dumplings",
+    "curry",
+    "espresso",
+    "red wine",
+    "craft beer",
+    "marathons",
+    "swimming",
+    "skiing",
+    "surfing",
+    "knitting",
+    "woodworking",
+    "pottery",
+    "anime",
+    "true crime podcasts",
+    "stand-up comedy",
+    "karaoke",
+    "video games",
+    "rock climbing",
+    "sailing",
+    "fishing",
+    "birdsong",
+    "thunderstorms",
+    "old maps",
+    "fountain pens",
+    "mechanical keyboards",
+    "houseplants",
+    "farmers markets",
+    "road trips",
+    "tapas",
+    "pho",
+)
 QUALIFIERS = ("", "", "spicy", "fresh", "homemade", "late-night", "weekend", "good", "local", "classic")
 ALLERGENS = ("peanuts", "shellfish", "penicillin", "pollen", "cats", "gluten", "latex", "bee stings")
-PETS = (("dog", "Pixel"), ("dog", "Biscuit"), ("cat", "Luna"), ("cat", "Mochi"), ("dog", "Rex"), ("parrot", "Kiwi"),
-        ("cat", "Tofu"), ("dog", "Bruno"))  # fmt: skip
-FAMILY = (("sister", "Anna"), ("brother", "Tom"), ("wife", "Maria"), ("husband", "Sam"), ("son", "Leo"),
-          ("daughter", "Mia"), ("mother", "Helen"), ("father", "Omar"))  # fmt: skip
-FAVOURITES = (("colour", "blue"), ("colour", "green"), ("colour", "red"), ("season", "autumn"), ("season", "spring"),
-              ("book", "Dune"), ("band", "Radiohead"), ("film", "Alien"))  # fmt: skip
+PETS = (
+    ("dog", "Pixel"),
+    ("dog", "Biscuit"),
+    ("cat", "Luna"),
+    ("cat", "Mochi"),
+    ("dog", "Rex"),
+    ("parrot", "Kiwi"),
+    ("cat", "Tofu"),
+    ("dog", "Bruno"),
+)
+FAMILY = (
+    ("sister", "Anna"),
+    ("brother", "Tom"),
+    ("wife", "Maria"),
+    ("husband", "Sam"),
+    ("son", "Leo"),
+    ("daughter", "Mia"),
+    ("mother", "Helen"),
+    ("father", "Omar"),
+)
+FAVOURITES = (
+    ("colour", "blue"),
+    ("colour", "green"),
+    ("colour", "red"),
+    ("season", "autumn"),
+    ("season", "spring"),
+    ("book", "Dune"),
+    ("band", "Radiohead"),
+    ("film", "Alien"),
+)
 DIETS = ("vegetarian", "vegan", "pescatarian", "gluten-free")
-FORMATS = ("Please answer in bullet points.", "Be concise, please.", "Give me answers as tables.",
-           "Keep replies under 3 sentences.")  # fmt: skip
-SMALL_TALK = ("thanks!", "ok", "sounds good, thank you", "Can you draft a note for the team meeting?",
-              "What should I pack for the trip?", "Remind me what we discussed about the budget.",
-              "Could you summarise the report for me?", "Let's pick this up tomorrow.",
-              "How long does the train to the airport take?",
-              "Write a short birthday message for my colleague.")  # fmt: skip
+FORMATS = (
+    "Please answer in bullet points.",
+    "Be concise, please.",
+    "Give me answers as tables.",
+    "Keep replies under 3 sentences.",
+)
+SMALL_TALK = (
+    "thanks!",
+    "ok",
+    "sounds good, thank you",
+    "Can you draft a note for the team meeting?",
+    "What should I pack for the trip?",
+    "Remind me what we discussed about the budget.",
+    "Could you summarise the report for me?",
+    "Let's pick this up tomorrow.",
+    "How long does the train to the airport take?",
+    "Write a short birthday message for my colleague.",
+)
 
 
 @dataclass(frozen=True)
@@ -176,15 +323,26 @@ def build_pool(seed: int = 7, limit: int | None = None) -> Pool:
         turn = Turn(episode_id="pool", role=Role.USER, source=Source.USER, content=content, occurred_at=when)
         judged = judge_episode(turn, extractor=extractor)
         facts = tuple(
-            Fact(a.candidate.kind, a.candidate.key, a.candidate.value, a.candidate.text, a.candidate.confidence,
-                 a.candidate.derived_from_key)  # fmt: skip
+            Fact(
+                a.candidate.kind,
+                a.candidate.key,
+                a.candidate.value,
+                a.candidate.text,
+                a.candidate.confidence,
+                a.candidate.derived_from_key,
+            )
             for a in judged.accepted()
-            if a.candidate.key is not None and a.candidate.extractor != "transcript" and not a.candidate.plan
+            if a.candidate.key is not None
+            and a.candidate.extractor != "transcript"
+            and not a.candidate.plan
             and a.verdict.outcome.value == "accepted"
         )
         utterances.append(Utterance(content, facts))
-    texts = list(dict.fromkeys([u.content for u in utterances] + [index_text(f.key, f.text) for u in utterances
-                                                                    for f in u.facts]))  # fmt: skip
+    texts = list(
+        dict.fromkeys(
+            [u.content for u in utterances] + [index_text(f.key, f.text) for u in utterances for f in u.facts]
+        )
+    )
     embedder = get_embedder("minilm")
     return Pool(utterances, texts, embedder.embed(texts), embedder.name)
 
@@ -237,8 +395,23 @@ def user_rows(spec: UserSpec, pool: Pool, *, rng: random.Random, now: datetime, 
         session = f"s{turn // SESSION_TURNS}"
         rows.episode.append(_episode(spec, eid, session, turn, content, when, now))
         turn += 1
-        made = [_memory(rows, spec, transcript_id(key, eid), MemoryKind.EPISODIC, None, content, content, 1.0,
-                        "transcript", when, now, pool.index[utt.content], rng)]  # fmt: skip
+        made = [
+            _memory(
+                rows,
+                spec,
+                transcript_id(key, eid),
+                MemoryKind.EPISODIC,
+                None,
+                content,
+                content,
+                1.0,
+                "transcript",
+                when,
+                now,
+                pool.index[utt.content],
+                rng,
+            )
+        ]
         _edge(rows, spec.tenant_id, made[0]["memory_id"], "episode", eid, Relation.EXTRACTED_FROM, now)
         by_key: dict[str, dict[str, Any]] = {}
         for f in utt.facts:
@@ -249,20 +422,44 @@ def user_rows(spec: UserSpec, pool: Pool, *, rng: random.Random, now: datetime, 
                 by_key[f.key] = old
                 continue
             text = f"{f.text} #{n}"
-            row = _memory(rows, spec, memory_id_for(key, f.key, f.value, eid), f.kind, f.key, f.value, text,
-                          f.confidence, "rules", when, now, pool.index[index_text(f.key, f.text)], rng)  # fmt: skip
+            row = _memory(
+                rows,
+                spec,
+                memory_id_for(key, f.key, f.value, eid),
+                f.kind,
+                f.key,
+                f.value,
+                text,
+                f.confidence,
+                "rules",
+                when,
+                now,
+                pool.index[index_text(f.key, f.text)],
+                rng,
+            )
             made.append(row)
             by_key[f.key] = row
             _edge(rows, spec.tenant_id, row["memory_id"], "episode", eid, Relation.EXTRACTED_FROM, now)
             if f.derived_from_key and f.derived_from_key in by_key:
-                _edge(rows, spec.tenant_id, row["memory_id"], "memory", by_key[f.derived_from_key]["memory_id"],
-                      Relation.DERIVED_FROM, now)  # fmt: skip
+                _edge(
+                    rows,
+                    spec.tenant_id,
+                    row["memory_id"],
+                    "memory",
+                    by_key[f.derived_from_key]["memory_id"],
+                    Relation.DERIVED_FROM,
+                    now,
+                )
             if multi:
                 held[(f.key, f.value)] = row
             else:
                 if old is not None:
-                    old.update(status=MemoryStatus.SUPERSEDED.value, valid_to=when, superseded_at=now,
-                               superseded_by=row["memory_id"])  # fmt: skip
+                    old.update(
+                        status=MemoryStatus.SUPERSEDED.value,
+                        valid_to=when,
+                        superseded_at=now,
+                        superseded_by=row["memory_id"],
+                    )
                     _edge(rows, spec.tenant_id, row["memory_id"], "memory", old["memory_id"], Relation.SUPERSEDES, now)
                 current[f.key] = row
         if spec.with_gate:
@@ -271,43 +468,109 @@ def user_rows(spec: UserSpec, pool: Pool, *, rng: random.Random, now: datetime, 
     return rows
 
 
-def _episode(spec: UserSpec, eid: str, session: str, turn: int, content: str, when: datetime,
-             now: datetime) -> dict[str, Any]:  # fmt: skip
+def _episode(
+    spec: UserSpec, eid: str, session: str, turn: int, content: str, when: datetime, now: datetime
+) -> dict[str, Any]:
     body = json.dumps([spec.user_id, session, turn, "user", "user", content, when.isoformat()], ensure_ascii=False)
-    return {"episode_id": eid, "tenant_id": spec.tenant_id, "user_id": spec.user_id, "session_id": session,
-            "turn": turn, "role": Role.USER.value, "source": Source.USER.value, "content": content,
-            "content_hash": hashlib.sha256(body.encode()).hexdigest(), "content_fingerprint": fingerprint(content),
-            "metadata_json": "{}", "occurred_at": when, "received_at": now, "state": EpisodeState.PROCESSED.value,
-            "processed_at": now, "tombstoned_at": None}  # fmt: skip
+    return {
+        "episode_id": eid,
+        "tenant_id": spec.tenant_id,
+        "user_id": spec.user_id,
+        "session_id": session,
+        "turn": turn,
+        "role": Role.USER.value,
+        "source": Source.USER.value,
+        "content": content,
+        "content_hash": hashlib.sha256(body.encode()).hexdigest(),
+        "content_fingerprint": fingerprint(content),
+        "metadata_json": "{}",
+        "occurred_at": when,
+        "received_at": now,
+        "state": EpisodeState.PROCESSED.value,
+        "processed_at": now,
+        "tombstoned_at": None,
+    }
 
 
-def _memory(rows: Rows, spec: UserSpec, mid: str, kind: MemoryKind, key: str | None, value: str, text: str,
-            confidence: float, extractor: str, when: datetime, now: datetime, pool_row: int,
-            rng: random.Random) -> dict[str, Any]:  # fmt: skip
+def _memory(
+    rows: Rows,
+    spec: UserSpec,
+    mid: str,
+    kind: MemoryKind,
+    key: str | None,
+    value: str,
+    text: str,
+    confidence: float,
+    extractor: str,
+    when: datetime,
+    now: datetime,
+    pool_row: int,
+    rng: random.Random,
+) -> dict[str, Any]:
     fp = fingerprint(text)
-    row = {"memory_id": mid, "tenant_id": spec.tenant_id, "user_id": spec.user_id, "kind": kind.value, "key": key,
-           "value": value, "text": text, "fingerprint": fp, "source": Source.USER.value, "confidence": confidence,
-           "trusted": True, "status": MemoryStatus.ACTIVE.value, "extractor": extractor, "valid_from": when,
-           "valid_to": None, "recorded_at": now, "retracted_at": None, "superseded_at": None, "superseded_by": None,
-           "last_retrieved_at": None, "last_verified_at": None, "expires_at": expires_at_for(kind, now, _FORGETTING),
-           "attention": 0.0, "hold": False, "event_at": None}  # fmt: skip
+    row = {
+        "memory_id": mid,
+        "tenant_id": spec.tenant_id,
+        "user_id": spec.user_id,
+        "kind": kind.value,
+        "key": key,
+        "value": value,
+        "text": text,
+        "fingerprint": fp,
+        "source": Source.USER.value,
+        "confidence": confidence,
+        "trusted": True,
+        "status": MemoryStatus.ACTIVE.value,
+        "extractor": extractor,
+        "valid_from": when,
+        "valid_to": None,
+        "recorded_at": now,
+        "retracted_at": None,
+        "superseded_at": None,
+        "superseded_by": None,
+        "last_retrieved_at": None,
+        "last_verified_at": None,
+        "expires_at": expires_at_for(kind, now, _FORGETTING),
+        "attention": 0.0,
+        "hold": False,
+        "event_at": None,
+    }
     rows.memory.append(row)
     rows.indexed.append((mid, spec.tenant_id, spec.user_id, index_text(key, text), pool_row, fp))
     return row
 
 
 def _edge(rows: Rows, tenant: str, child: str, ptype: str, parent: str, rel: Relation, now: datetime) -> None:
-    rows.lineage.append({"tenant_id": tenant, "child_id": child, "parent_type": ptype, "parent_id": parent,
-                         "relation": rel.value, "created_at": now})  # fmt: skip
+    rows.lineage.append(
+        {
+            "tenant_id": tenant,
+            "child_id": child,
+            "parent_type": ptype,
+            "parent_id": parent,
+            "relation": rel.value,
+            "created_at": now,
+        }
+    )
 
 
 def _decision(spec: UserSpec, eid: str, row: dict[str, Any], now: datetime) -> dict[str, Any]:
     """The gate's record of an accepted candidate (the id only needs to be unique: one per record)."""
-    return {"decision_id": hashlib.md5(row["memory_id"].encode()).hexdigest(), "tenant_id": spec.tenant_id,
-            "user_id": spec.user_id, "episode_id": eid, "extractor": row["extractor"], "kind": row["kind"],
-            "key": row["key"], "candidate_text": row["text"],
-            "source": Source.USER.value, "outcome": "accepted", "reason": "accepted", "op": "add",
-            "memory_id": row["memory_id"], "decided_at": now}  # fmt: skip
+    return {
+        "decision_id": hashlib.md5(row["memory_id"].encode()).hexdigest(),
+        "tenant_id": spec.tenant_id,
+        "user_id": spec.user_id,
+        "episode_id": eid,
+        "extractor": row["extractor"],
+        "kind": row["kind"],
+        "key": row["key"],
+        "candidate_text": row["text"],
+        "source": Source.USER.value,
+        "outcome": "accepted",
+        "reason": "accepted",
+        "op": "add",
+        "memory_id": row["memory_id"],
+        "decided_at": now,
+    }
 
 
 # -- index entries ----------------------------------------------------------------------------
@@ -343,15 +606,18 @@ def _suffixed_counts(text: str) -> Counter[str]:
     return counts
 
 
-def vector_rows(indexed: Indexed, pool: Pool, *,
-                rng: np.random.Generator) -> tuple[list[tuple[Any, ...]], npt.NDArray[np.float32]]:  # fmt: skip
+def vector_rows(
+    indexed: Indexed, pool: Pool, *, rng: np.random.Generator
+) -> tuple[list[tuple[Any, ...]], npt.NDArray[np.float32]]:
     """vector_entry rows (pool vector + noise, unit length) and the vectors themselves."""
     idx = np.fromiter((r[4] for r in indexed), dtype=np.int64, count=len(indexed))
     vecs = pool.vectors[idx] + rng.standard_normal((len(indexed), pool.vectors.shape[1]), dtype=np.float32) * NOISE
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     vecs = vecs.astype(np.float32)
-    rows = [(mid, tenant, user, pool.model, vecs[i].tobytes(), fp)
-            for i, (mid, tenant, user, _, _, fp) in enumerate(indexed)]
+    rows = [
+        (mid, tenant, user, pool.model, vecs[i].tobytes(), fp)
+        for i, (mid, tenant, user, _, _, fp) in enumerate(indexed)
+    ]
     return rows, vecs
 
 
@@ -488,9 +754,17 @@ class Loaded:
     exact: dict[tuple[str, str], list[list[str]]] = field(default_factory=dict)
 
 
-def load_users(url: str, specs: Sequence[UserSpec], pool: Pool, *, seed: int, now: datetime | None = None,
-               keep: Sequence[tuple[str, str]] = (), queries: npt.NDArray[np.float32] | None = None,
-               k: int = 10) -> Loaded:  # fmt: skip
+def load_users(
+    url: str,
+    specs: Sequence[UserSpec],
+    pool: Pool,
+    *,
+    seed: int,
+    now: datetime | None = None,
+    keep: Sequence[tuple[str, str]] = (),
+    queries: npt.NDArray[np.float32] | None = None,
+    k: int = 10,
+) -> Loaded:
     """Generate and bulk-load ``specs`` into the database at ``url`` (user by user, small users
     batched together)."""
     t0 = time.perf_counter()
@@ -532,8 +806,15 @@ def load_users(url: str, specs: Sequence[UserSpec], pool: Pool, *, seed: int, no
     return out
 
 
-def load_isolated(url: str, specs: Sequence[UserSpec], pool: Pool, *, seed: int, keep: Sequence[tuple[str, str]] = (),
-                  queries: npt.NDArray[np.float32] | None = None) -> Loaded:  # fmt: skip
+def load_isolated(
+    url: str,
+    specs: Sequence[UserSpec],
+    pool: Pool,
+    *,
+    seed: int,
+    keep: Sequence[tuple[str, str]] = (),
+    queries: npt.NDArray[np.float32] | None = None,
+) -> Loaded:
     """:func:`load_users` in a child process, so the rows it builds never count in this
     process's memory (the benchmarks report this process's peak RSS as the worker's).
 
@@ -549,8 +830,9 @@ def load_isolated(url: str, specs: Sequence[UserSpec], pool: Pool, *, seed: int,
     with tempfile.TemporaryDirectory(prefix="memworks-bench-load-") as tmp:
         args, result = Path(tmp) / "args.pickle", Path(tmp) / "result.pickle"
         args.write_bytes(pickle.dumps((url, list(specs), pool, seed, list(keep), queries)))
-        subprocess.run([sys.executable, "-c", f"from memworks_tools.bench.data import _child; _child({str(tmp)!r})"],
-                       check=True)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-c", f"from memworks_tools.bench.data import _child; _child({str(tmp)!r})"], check=True
+        )
         loaded: Loaded = pickle.loads(result.read_bytes())
         return loaded
 
@@ -570,8 +852,9 @@ def _extend(into: Rows, r: Rows) -> None:
         getattr(into, name).extend(getattr(r, name))
 
 
-def foreign_specs(total: int, *, tenants: int = 10, users_per_tenant: int = 100, prefix: str = "other",
-                  with_gate: bool = False) -> list[UserSpec]:  # fmt: skip
+def foreign_specs(
+    total: int, *, tenants: int = 10, users_per_tenant: int = 100, prefix: str = "other", with_gate: bool = False
+) -> list[UserSpec]:
     """About ``total`` memory rows of other tenants, spread evenly over up to ``tenants`` ×
     ``users_per_tenant`` users of at least :data:`MIN_FOREIGN_ROWS` rows each (a user may go
     over by the rows of one episode)."""
@@ -579,8 +862,10 @@ def foreign_specs(total: int, *, tenants: int = 10, users_per_tenant: int = 100,
         return []
     n_users = max(min(tenants * users_per_tenant, total // MIN_FOREIGN_ROWS), 1)
     base, extra = divmod(total, n_users)
-    return [UserSpec(f"{prefix}-{i // users_per_tenant:03d}", f"u{i % users_per_tenant:05d}", base + (i < extra),
-                     with_gate) for i in range(n_users)]  # fmt: skip
+    return [
+        UserSpec(f"{prefix}-{i // users_per_tenant:03d}", f"u{i % users_per_tenant:05d}", base + (i < extra), with_gate)
+        for i in range(n_users)
+    ]
 
 
 def episode_stream(n: int, pool: Pool, *, users: int, seed: int, tenant: str = "bench") -> list[dict[str, Any]]:
@@ -596,6 +881,9 @@ def episode_stream(n: int, pool: Pool, *, users: int, seed: int, tenant: str = "
         turn = turns[tenant_id + user]
         turns[tenant_id + user] += 1
         content = pool.utterances[rng.randrange(len(pool.utterances))].content
-        out.append(agent_episode(rng, tenant=tenant_id, user=user, turn=turn, content=content,
-                                 when=start + timedelta(minutes=i)))  # fmt: skip
+        out.append(
+            agent_episode(
+                rng, tenant=tenant_id, user=user, turn=turn, content=content, when=start + timedelta(minutes=i)
+            )
+        )
     return out

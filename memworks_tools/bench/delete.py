@@ -49,8 +49,9 @@ def run(opts: Options) -> dict[str, Any]:
         url = f"sqlite:///{Path(tmp) / 'delete.db'}"
         with Memworks(Settings(database_url=url, broker_url="stub://", cache_url="memory")) as mw:
             for i, total in enumerate(sorted(stores)):
-                report["stores"][str(total)] = _store_round(opts, mw, pool, total, subjects, repeats,
-                                                                   f"acme{i}", seed=i + 1)  # fmt: skip
+                report["stores"][str(total)] = _store_round(
+                    opts, mw, pool, total, subjects, repeats, f"acme{i}", seed=i + 1
+                )
     report["peak_rss_mb"] = rss.peak_mb
     return _summary(report, subjects, sorted(stores))
 
@@ -68,8 +69,9 @@ def _memory_rows(mw: Any, tenant: str | None = None, user: str | None = None) ->
         return int(s.scalar(q) or 0)
 
 
-def _store_round(opts: Options, mw: Any, pool: data.Pool, total: int, subjects: list[int], repeats: int, tenant: str,
-                 seed: int) -> dict[str, Any]:  # fmt: skip
+def _store_round(
+    opts: Options, mw: Any, pool: data.Pool, total: int, subjects: list[int], repeats: int, tenant: str, seed: int
+) -> dict[str, Any]:
     users = {m: [f"subject-{m}-{r}" for r in range(repeats)] for m in subjects}
     with stopwatch() as t:
         made = {u: _make_subject(mw, pool, tenant, u, m, seed) for m in subjects for u in users[m]}
@@ -82,19 +84,26 @@ def _store_round(opts: Options, mw: Any, pool: data.Pool, total: int, subjects: 
     opts.say(f"delete: loading {foreign:,} rows of other tenants (store of {total:,})")
     specs = data.foreign_specs(foreign, prefix=f"other{seed}", with_gate=True, users_per_tenant=200)
     loaded = data.load_isolated(mw.settings.database_url, specs, pool, seed=seed)
-    out: dict[str, Any] = {"foreign_build_s": loaded.seconds, "foreign_rows": loaded.memories,
-                           "subjects_build_s": round(t[0], 2), "consolidation": run.get("counts", {}),
-                           "memory_rows": _memory_rows(mw), "by_subject": {}}  # fmt: skip
+    out: dict[str, Any] = {
+        "foreign_build_s": loaded.seconds,
+        "foreign_rows": loaded.memories,
+        "subjects_build_s": round(t[0], 2),
+        "consolidation": run.get("counts", {}),
+        "memory_rows": _memory_rows(mw),
+        "by_subject": {},
+    }
     # Untimed: the first deletion after a bulk load meets cold caches (each pooled connection
     # re-reads pages the load changed), which a store in service does not.
     out["warmup_s"] = _delete(opts, mw, tenant, "warmup")["seconds"]
     for m in subjects:
         runs = [_delete(opts, mw, tenant, u) | {"episodes": made[u]} for u in users[m]]
         secs = sorted(r["seconds"] for r in runs)
-        out["by_subject"][str(m)] = runs[0] | {"seconds": round(float(np.median(secs)), 3), "runs": runs,
-                                              "seconds_each": secs,
-                                              "status": "complete" if all(r["status"] == "complete" for r in runs)
-                                              else "failed"}  # fmt: skip
+        out["by_subject"][str(m)] = runs[0] | {
+            "seconds": round(float(np.median(secs)), 3),
+            "runs": runs,
+            "seconds_each": secs,
+            "status": "complete" if all(r["status"] == "complete" for r in runs) else "failed",
+        }
     return out
 
 
@@ -111,10 +120,19 @@ def _make_subject(mw: Any, pool: data.Pool, tenant: str, user: str, target: int,
         eps = []
         for _ in range(batch):
             utt = rng.choice(facts) if rng.random() < 0.8 else rng.choice(pool.utterances)
-            eps.append({"episode_id": f"{user}-{sent}", "tenant_id": tenant, "user_id": user,
-                        "session_id": f"s{sent // 10}", "turn": sent, "role": "user", "source": "user",
-                        "content": f"{utt.content} (note {sent})" if rng.random() < 0.5 else utt.content,
-                        "occurred_at": (start + timedelta(minutes=10 * sent)).isoformat()})  # fmt: skip
+            eps.append(
+                {
+                    "episode_id": f"{user}-{sent}",
+                    "tenant_id": tenant,
+                    "user_id": user,
+                    "session_id": f"s{sent // 10}",
+                    "turn": sent,
+                    "role": "user",
+                    "source": "user",
+                    "content": f"{utt.content} (note {sent})" if rng.random() < 0.5 else utt.content,
+                    "occurred_at": (start + timedelta(minutes=10 * sent)).isoformat(),
+                }
+            )
             sent += 1
         mw.enqueue_episodes(eps)
         mw.drain()
@@ -131,11 +149,20 @@ def _outcomes(mw: Any, tenant: str, users: list[str], seed: int) -> None:
         for i, t in enumerate(triage.episodes(1, OUTCOMES_PER_SUBJECT, seed=seed * 100 + u)[0]):
             action = triage.base_policy(set(t.keywords))
             ok = action == t.correct
-            reports.append({"outcome_id": f"{user}-o{i}", "tenant_id": tenant, "user_id": user,
-                            "task_id": f"{user}-{t.task_id}", "task_type": triage.TASK_TYPE,
-                            "features": list(t.keywords), "action_taken": action,
-                            "verified_action": None if ok else t.correct, "success": ok,
-                            "occurred_at": (start + timedelta(minutes=u * 60 + i)).isoformat()})  # fmt: skip
+            reports.append(
+                {
+                    "outcome_id": f"{user}-o{i}",
+                    "tenant_id": tenant,
+                    "user_id": user,
+                    "task_id": f"{user}-{t.task_id}",
+                    "task_type": triage.TASK_TYPE,
+                    "features": list(t.keywords),
+                    "action_taken": action,
+                    "verified_action": None if ok else t.correct,
+                    "success": ok,
+                    "occurred_at": (start + timedelta(minutes=u * 60 + i)).isoformat(),
+                }
+            )
     mw.report_outcomes(reports, reporter="tenant")  # a platform reporting its users' tickets
     mw.drain()
 
@@ -154,8 +181,15 @@ def _delete(opts: Options, mw: Any, tenant: str, user: str) -> dict[str, Any]:
             time.sleep(0.02)
     attempts = {name: tgt.attempts for name, tgt in manifest.targets.items()}
     opts.say(f"delete: {user} ({rows} memory rows) → {manifest.status} in {t[0]:.2f} s; plan {manifest.plan}")
-    return {"seconds": round(t[0], 3), "status": manifest.status, "memory_rows": rows, "plan": manifest.plan,
-            "lesson_decisions": len(manifest.decisions), "tenant_lessons": lessons, "attempts": attempts}  # fmt: skip
+    return {
+        "seconds": round(t[0], 3),
+        "status": manifest.status,
+        "memory_rows": rows,
+        "plan": manifest.plan,
+        "lesson_decisions": len(manifest.decisions),
+        "tenant_lessons": lessons,
+        "attempts": attempts,
+    }
 
 
 def _summary(report: dict[str, Any], subjects: list[int], stores: list[int]) -> dict[str, Any]:
@@ -165,23 +199,35 @@ def _summary(report: dict[str, Any], subjects: list[int], stores: list[int]) -> 
     report |= {
         # the shape's "seconds": by subject size, in the largest store
         "seconds": {m: r["seconds"] for m, r in report["stores"][largest]["by_subject"].items()},
-        "seconds_by_store": {n: {m: r["seconds"] for m, r in s["by_subject"].items()}
-                             for n, s in report["stores"].items()},
+        "seconds_by_store": {
+            n: {m: r["seconds"] for m, r in s["by_subject"].items()} for n, s in report["stores"].items()
+        },
         "store_1m_vs_10k_ratio": ratio(seconds[largest], seconds[small]),
         "ratio_compares": f"{int(big):,} memories: store of {int(largest):,} vs {int(small):,}",
-        "all_complete": all(r["status"] == "complete" for s in report["stores"].values()
-                            for r in s["by_subject"].values()),
-    }  # fmt: skip
+        "all_complete": all(
+            r["status"] == "complete" for s in report["stores"].values() for r in s["by_subject"].values()
+        ),
+    }
     return report
 
 
 def rows(r: dict[str, Any]) -> list[tuple[Any, ...]]:
     out: list[tuple[Any, ...]] = []
-    for n, s in r["stores"].items():
+    for _n, s in r["stores"].items():
         for m, d in s["by_subject"].items():
             each = ", ".join(map(str, d["seconds_each"]))
-            out.append((f"{s['memory_rows']:,}", m, d["memory_rows"], d["plan"].get("derived", 0),
-                        d["lesson_decisions"], d["status"], d["seconds"], each))  # fmt: skip
+            out.append(
+                (
+                    f"{s['memory_rows']:,}",
+                    m,
+                    d["memory_rows"],
+                    d["plan"].get("derived", 0),
+                    d["lesson_decisions"],
+                    d["status"],
+                    d["seconds"],
+                    each,
+                )
+            )
     return out
 
 
@@ -190,7 +236,7 @@ HEADERS = ["store rows", "subject", "its rows", "derived", "lesson decisions", "
 
 def draw(r: dict[str, Any], path: Path) -> Path:
     def paint(ax: Any) -> None:
-        for n, s in r["stores"].items():
+        for _n, s in r["stores"].items():
             ms = [int(m) for m in s["by_subject"]]
             secs = [s["by_subject"][str(m)]["seconds"] for m in ms]
             ax.plot(ms, secs, "-o", label=f"store of {s['memory_rows']:,} rows")

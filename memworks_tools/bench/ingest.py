@@ -23,9 +23,9 @@ import sys
 import tempfile
 import time
 import uuid
-from pathlib import Path
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from memworks_tools.bench import data
@@ -60,13 +60,15 @@ def run(opts: Options) -> dict[str, Any]:
     eps = {w: r["eps"] for w, r in report["redis"].items() if "eps" in r}
     sps = report["embedder"]["sps"]
     report |= {
-        "embedder_sps": sps, "embedded_eps": report["embedded"]["eps"],
-        "redis_eps": max(eps.values()) if eps else float("nan"), "redis_eps_by_workers": eps,
+        "embedder_sps": sps,
+        "embedded_eps": report["embedded"]["eps"],
+        "redis_eps": max(eps.values()) if eps else float("nan"),
+        "redis_eps_by_workers": eps,
         "embedded_vs_embedder": ratio(report["embedded"]["eps"], sps),
         "embedded_vs_own_texts_ceiling": ratio(report["embedded"]["eps"], report["embedder_own_texts"]["eps_ceiling"]),
         "peak_rss_mb": report["embedded"]["peak_rss_mb"],
         "worker_peak_rss_mb": max((r.get("peak_rss_mb", 0.0) for r in report["redis"].values()), default=0.0),
-    }  # fmt: skip
+    }
     return report
 
 
@@ -97,9 +99,15 @@ def _embedded(opts: Options, episodes: list[dict[str, Any]]) -> dict[str, Any]:
             done, memories = _counts(mw.runtime.engine)
     eps = round(len(episodes) / t[0], 1)
     opts.say(f"ingest: embedded (SQLite + in-process worker) {eps} episodes/s, {done}/{len(episodes)} processed")
-    return {"eps": eps, "seconds": round(t[0], 2), "processed": done, "memories": memories,
-            "memories_per_episode": round(memories / max(done, 1), 2), "peak_rss_mb": rss.peak_mb,
-            "index_texts": texts}  # fmt: skip
+    return {
+        "eps": eps,
+        "seconds": round(t[0], 2),
+        "processed": done,
+        "memories": memories,
+        "memories_per_episode": round(memories / max(done, 1), 2),
+        "peak_rss_mb": rss.peak_mb,
+        "index_texts": texts,
+    }
 
 
 @contextmanager
@@ -148,8 +156,9 @@ def _distributed(opts: Options, episodes: list[dict[str, Any]], workers: int, th
         opts.say(f"ingest: no private redis-server ({exc}); using {opts.redis_url} with a scratch namespace")
         private = None
     try:
-        return _distributed_run(opts, episodes, workers, threads, private.url if private else opts.redis_url,
-                                shared_redis=private is None)
+        return _distributed_run(
+            opts, episodes, workers, threads, private.url if private else opts.redis_url, shared_redis=private is None
+        )
     finally:
         if private is not None:
             private.stop()
@@ -164,8 +173,11 @@ class _Workers(Workers):
         with (self.log_dir / f"worker-{self.started}.log").open("wb") as log:
             return subprocess.Popen(
                 [sys.executable, "-m", "memworks.cli", "worker", "--processes", "1", "--threads", str(self.threads)],
-                env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            )  # fmt: skip
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
 
 
 def _drop_namespace(broker_url: str, namespace: str) -> None:
@@ -179,24 +191,31 @@ def _drop_namespace(broker_url: str, namespace: str) -> None:
         client.close()
 
 
-def _distributed_run(opts: Options, episodes: list[dict[str, Any]], workers: int, threads: int, broker_url: str,
-                     *, shared_redis: bool) -> dict[str, Any]:  # fmt: skip
-    from memworks_tools.chaos import scratch_database
+def _distributed_run(
+    opts: Options, episodes: list[dict[str, Any]], workers: int, threads: int, broker_url: str, *, shared_redis: bool
+) -> dict[str, Any]:
     from memworks.client import Memworks
     from memworks.config import Settings
     from memworks.store.db import get_engine, upgrade
+    from memworks_tools.chaos import scratch_database
 
     namespace = f"memworks-bench-{uuid.uuid4().hex[:8]}"
     with scratch_database(opts.pg_url) as db, tempfile.TemporaryDirectory(prefix="memworks-bench-") as tmp:
         upgrade(db)
-        env = dict(os.environ, MEMWORKS_DATABASE_URL=db, MEMWORKS_BROKER_URL=broker_url,
-                   MEMWORKS_QUEUE_NAMESPACE=namespace, MEMWORKS_CACHE_URL="memory")  # fmt: skip
+        env = dict(
+            os.environ,
+            MEMWORKS_DATABASE_URL=db,
+            MEMWORKS_BROKER_URL=broker_url,
+            MEMWORKS_QUEUE_NAMESPACE=namespace,
+            MEMWORKS_CACHE_URL="memory",
+        )
         settings = Settings(database_url=db, broker_url=broker_url, queue_namespace=namespace, cache_url="memory")
         mw = Memworks(settings)
         procs = _Workers(env, workers, threads, Path(tmp))
         try:
-            warm = data.episode_stream(WARMUP_EPISODES, data.build_pool(limit=opts.sizes.get("pool")), users=4,
-                                       seed=99, tenant="warm")  # fmt: skip
+            warm = data.episode_stream(
+                WARMUP_EPISODES, data.build_pool(limit=opts.sizes.get("pool")), users=4, seed=99, tenant="warm"
+            )
             for e in warm:  # one message each, so every process is likely to load its model
                 mw.enqueue_episodes([e])
             if not _wait(mw.runtime.engine, WARMUP_EPISODES, prefix="warm-", timeout_s=180):
@@ -212,11 +231,22 @@ def _distributed_run(opts: Options, episodes: list[dict[str, Any]], workers: int
             if shared_redis:  # a private server goes with everything in it
                 _drop_namespace(broker_url, namespace)
     eps = round(len(episodes) / t[0], 1)
-    opts.say(f"ingest: Redis + PostgreSQL, {workers} worker process(es) × {threads} threads: {eps} episodes/s"
-             f"{'' if ok else ' (timed out)'}; worker peak RSS {rss.peak_mb} MB")  # fmt: skip
-    return {"eps": eps, "seconds": round(t[0], 2), "processed": done, "memories": memories, "workers": workers,
-            "threads": threads, "completed": ok, "peak_rss_mb": rss.peak_mb, "peak_rss_sum_mb": rss.peak_sum_mb,
-            "processes_seen": rss.processes}  # fmt: skip
+    opts.say(
+        f"ingest: Redis + PostgreSQL, {workers} worker process(es) × {threads} threads: {eps} episodes/s"
+        f"{'' if ok else ' (timed out)'}; worker peak RSS {rss.peak_mb} MB"
+    )
+    return {
+        "eps": eps,
+        "seconds": round(t[0], 2),
+        "processed": done,
+        "memories": memories,
+        "workers": workers,
+        "threads": threads,
+        "completed": ok,
+        "peak_rss_mb": rss.peak_mb,
+        "peak_rss_sum_mb": rss.peak_sum_mb,
+        "processes_seen": rss.processes,
+    }
 
 
 def _wait(engine: Any, n: int, *, prefix: str, timeout_s: float) -> bool:
@@ -229,9 +259,10 @@ def _wait(engine: Any, n: int, *, prefix: str, timeout_s: float) -> bool:
 
 
 def rows(r: dict[str, Any]) -> list[tuple[Any, ...]]:
-    out: list[tuple[Any, ...]] = [("embedder (batches of 64)", r["embedder"]["sps"], "sentences/s", ""),
-                                  ("embedded: SQLite + in-process worker", r["embedded"]["eps"], "episodes/s",
-                                   r["embedded"]["peak_rss_mb"])]  # fmt: skip
+    out: list[tuple[Any, ...]] = [
+        ("embedder (batches of 64)", r["embedder"]["sps"], "sentences/s", ""),
+        ("embedded: SQLite + in-process worker", r["embedded"]["eps"], "episodes/s", r["embedded"]["peak_rss_mb"]),
+    ]
     for w, d in r["redis"].items():
         if "eps" in d:
             out.append((f"Redis + PostgreSQL, {w} worker process(es)", d["eps"], "episodes/s", d["peak_rss_mb"]))

@@ -43,13 +43,27 @@ WARMUP = 3
 RECALL_QUERIES = 30
 
 _QUESTIONS = (
-    "Where do I live these days?", "Which city is home for me now?", "Where do I work?", "Who is my employer?",
-    "What is my job title?", "What do I do for a living?", "What kind of food do I like?", "What are my hobbies?",
-    "Am I allergic to anything?", "What is my pet called?", "What's my sister's name?", "What's my favourite colour?",
-    "Do I prefer tea or coffee?", "Which seat do I like on planes?", "How should answers be formatted for me?",
-    "What is my diet?", "Where did I grow up?", "What time zone am I in?", "What did we discuss about the budget?",
+    "Where do I live these days?",
+    "Which city is home for me now?",
+    "Where do I work?",
+    "Who is my employer?",
+    "What is my job title?",
+    "What do I do for a living?",
+    "What kind of food do I like?",
+    "What are my hobbies?",
+    "Am I allergic to anything?",
+    "What is my pet called?",
+    "What's my sister's name?",
+    "What's my favourite colour?",
+    "Do I prefer tea or coffee?",
+    "Which seat do I like on planes?",
+    "How should answers be formatted for me?",
+    "What is my diet?",
+    "Where did I grow up?",
+    "What time zone am I in?",
+    "What did we discuss about the budget?",
     "What should I pack for the trip?",
-)  # fmt: skip
+)
 
 
 def queries(n: int, *, seed: int = 11) -> list[str]:
@@ -96,27 +110,49 @@ class _Unavailable(Exception):
     pass
 
 
-def _database(opts: Options, db: str, sizes: list[int], foreign: list[int], pool: data.Pool, warm: list[str],
-              timed: list[str], qvecs: npt.NDArray[np.float32], budget_s: float) -> dict[str, Any]:  # fmt: skip
+def _database(
+    opts: Options,
+    db: str,
+    sizes: list[int],
+    foreign: list[int],
+    pool: data.Pool,
+    warm: list[str],
+    timed: list[str],
+    qvecs: npt.NDArray[np.float32],
+    budget_s: float,
+) -> dict[str, Any]:
     out: dict[str, Any] = {"by_size": {}, "foreign": {}}
     for n in sizes:
         with _store(opts, db) as url:
             opts.say(f"retrieve[{db}]: loading a scope of {n:,} memories")
-            loaded = data.load_isolated(url, [data.UserSpec(TENANT, USER, n)], pool, seed=n, keep=[(TENANT, USER)],
-                                        queries=qvecs)  # fmt: skip
+            loaded = data.load_isolated(
+                url, [data.UserSpec(TENANT, USER, n)], pool, seed=n, keep=[(TENANT, USER)], queries=qvecs
+            )
             row = {"memories": loaded.memories, "build_s": loaded.seconds}
             with _memworks(url) as mw:
                 row |= _measure(opts, mw, loaded, warm, timed, qvecs, budget_s, f"{db} {n:,}")
                 out["by_size"][str(n)] = row
                 if n == min(sizes) and foreign:
-                    out["foreign"] = _foreign(opts, db, url, mw, row, loaded, foreign, pool, warm, timed, qvecs,
-                                              budget_s)  # fmt: skip
+                    out["foreign"] = _foreign(
+                        opts, db, url, mw, row, loaded, foreign, pool, warm, timed, qvecs, budget_s
+                    )
     return out
 
 
-def _foreign(opts: Options, db: str, url: str, mw: Any, base: dict[str, Any], loaded: data.Loaded, foreign: list[int],
-             pool: data.Pool, warm: list[str], timed: list[str], qvecs: npt.NDArray[np.float32],
-             budget_s: float) -> dict[str, Any]:  # fmt: skip
+def _foreign(
+    opts: Options,
+    db: str,
+    url: str,
+    mw: Any,
+    base: dict[str, Any],
+    loaded: data.Loaded,
+    foreign: list[int],
+    pool: data.Pool,
+    warm: list[str],
+    timed: list[str],
+    qvecs: npt.NDArray[np.float32],
+    budget_s: float,
+) -> dict[str, Any]:
     """The same scope and queries while other tenants' rows grow, through the facade that was
     open before they came (a long-running process); after the last step once more through a
     fresh facade. SQLite connections keep the planner statistics they loaded when they opened,
@@ -130,20 +166,22 @@ def _foreign(opts: Options, db: str, url: str, mw: Any, base: dict[str, Any], lo
         have += more.memories
         label = f"{db} {base['memories']:,} + {times}× foreign"
         out[str(times)] = {"foreign_rows": have, "build_s": more.seconds} | _measure(
-            opts, mw, loaded, warm, timed, qvecs, budget_s, f"{label}, open since before")
+            opts, mw, loaded, warm, timed, qvecs, budget_s, f"{label}, open since before"
+        )
     last = str(max(foreign))
     mw.close()  # its engine's connections go with it; the next facade opens new ones
     with _memworks(url) as fresh:
-        out[last]["fresh_connections"] = _measure(opts, fresh, loaded, warm, timed, qvecs, budget_s,
-                                                  f"{db} {base['memories']:,} + {last}× foreign, reopened")  # fmt: skip
+        out[last]["fresh_connections"] = _measure(
+            opts, fresh, loaded, warm, timed, qvecs, budget_s, f"{db} {base['memories']:,} + {last}× foreign, reopened"
+        )
     return out
 
 
 @contextmanager
 def _store(opts: Options, db: str) -> Iterator[str]:
     """A fresh, migrated database: a temporary SQLite file, or a scratch PostgreSQL database."""
-    from memworks_tools.chaos import scratch_database
     from memworks.store.db import get_engine, upgrade
+    from memworks_tools.chaos import scratch_database
 
     if db == "sqlite":
         with tempfile.TemporaryDirectory(prefix="memworks-bench-") as tmp:
@@ -176,10 +214,18 @@ def _memworks(url: str) -> Iterator[Any]:
         mw.close()
 
 
-def _measure(opts: Options, mw: Any, loaded: data.Loaded, warm: list[str], timed: list[str],
-             qvecs: npt.NDArray[np.float32], budget_s: float, label: str) -> dict[str, Any]:  # fmt: skip
-    from memworks_tools.bench.common import progress
+def _measure(
+    opts: Options,
+    mw: Any,
+    loaded: data.Loaded,
+    warm: list[str],
+    timed: list[str],
+    qvecs: npt.NDArray[np.float32],
+    budget_s: float,
+    label: str,
+) -> dict[str, Any]:
     from memworks.models.schemas import Scope
+    from memworks_tools.bench.common import progress
 
     scope = Scope(tenant_id=TENANT, user_id=USER)
     for q in warm:
@@ -196,10 +242,16 @@ def _measure(opts: Options, mw: Any, loaded: data.Loaded, warm: list[str], timed
             break
     stats = percentiles(latencies)
     recall = _recall(mw, loaded, qvecs)
-    opts.say(f"retrieve[{label}]: p50 {stats['p50']} ms, p95 {stats['p95']} ms, p99 {stats['p99']} ms over "
-             f"{stats['n']} queries; recall@10 vs exact {recall}")  # fmt: skip
-    return {"latency_ms": stats, "recall_vs_exact": recall, "abstained": abstained,
-            "visible": loaded.visible[(TENANT, USER)]}  # fmt: skip
+    opts.say(
+        f"retrieve[{label}]: p50 {stats['p50']} ms, p95 {stats['p95']} ms, p99 {stats['p99']} ms over "
+        f"{stats['n']} queries; recall@10 vs exact {recall}"
+    )
+    return {
+        "latency_ms": stats,
+        "recall_vs_exact": recall,
+        "abstained": abstained,
+        "visible": loaded.visible[(TENANT, USER)],
+    }
 
 
 def _recall(mw: Any, loaded: data.Loaded, qvecs: npt.NDArray[np.float32], k: int = 10) -> float:
@@ -239,11 +291,13 @@ def _summary(report: dict[str, Any]) -> dict[str, Any]:
                 fresh[db] = ratio(f["100"]["fresh_connections"]["latency_ms"]["p95"], f["0"]["latency_ms"]["p95"])
     first = by_db.get("sqlite") or next(iter(by_db.values()), {})
     report |= {
-        "p95_ms": first, "p95_ms_by_db": by_db,
-        "foreign_100x_ratio": max(ratios.values()) if ratios else float("nan"), "foreign_100x_ratio_by_db": ratios,
+        "p95_ms": first,
+        "p95_ms_by_db": by_db,
+        "foreign_100x_ratio": max(ratios.values()) if ratios else float("nan"),
+        "foreign_100x_ratio_by_db": ratios,
         "foreign_100x_ratio_fresh_connections": fresh,
         "recall_vs_exact": min(recalls) if recalls else float("nan"),
-    }  # fmt: skip
+    }
     return report
 
 
@@ -256,8 +310,9 @@ def rows(r: dict[str, Any]) -> list[tuple[Any, ...]]:
             continue
         for n, row in d["by_size"].items():
             lat = row["latency_ms"]
-            out.append((db, f"{int(n):,} in scope", lat["p50"], lat["p95"], lat["p99"], lat["n"],
-                        row["recall_vs_exact"]))  # fmt: skip
+            out.append(
+                (db, f"{int(n):,} in scope", lat["p50"], lat["p95"], lat["p99"], lat["n"], row["recall_vs_exact"])
+            )
         for times, row in d["foreign"].items():
             if times != "0":
                 runs = [("open since before", row)]
@@ -265,8 +320,17 @@ def rows(r: dict[str, Any]) -> list[tuple[Any, ...]]:
                     runs.append(("reopened", row["fresh_connections"]))
                 for how, r in runs:
                     lat = r["latency_ms"]
-                    out.append((db, f"1k + {row['foreign_rows']:,} foreign, {how}", lat["p50"], lat["p95"], lat["p99"],
-                                lat["n"], r["recall_vs_exact"]))  # fmt: skip
+                    out.append(
+                        (
+                            db,
+                            f"1k + {row['foreign_rows']:,} foreign, {how}",
+                            lat["p50"],
+                            lat["p95"],
+                            lat["p99"],
+                            lat["n"],
+                            r["recall_vs_exact"],
+                        )
+                    )
     return out
 
 
@@ -285,11 +349,21 @@ def draw(r: dict[str, Any], path: Path) -> Path:
                 ax.plot(ns, [d["by_size"][str(n)]["latency_ms"][q] for n in ns], style, label=f"{db} {q}")
             for times, row in d["foreign"].items():
                 if times != "0":
-                    ax.plot([int(min(ns))], [row["latency_ms"]["p95"]], "x", markersize=9,
-                            label=f"{db} p95, 1k scope + {times}× foreign")  # fmt: skip
+                    ax.plot(
+                        [int(min(ns))],
+                        [row["latency_ms"]["p95"]],
+                        "x",
+                        markersize=9,
+                        label=f"{db} p95, 1k scope + {times}× foreign",
+                    )
                     if "fresh_connections" in row:
-                        ax.plot([int(min(ns))], [row["fresh_connections"]["latency_ms"]["p95"]], "+", markersize=9,
-                                label=f"{db} p95, 1k scope + {times}× foreign, reopened")  # fmt: skip
+                        ax.plot(
+                            [int(min(ns))],
+                            [row["fresh_connections"]["latency_ms"]["p95"]],
+                            "+",
+                            markersize=9,
+                            label=f"{db} p95, 1k scope + {times}× foreign, reopened",
+                        )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("memories in the caller's scope")

@@ -16,8 +16,12 @@ def keyed_turns(mw: Any, tenant_id: str, user_id: str, episode_ids: Sequence[str
     transcript, a session summary or a pending forget request.
     """
     rows = mw.memories(Scope(tenant_id=tenant_id, user_id=user_id), include_history=True)
-    facts = {e for m in rows if m.key and not m.key.startswith("summary.") and not m.key.endswith(".forget_request")
-             for e in m.evidence}  # fmt: skip
+    facts = {
+        e
+        for m in rows
+        if m.key and not m.key.startswith("summary.") and not m.key.endswith(".forget_request")
+        for e in m.evidence
+    }
     return sum(1 for e in episode_ids if e in facts), len(episode_ids)
 
 

@@ -28,16 +28,27 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memworks_tools.evaluation.triage import HELD_OUT, NEGATIVES, TASK_TYPE, TRAIN, Ticket, base_policy, features_of, noisy_stream
 from memworks.models.drafts import LessonView
 from memworks.pipelines.lessons import select_lesson
+from memworks_tools.evaluation.triage import (
+    HELD_OUT,
+    NEGATIVES,
+    TASK_TYPE,
+    TRAIN,
+    Ticket,
+    base_policy,
+    features_of,
+    noisy_stream,
+)
 
 TENANT = "eval-lessons"
 SCENARIOS = ("keywords", "free_text", "noisy")
 _START = datetime(2025, 1, 1, tzinfo=UTC)
 
 
-def run(scenario: str = "keywords", *, n_episodes: int | None = None, out: Callable[[str], None] = print) -> dict[str, Any]:
+def run(
+    scenario: str = "keywords", *, n_episodes: int | None = None, out: Callable[[str], None] = print
+) -> dict[str, Any]:
     """Replay one scenario on a fresh embedded store; returns curves, gate events and counts."""
     from memworks.client import Memworks
     from memworks.config import Settings
@@ -51,8 +62,18 @@ def run(scenario: str = "keywords", *, n_episodes: int | None = None, out: Calla
 
 
 def _views(lessons: Sequence[Any]) -> list[LessonView]:
-    return [LessonView(lesson_id=l.lesson_id, task_type=l.task_type, pattern=tuple(l.pattern), action=l.action,
-                       guidance=l.guidance, version=l.version, status=l.status) for l in lessons]  # fmt: skip
+    return [
+        LessonView(
+            lesson_id=l.lesson_id,
+            task_type=l.task_type,
+            pattern=tuple(l.pattern),
+            action=l.action,
+            guidance=l.guidance,
+            version=l.version,
+            status=l.status,
+        )
+        for l in lessons
+    ]
 
 
 class _Replay:
@@ -75,15 +96,25 @@ class _Replay:
 
     def _outcome(self, oid: str, t: Ticket, action: str, truth: str, when: datetime) -> dict[str, Any]:
         ok = action == truth
-        return {"outcome_id": oid, "tenant_id": TENANT, "task_id": t.task_id, "task_type": TASK_TYPE, **self._given(t),
-                "action_taken": action, "verified_action": None if ok else truth, "success": ok,
-                "occurred_at": when.isoformat()}  # fmt: skip
+        return {
+            "outcome_id": oid,
+            "tenant_id": TENANT,
+            "task_id": t.task_id,
+            "task_type": TASK_TYPE,
+            **self._given(t),
+            "action_taken": action,
+            "verified_action": None if ok else truth,
+            "success": ok,
+            "occurred_at": when.isoformat(),
+        }
 
     def run(self, n_episodes: int) -> dict[str, Any]:
         mw, held = self.mw, HELD_OUT + NEGATIVES
         if self.scenario != "noisy":
             # Verified history: tickets a person resolved, before the agent starts.
-            mw.report_outcomes([self._outcome(t.task_id, t, t.correct, t.correct, _START - timedelta(days=1)) for t in held])
+            mw.report_outcomes(
+                [self._outcome(t.task_id, t, t.correct, t.correct, _START - timedelta(days=1)) for t in held]
+            )
             mw.drain()
         stream = noisy_stream(n_episodes, 24) if self.scenario == "noisy" else None
         train_curve: list[float] = []
@@ -111,8 +142,10 @@ class _Replay:
                 delta = self._accuracy(held, now_active) - self._accuracy(held, without)
                 if delta < 0:
                     harmful.append({"episode": e + 1, "lesson_id": lid, "held_out_delta": round(delta, 4)})
-            self.out(f"{self.scenario} episode {e + 1}: train accuracy {train_curve[-1]:.2f}, held-out "
-                     f"{held_curve[-1]:.2f} ({len(promoted)} promoted)")  # fmt: skip
+            self.out(
+                f"{self.scenario} episode {e + 1}: train accuracy {train_curve[-1]:.2f}, held-out "
+                f"{held_curve[-1]:.2f} ({len(promoted)} promoted)"
+            )
         return self._result(train_curve, held_curve, harmful)
 
     def _record(self, episode: int, lessons: Sequence[LessonView]) -> list[str]:
@@ -126,8 +159,16 @@ class _Replay:
             report = by_id[lesson.lesson_id].report
             if lesson.status == "active":
                 promoted.append(lesson.lesson_id)
-            self.events.append({"episode": episode, "lesson_id": lesson.lesson_id, "pattern": list(lesson.pattern),
-                                "action": lesson.action, "status": lesson.status, "report": report})  # fmt: skip
+            self.events.append(
+                {
+                    "episode": episode,
+                    "lesson_id": lesson.lesson_id,
+                    "pattern": list(lesson.pattern),
+                    "action": lesson.action,
+                    "status": lesson.status,
+                    "report": report,
+                }
+            )
             self.out(f"  episode {episode}: {lesson.status:<11} {'+'.join(lesson.pattern)} → {lesson.action}: {report}")
         return promoted
 
@@ -146,11 +187,19 @@ class _Replay:
             "final_accuracy": train[-1],
             "final_held_out_accuracy": held[-1],
             "events": self.events,
-            "gate": {"lessons_by_status": by_status, "promotions": len(promotions),
-                     "blocked": [f"{'+'.join(ev['pattern'])} → {ev['action']}: {ev['report']}"
-                                 for ev in final.values() if ev["status"] == "blocked"],
-                     "rolled_back": [ev["report"] for ev in final.values() if ev["status"] == "rolled_back"]},  # fmt: skip
-            "blocked_with_misfire": [ev for ev in self.events if ev["status"] == "blocked" and "negative misfire" in ev["report"]],
+            "gate": {
+                "lessons_by_status": by_status,
+                "promotions": len(promotions),
+                "blocked": [
+                    f"{'+'.join(ev['pattern'])} → {ev['action']}: {ev['report']}"
+                    for ev in final.values()
+                    if ev["status"] == "blocked"
+                ],
+                "rolled_back": [ev["report"] for ev in final.values() if ev["status"] == "rolled_back"],
+            },
+            "blocked_with_misfire": [
+                ev for ev in self.events if ev["status"] == "blocked" and "negative misfire" in ev["report"]
+            ],
             "harmful_promotions": harmful,
             "max_promotions_per_episode": max(
                 [sum(1 for ev in promotions if ev["episode"] == n + 1) for n in range(len(train))]
@@ -163,17 +212,21 @@ def run_all(out_dir: Path, *, out: Callable[[str], None] = print) -> dict[str, A
     results = [run(s, out=out) for s in SCENARIOS]
     png = plot(results, out_dir / "lessons_curve.png")
     for r in results:
-        out(f"lessons ({r['scenario']}): held-out accuracy by episode {', '.join(f'{a:.2f}' for a in r['held_out_accuracy'])}; "
+        out(
+            f"lessons ({r['scenario']}): held-out accuracy by episode "
+            f"{', '.join(f'{a:.2f}' for a in r['held_out_accuracy'])}; "
             f"gate: {r['gate']['promotions']} promoted, {len(r['gate']['blocked'])} blocked, "
-            f"{len(r['gate']['rolled_back'])} rolled back, {len(r['harmful_promotions'])} harmful")  # fmt: skip
+            f"{len(r['gate']['rolled_back'])} rolled back, {len(r['harmful_promotions'])} harmful"
+        )
     return {"lessons": {r["scenario"]: r for r in results}, "plot": str(png)}
 
 
 def met_targets(report: dict[str, Any]) -> bool:
     """Seed and free text reach 1.00 on the held-out set; no run promotes a harmful lesson."""
     runs = report["lessons"]
-    return (all(runs[s]["final_held_out_accuracy"] == 1.0 for s in ("keywords", "free_text"))
-            and all(not r["harmful_promotions"] and r["max_promotions_per_episode"] <= 1 for r in runs.values()))  # fmt: skip
+    return all(runs[s]["final_held_out_accuracy"] == 1.0 for s in ("keywords", "free_text")) and all(
+        not r["harmful_promotions"] and r["max_promotions_per_episode"] <= 1 for r in runs.values()
+    )
 
 
 def plot(results: list[dict[str, Any]], path: Path) -> Path:
@@ -185,7 +238,9 @@ def plot(results: list[dict[str, Any]], path: Path) -> Path:
     # Keywords and free text learn alike, so their lines coincide: markers of shrinking size show both.
     for r, (marker, size) in zip(results, [("o", 10), ("s", 6), ("^", 5)], strict=False):
         xs = list(range(1, len(r["held_out_accuracy"]) + 1))
-        (line,) = ax.plot(xs, r["held_out_accuracy"], marker=marker, markersize=size, label=f"{r['scenario']}: held-out")
+        (line,) = ax.plot(
+            xs, r["held_out_accuracy"], marker=marker, markersize=size, label=f"{r['scenario']}: held-out"
+        )
         ax.plot(xs, r["accuracy"], linestyle=":", color=line.get_color(), label=f"{r['scenario']}: training tickets")
     ax.axhline(0.5, color="grey", linestyle="--", linewidth=0.8, label="base policy (seed)")
     ax.set_xlabel("episode")

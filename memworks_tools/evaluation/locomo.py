@@ -139,14 +139,29 @@ def parse_conversation(sample: Mapping[str, Any]) -> Conversation:
     for start, n, turns in sorted(sessions, key=lambda s: (s[0], s[1])):
         for i, t in enumerate(turns):
             if content := _content(t):
-                out.append(Turn(t["dia_id"], episode_id_for(sid, t["dia_id"]), n, i, str(t["speaker"]), content,
-                                start + timedelta(seconds=i)))  # fmt: skip
+                out.append(
+                    Turn(
+                        t["dia_id"],
+                        episode_id_for(sid, t["dia_id"]),
+                        n,
+                        i,
+                        str(t["speaker"]),
+                        content,
+                        start + timedelta(seconds=i),
+                    )
+                )
     known = {t.dia_id for t in out}
     questions = []
     for q in sample.get("qa", []):
         ids, bad = split_evidence(q.get("evidence") or [])
-        questions.append(Question(str(q["question"]), int(q["category"]), tuple(i for i in ids if i in known),
-                                  tuple(bad + [i for i in ids if i not in known])))  # fmt: skip
+        questions.append(
+            Question(
+                str(q["question"]),
+                int(q["category"]),
+                tuple(i for i in ids if i in known),
+                tuple(bad + [i for i in ids if i not in known]),
+            )
+        )
     return Conversation(sid, tuple(out), tuple(questions))
 
 
@@ -229,8 +244,9 @@ class BM25Baseline:
 
     def search(self, query: str, k: int) -> list[int]:
         """Indices of the best ``k`` texts, best first (ties by position)."""
-        tokens = self._bm25.tokenize([query], stopwords="en", stemmer=self._stemmer.stemWords, return_ids=False,
-                                     show_progress=False)[0]  # fmt: skip
+        tokens = self._bm25.tokenize(
+            [query], stopwords="en", stemmer=self._stemmer.stemWords, return_ids=False, show_progress=False
+        )[0]
         known = [t for t in tokens if t in self._vocab]
         if not known:
             return []
@@ -287,8 +303,10 @@ def run(
                 t1 = time.perf_counter()
                 _ask(mw, conv, tallies, counts, abstained)
             if progress:
-                out(f"  {conv.sample_id}: {len(conv.turns)} turns replayed in {t1 - t0:.1f}s, "
-                    f"{len(conv.questions)} questions in {time.perf_counter() - t1:.1f}s")  # fmt: skip
+                out(
+                    f"  {conv.sample_id}: {len(conv.turns)} turns replayed in {t1 - t0:.1f}s, "
+                    f"{len(conv.questions)} questions in {time.perf_counter() - t1:.1f}s"
+                )
     result = _report(conversations, tallies, counts, abstained)
     result["keyed_records"] = keyed_records.keyed_share(keyed)
     _print(result, ks, out)
@@ -298,12 +316,20 @@ def run(
 
 def _replay(mw: Any, conv: Conversation) -> None:
     episodes = [
-        {"episode_id": t.episode_id, "tenant_id": TENANT, "user_id": conv.sample_id,
-         "session_id": f"{conv.sample_id}-S{t.session}", "turn": t.index, "role": "user", "source": "user",
-         "content": t.content, "occurred_at": t.occurred_at.isoformat(),
-         "metadata": {"dia_id": t.dia_id, "speaker": t.speaker}}
+        {
+            "episode_id": t.episode_id,
+            "tenant_id": TENANT,
+            "user_id": conv.sample_id,
+            "session_id": f"{conv.sample_id}-S{t.session}",
+            "turn": t.index,
+            "role": "user",
+            "source": "user",
+            "content": t.content,
+            "occurred_at": t.occurred_at.isoformat(),
+            "metadata": {"dia_id": t.dia_id, "speaker": t.speaker},
+        }
         for t in conv.turns
-    ]  # fmt: skip
+    ]
     # One session at a time, each processed before the next, as a live agent would write them.
     for session in dict.fromkeys(t.session for t in conv.turns):
         mw.enqueue_episodes([e for e, t in zip(episodes, conv.turns, strict=True) if t.session == session])
@@ -311,9 +337,12 @@ def _replay(mw: Any, conv: Conversation) -> None:
 
 
 def _ask(
-    mw: Any, conv: Conversation, tallies: dict[int, dict[str, Tally]], counts: dict[int, dict[str, int]],
+    mw: Any,
+    conv: Conversation,
+    tallies: dict[int, dict[str, Tally]],
+    counts: dict[int, dict[str, int]],
     abstained: dict[int, int],
-) -> None:  # fmt: skip
+) -> None:
     from memworks.models.schemas import Scope
 
     scope = Scope(tenant_id=TENANT, user_id=conv.sample_id)
@@ -334,16 +363,23 @@ def _ask(
 
 
 def _report(
-    conversations: Sequence[Conversation], tallies: dict[int, dict[str, Tally]], counts: dict[int, dict[str, int]],
+    conversations: Sequence[Conversation],
+    tallies: dict[int, dict[str, Tally]],
+    counts: dict[int, dict[str, int]],
     abstained: dict[int, int],
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     total_abstained = sum(abstained.values())
     adversarial = counts[ADVERSARIAL]["n"]
     categories = {
-        str(c): {"name": CATEGORIES[c], **counts[c], "scored": tallies[c]["memworks"].scored, "abstained": abstained[c],
-                 **{s: t.summary() for s, t in tallies[c].items()}}
+        str(c): {
+            "name": CATEGORIES[c],
+            **counts[c],
+            "scored": tallies[c]["memworks"].scored,
+            "abstained": abstained[c],
+            **{s: t.summary() for s, t in tallies[c].items()},
+        }
         for c in CATEGORIES
-    }  # fmt: skip
+    }
     return {
         "categories": categories,
         "abstention": {
@@ -370,8 +406,10 @@ def _print(result: Mapping[str, Any], ks: Sequence[int], out: Callable[[str], No
             n = str(cat["scored"]) if system == "memworks" else ""
             out(f"{label:<16}{n:>5}  {system:<9}" + "".join(f"{m[c]:>15}" for c in cols))
     a = result["abstention"]
-    out(f"abstention on category {ADVERSARIAL}: precision {a['precision']:.2f}, recall {a['recall']:.2f} "
-        f"({a['abstained']} abstentions over {result['questions']} questions)")  # fmt: skip
+    out(
+        f"abstention on category {ADVERSARIAL}: precision {a['precision']:.2f}, recall {a['recall']:.2f} "
+        f"({a['abstained']} abstentions over {result['questions']} questions)"
+    )
 
 
 def plot(result: Mapping[str, Any], path: Path) -> Path:
@@ -391,11 +429,12 @@ def plot(result: Mapping[str, Any], path: Path) -> Path:
     ax.set_xticks(range(len(cats)), names)
     ax.set_ylabel("evidence recall@10")
     ax.set_ylim(0, 1.05)
-    ax.set_title(f"LoCoMo evidence retrieval ({result['conversations']} conversations, {result['questions']} questions)")
+    ax.set_title(
+        f"LoCoMo evidence retrieval ({result['conversations']} conversations, {result['questions']} questions)"
+    )
     ax.legend(loc="upper right")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
-

@@ -42,7 +42,8 @@ METHOD = (
     "(untrusted transcripts, never retrieved in present reads); session dates as UTC, turns one second apart. "
     "Temporal questions of five forms are answered deterministically: each event phrase is looked up with "
     "retrieve(k=10); the retrieved sentence (or sentence pair) with a time expression that holds more than half "
-    "of the phrase's index terms (most terms first, then single sentences, then rank) is dated with memworks' timeparse anchored at the record's "
+    "of the phrase's index terms (most terms first, then single sentences, then rank) is dated with memworks' "
+    "timeparse anchored at the record's "
     "valid_from. Day counts pass within one day; 'which first' passes when the earlier event is the option the "
     "answer names. The valid_from reader takes the best-matching record's valid_from instead. Knowledge "
     "updates pass when an active keyed record holds the new value and a superseded one of the same key has "
@@ -52,13 +53,17 @@ METHOD = (
 _DATE_FORMAT = "%Y/%m/%d (%a) %H:%M"
 _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("order", re.compile(r"\bfirst\b[^,]*,\s*(?:the\s+)?(.+?)\s+or\s+(?:the\s+)?(.+?)\?*$", re.I)),
-    ("days_between", re.compile(r"\bhow many days (?:had |have )?passed between (?:the )?(.+?) and (?:the )?(.+?)\?*$", re.I)),
+    (
+        "days_between",
+        re.compile(r"\bhow many days (?:had |have )?passed between (?:the )?(.+?) and (?:the )?(.+?)\?*$", re.I),
+    ),
     ("days_before", re.compile(r"\bhow many days before (?:the )?(.+?) did i (.+?)\?*$", re.I)),
     ("months_ago", re.compile(r"\bhow many months ago did i (.+?)\?*$", re.I)),
     ("date_of", re.compile(r"\bwhat was the date on which i (.+?)\?*$", re.I)),
-)  # fmt: skip
-_NUMBER_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}  # fmt: skip
+)
+_NUMBER_WORDS = {
+    w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
+}
 
 
 @dataclass(frozen=True)
@@ -101,15 +106,23 @@ def parse_date(text: str) -> datetime:
 
 def parse_case(item: Mapping[str, Any]) -> Case:
     sessions = sorted(
-        zip(item["haystack_session_ids"], map(parse_date, item["haystack_dates"]), item["haystack_sessions"], strict=True),
+        zip(
+            item["haystack_session_ids"],
+            map(parse_date, item["haystack_dates"]),
+            item["haystack_sessions"],
+            strict=True,
+        ),
         key=lambda s: (s[1], s[0]),
     )
     return Case(
-        question_id=str(item["question_id"]), question_type=str(item["question_type"]), question=str(item["question"]),
-        answer=str(item["answer"]), question_date=parse_date(item["question_date"]),
+        question_id=str(item["question_id"]),
+        question_type=str(item["question_type"]),
+        question=str(item["question"]),
+        answer=str(item["answer"]),
+        question_date=parse_date(item["question_date"]),
         sessions=tuple((str(sid), when, tuple(turns)) for sid, when, turns in sessions),
         answer_session_ids=tuple(str(s) for s in item.get("answer_session_ids") or ()),
-    )  # fmt: skip
+    )
 
 
 def load(paths: Sequence[Path]) -> list[Case]:
@@ -140,12 +153,20 @@ def episodes_for(case: Case) -> list[list[dict[str, Any]]]:
             if not content:
                 continue
             user = t.get("role") == "user"
-            batch.append({
-                "episode_id": f"{case.question_id}-{sid}-{i}", "tenant_id": TENANT, "user_id": case.question_id,
-                "session_id": sid, "turn": i, "role": "user" if user else "assistant",
-                "source": "user" if user else "model_inference", "content": content,
-                "occurred_at": (start + timedelta(seconds=i)).isoformat(), "metadata": {"longmemeval_session": sid},
-            })  # fmt: skip
+            batch.append(
+                {
+                    "episode_id": f"{case.question_id}-{sid}-{i}",
+                    "tenant_id": TENANT,
+                    "user_id": case.question_id,
+                    "session_id": sid,
+                    "turn": i,
+                    "role": "user" if user else "assistant",
+                    "source": "user" if user else "model_inference",
+                    "content": content,
+                    "occurred_at": (start + timedelta(seconds=i)).isoformat(),
+                    "metadata": {"longmemeval_session": sid},
+                }
+            )
         batches.append(batch)
     return batches
 
@@ -297,7 +318,11 @@ def run(paths: Sequence[Path], *, out: Callable[[str], None] = print) -> dict[st
 
 def _score(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     passed = [bool(r["passed"]) for r in rows]
-    return {"n": len(passed), "correct": sum(passed), "accuracy": round(sum(passed) / len(passed), 4) if passed else 0.0}
+    return {
+        "n": len(passed),
+        "correct": sum(passed),
+        "accuracy": round(sum(passed) / len(passed), 4) if passed else 0.0,
+    }
 
 
 def _judge(mw: Any, case: Case) -> dict[str, Any]:
@@ -308,9 +333,13 @@ def _judge(mw: Any, case: Case) -> dict[str, Any]:
     sessions = {f"{case.question_id}-{sid}-" for sid in case.answer_session_ids}
     session_hit = any(e.startswith(tuple(sessions)) for h in res.hits[:SESSION_K] for e in h.evidence)
     row: dict[str, Any] = {
-        "question_id": case.question_id, "question_type": case.question_type, "question": case.question,
-        "answer": case.answer, "abstained": res.abstained, f"session_hit@{SESSION_K}": session_hit,
-    }  # fmt: skip
+        "question_id": case.question_id,
+        "question_type": case.question_type,
+        "question": case.question,
+        "answer": case.answer,
+        "abstained": res.abstained,
+        f"session_hit@{SESSION_K}": session_hit,
+    }
     if case.abstention:
         row["kind"] = "abstention"
         row.update(_abstention(mw, scope, case, res.abstained))
@@ -334,17 +363,27 @@ def _lookup(mw: Any, scope: Any, phrase: str, *, text_dates: bool) -> Dated | No
 def _temporal(mw: Any, scope: Any, case: Case, *, text_dates: bool) -> dict[str, Any]:
     parsed = question_form(case.question)
     if parsed is None:
-        return {"passed": False, "form": None, "predicted": None,
-                "reason": "question form not handled by the deterministic reader"}  # fmt: skip
+        return {
+            "passed": False,
+            "form": None,
+            "predicted": None,
+            "reason": "question form not handled by the deterministic reader",
+        }
     form, phrases = parsed
     events = [_lookup(mw, scope, p, text_dates=text_dates) for p in phrases]
     found = [e for e in events if e is not None]
-    evidence = [{"phrase": e.phrase, "date": str(e.when.date()), "sentence": e.sentence[:200], "rank": e.rank}
-                for e in found]  # fmt: skip
+    evidence = [
+        {"phrase": e.phrase, "date": str(e.when.date()), "sentence": e.sentence[:200], "rank": e.rank} for e in found
+    ]
     missing = [p for p, e in zip(phrases, events, strict=True) if e is None]
     if missing:
-        return {"passed": False, "form": form, "predicted": None, "events": evidence,
-                "reason": f"no retrieved sentence supports and dates {missing[0]!r}"}  # fmt: skip
+        return {
+            "passed": False,
+            "form": form,
+            "predicted": None,
+            "events": evidence,
+            "reason": f"no retrieved sentence supports and dates {missing[0]!r}",
+        }
     passed, predicted, reason = grade_temporal(case, form, found)
     return {"passed": passed, "form": form, "predicted": predicted, "events": evidence, "reason": reason}
 
@@ -358,9 +397,12 @@ def _abstention(mw: Any, scope: Any, case: Case, abstained: bool) -> dict[str, A
     events = {p: _lookup(mw, scope, p, text_dates=True) for p in parsed[1]}
     missing = [p for p, e in events.items() if e is None]
     if missing:
-        return {"passed": True, "predicted": "abstained",
-                "reason": f"retrieve answered, but no retrieved sentence supports and dates {missing[0]!r}: "
-                          "graded as abstained"}  # fmt: skip
+        return {
+            "passed": True,
+            "predicted": "abstained",
+            "reason": f"retrieve answered, but no retrieved sentence supports and dates {missing[0]!r}: "
+            "graded as abstained",
+        }
     dated = ", ".join(f"{p!r} on {e.when.date()}" for p, e in events.items() if e is not None)
     return {"passed": False, "predicted": dated, "reason": f"answered an unanswerable question: {dated}"}
 
@@ -375,20 +417,32 @@ def _knowledge_update(mw: Any, scope: Any, case: Case, res: Any) -> dict[str, An
     keyed = [m for m in history if m.key]
     keys = sorted({m.key for m in keyed})
     current = [m for m in keyed if m.status == "active" and any(v in m.value or v in m.text for v in values)]
-    closed = [m for m in keyed if m.status == "superseded" and m.valid_to is not None
-              and any(m.key == c.key for c in current)]  # fmt: skip
+    closed = [
+        m for m in keyed if m.status == "superseded" and m.valid_to is not None and any(m.key == c.key for c in current)
+    ]
     rank = next((i for i, h in enumerate(res.hits) if any(v in h.text for v in values)), None)
-    seen = f"retrieve ranks the new value {values[0]!r} at hit {rank + 1}" if rank is not None else (
-        f"no retrieved hit holds {values[0]!r}")  # fmt: skip
-    row: dict[str, Any] = {"keys": keys, "top_hits": [f"{h.valid_from:%Y-%m-%d %H:%M} {h.text[:160]}" for h in res.hits[:3]]}
+    seen = (
+        f"retrieve ranks the new value {values[0]!r} at hit {rank + 1}"
+        if rank is not None
+        else (f"no retrieved hit holds {values[0]!r}")
+    )
+    row: dict[str, Any] = {
+        "keys": keys,
+        "top_hits": [f"{h.valid_from:%Y-%m-%d %H:%M} {h.text[:160]}" for h in res.hits[:3]],
+    }
     if current and closed:
         now, old = current[0], closed[0]
-        return row | {"passed": True, "predicted": now.value,
-                      "reason": f"{now.key} = {now.value!r} current, {old.value!r} closed at {old.valid_to}; {seen}"}  # fmt: skip
+        return row | {
+            "passed": True,
+            "predicted": now.value,
+            "reason": f"{now.key} = {now.value!r} current, {old.value!r} closed at {old.valid_to}; {seen}",
+        }
     if current:
         why = f"{current[0].key} holds the new value but no older value of it was closed"
     else:
-        why = (f"no keyed record holds {values[0]!r} (keys in this scope: {', '.join(keys) or 'none'}): the update is "
-               "not tracked in a slot, so nothing can be superseded")  # fmt: skip
+        why = (
+            f"no keyed record holds {values[0]!r} (keys in this scope: {', '.join(keys) or 'none'}): the update is "
+            "not tracked in a slot, so nothing can be superseded"
+        )
     predicted = res.hits[rank].text[:200] if rank is not None else None
     return row | {"passed": False, "predicted": predicted, "reason": f"{why}; {seen}"}

@@ -49,8 +49,6 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, select
 from sqlmodel import col
 
-from memworks_tools.evaluation.probe_cases import CHECKPOINTS, DELETIONS, QUESTIONS, SLICES, USERS, Deletion, Question
-from memworks_tools.evaluation.probe_cases import conversation
 from memworks.errors import InvalidInput
 from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import Scope
@@ -68,6 +66,16 @@ from memworks.models.tables import (
 from memworks.pipelines.terms import terms
 from memworks.store.db import session_scope
 from memworks.store.projections.cache import cache_prefix
+from memworks_tools.evaluation.probe_cases import (
+    CHECKPOINTS,
+    DELETIONS,
+    QUESTIONS,
+    SLICES,
+    USERS,
+    Deletion,
+    Question,
+    conversation,
+)
 
 if TYPE_CHECKING:
     from memworks.client import Memworks
@@ -265,10 +273,16 @@ def capture(mw: Memworks, tenant: str, user: str, values: Sequence[str], *, whol
     """Before a deletion: every record and episode of the subject that names a value (all, for a whole subject)."""
     n = Needles(tenant, user, tuple(values), whole_subject)
     with session_scope(mw.runtime.engine, write=False) as s:
-        mems = s.execute(select(col(Memory.memory_id), col(Memory.value), col(Memory.text), col(Memory.fingerprint))
-                         .where(col(Memory.tenant_id) == tenant, col(Memory.user_id) == user)).all()  # fmt: skip
-        eps = s.execute(select(col(Episode.episode_id), col(Episode.content), col(Episode.content_fingerprint))
-                        .where(col(Episode.tenant_id) == tenant, col(Episode.user_id) == user)).all()  # fmt: skip
+        mems = s.execute(
+            select(col(Memory.memory_id), col(Memory.value), col(Memory.text), col(Memory.fingerprint)).where(
+                col(Memory.tenant_id) == tenant, col(Memory.user_id) == user
+            )
+        ).all()
+        eps = s.execute(
+            select(col(Episode.episode_id), col(Episode.content), col(Episode.content_fingerprint)).where(
+                col(Episode.tenant_id) == tenant, col(Episode.user_id) == user
+            )
+        ).all()
     for mid, value, text, fp in mems:
         if whole_subject or mentions(f"{value}\n{text}", values):
             n.memory_ids.add(mid)
@@ -289,21 +303,28 @@ def residue(mw: Memworks, n: Needles) -> dict[str, int]:
     t, u, vals = n.tenant, n.user, n.values
     out: dict[str, int] = {}
     with session_scope(mw.runtime.engine, write=False) as s:
-        rows = s.execute(select(col(Memory.memory_id), col(Memory.value), col(Memory.text), col(Memory.status))
-                         .where(col(Memory.tenant_id) == t, col(Memory.user_id) == u)).all()  # fmt: skip
+        rows = s.execute(
+            select(col(Memory.memory_id), col(Memory.value), col(Memory.text), col(Memory.status)).where(
+                col(Memory.tenant_id) == t, col(Memory.user_id) == u
+            )
+        ).all()
         out["memory_rows"] = sum(
-            1 for mid, value, text, status in rows
+            1
+            for mid, value, text, status in rows
             if mentions(f"{value}\n{text}", vals)
             or ((n.whole_subject or mid in n.memory_ids) and (value or text or status != MemoryStatus.DELETED))
-        )  # fmt: skip
-        eps = s.execute(select(col(Episode.episode_id), col(Episode.content), col(Episode.metadata_json),
-                               col(Episode.tombstoned_at))
-                        .where(col(Episode.tenant_id) == t, col(Episode.user_id) == u)).all()  # fmt: skip
+        )
+        eps = s.execute(
+            select(
+                col(Episode.episode_id), col(Episode.content), col(Episode.metadata_json), col(Episode.tombstoned_at)
+            ).where(col(Episode.tenant_id) == t, col(Episode.user_id) == u)
+        ).all()
         out["episodes"] = sum(
-            1 for eid, content, meta, tomb in eps
+            1
+            for eid, content, meta, tomb in eps
             if mentions(f"{content}\n{meta}", vals)
             or ((n.whole_subject or eid in n.episode_ids) and (content or tomb is None))
-        )  # fmt: skip
+        )
         out["lexical_index"] = _lexical(s, n)
         vec = select(func.count()).select_from(VectorEntry)
         mine_v = (col(VectorEntry.tenant_id) == t, col(VectorEntry.user_id) == u)
@@ -314,26 +335,34 @@ def residue(mw: Memworks, n: Needles) -> dict[str, int]:
             by_print = s.scalar(vec.where(*mine_v, _in(col(VectorEntry.fingerprint), n.fingerprints))) or 0
             out["vector_index"] = int(by_id + by_print)
         prof = s.get(Profile, (t, u))
-        out["profile"] = int(prof is not None and (n.whole_subject or mentions(prof.text, vals)
-                                                   or any(i in prof.lines_json for i in n.memory_ids)))  # fmt: skip
-        gates = s.execute(select(col(GateDecision.episode_id), col(GateDecision.memory_id),
-                                 col(GateDecision.candidate_text))
-                          .where(col(GateDecision.tenant_id) == t, col(GateDecision.user_id) == u)).all()  # fmt: skip
+        out["profile"] = int(
+            prof is not None
+            and (n.whole_subject or mentions(prof.text, vals) or any(i in prof.lines_json for i in n.memory_ids))
+        )
+        gates = s.execute(
+            select(col(GateDecision.episode_id), col(GateDecision.memory_id), col(GateDecision.candidate_text)).where(
+                col(GateDecision.tenant_id) == t, col(GateDecision.user_id) == u
+            )
+        ).all()
         out["audit_log"] = sum(
-            1 for eid, mid, text in gates
+            1
+            for eid, mid, text in gates
             if mentions(text, vals) or (text and (n.whole_subject or eid in n.episode_ids or mid in n.memory_ids))
-        )  # fmt: skip
-        rejected = s.execute(select(col(RejectedInput.reference), col(RejectedInput.payload))
-                             .where(col(RejectedInput.tenant_id) == t)).all()  # fmt: skip
-        out["rejected_input"] = sum(1 for ref, payload in rejected
-                                    if mentions(payload, vals) or (payload and ref in n.episode_ids))  # fmt: skip
+        )
+        rejected = s.execute(
+            select(col(RejectedInput.reference), col(RejectedInput.payload)).where(col(RejectedInput.tenant_id) == t)
+        ).all()
+        out["rejected_input"] = sum(
+            1 for ref, payload in rejected if mentions(payload, vals) or (payload and ref in n.episode_ids)
+        )
     needles = [*vals, *n.memory_ids, *n.episode_ids]
     prefix = cache_prefix(t, u)
     out["read_cache"] = sum(
-        1 for key, value in mw.runtime.cache.entries(t)
+        1
+        for key, value in mw.runtime.cache.entries(t)
         if any(i in value for i in n.memory_ids)
         or (key.startswith(prefix) and (mentions(value, vals) or (n.whole_subject and json.loads(value).get("hits"))))
-    )  # fmt: skip
+    )
     out["dead_letters"] = sum(1 for d in mw.dead_letters() if mentions(json.dumps(d, default=str), needles))
     return out
 
@@ -342,28 +371,38 @@ def _lexical(s: Any, n: Needles) -> int:
     docs = select(func.count()).select_from(LexicalDoc)
     posts = select(func.count()).select_from(LexicalPosting)
     if n.whole_subject:
-        return int(s.scalar(docs.where(col(LexicalDoc.tenant_id) == n.tenant, col(LexicalDoc.user_id) == n.user))
-                   + s.scalar(posts.where(col(LexicalPosting.tenant_id) == n.tenant,
-                                          col(LexicalPosting.user_id) == n.user)))  # fmt: skip
-    left = int(s.scalar(docs.where(_in(col(LexicalDoc.memory_id), n.memory_ids)))
-               + s.scalar(posts.where(_in(col(LexicalPosting.memory_id), n.memory_ids))))  # fmt: skip
+        return int(
+            s.scalar(docs.where(col(LexicalDoc.tenant_id) == n.tenant, col(LexicalDoc.user_id) == n.user))
+            + s.scalar(posts.where(col(LexicalPosting.tenant_id) == n.tenant, col(LexicalPosting.user_id) == n.user))
+        )
+    left = int(
+        s.scalar(docs.where(_in(col(LexicalDoc.memory_id), n.memory_ids)))
+        + s.scalar(posts.where(_in(col(LexicalPosting.memory_id), n.memory_ids)))
+    )
     # A document of the subject that still holds every term of an erased value.
     for value in n.values:
         vt = set(terms(value))
         if vt:
-            q = (select(col(LexicalPosting.memory_id)).where(col(LexicalPosting.tenant_id) == n.tenant,
-                                                             col(LexicalPosting.user_id) == n.user,
-                                                             _in(col(LexicalPosting.term), vt))
-                 .group_by(col(LexicalPosting.memory_id))
-                 .having(func.count(func.distinct(col(LexicalPosting.term))) == len(vt)))  # fmt: skip
+            q = (
+                select(col(LexicalPosting.memory_id))
+                .where(
+                    col(LexicalPosting.tenant_id) == n.tenant,
+                    col(LexicalPosting.user_id) == n.user,
+                    _in(col(LexicalPosting.term), vt),
+                )
+                .group_by(col(LexicalPosting.memory_id))
+                .having(func.count(func.distinct(col(LexicalPosting.term))) == len(vt))
+            )
             left += len(s.execute(q).all())
     return left
 
 
 def _manifests(mw: Memworks, rids: Sequence[str]) -> list[dict[str, Any]]:
     # Request ids are random: left out so that the report is the same on every run.
-    return [{"status": m.status, "open_targets": sorted(k for k, v in m.targets.items() if v.state != "CLOSED")}
-            for m in (mw.manifest(rid) for rid in rids)]  # fmt: skip
+    return [
+        {"status": m.status, "open_targets": sorted(k for k, v in m.targets.items() if v.state != "CLOSED")}
+        for m in (mw.manifest(rid) for rid in rids)
+    ]
 
 
 def erased(left: dict[str, int], manifests: Sequence[dict[str, Any]]) -> bool:
@@ -373,10 +412,15 @@ def erased(left: dict[str, int], manifests: Sequence[dict[str, Any]]) -> bool:
 
 def _retraction_requests(mw: Memworks, d: Deletion) -> list[str]:
     with session_scope(mw.runtime.engine, write=False) as s:
-        rows = s.execute(select(col(DeletionRequest.request_id), col(DeletionRequest.keys_json))
-                         .where(col(DeletionRequest.tenant_id) == d.tenant, col(DeletionRequest.user_id) == d.user,
-                                col(DeletionRequest.requested_by).startswith("retraction"))
-                         .order_by(col(DeletionRequest.created_at))).all()  # fmt: skip
+        rows = s.execute(
+            select(col(DeletionRequest.request_id), col(DeletionRequest.keys_json))
+            .where(
+                col(DeletionRequest.tenant_id) == d.tenant,
+                col(DeletionRequest.user_id) == d.user,
+                col(DeletionRequest.requested_by).startswith("retraction"),
+            )
+            .order_by(col(DeletionRequest.created_at))
+        ).all()
     return [rid for rid, keys in rows if set(json.loads(keys)) & set(d.keys)]
 
 
@@ -391,12 +435,19 @@ def _episodes(weeks: int | None) -> tuple[list[dict[str, Any]], dict[tuple[str, 
         for session in conversation(tenant, user, weeks=weeks):
             for i, line in enumerate(session.lines):
                 log.append(_Line(session.day, line.role, line.text))
-                eps.append({
-                    "episode_id": f"{user}-{session.day}-{i}", "tenant_id": tenant, "user_id": user,
-                    "session_id": f"{user}-{session.day}", "turn": i, "role": line.role,
-                    "source": "user" if line.role == "user" else "model_inference", "content": line.text,
-                    "occurred_at": f"{session.day}T09:{i:02d}:00+00:00",
-                })  # fmt: skip
+                eps.append(
+                    {
+                        "episode_id": f"{user}-{session.day}-{i}",
+                        "tenant_id": tenant,
+                        "user_id": user,
+                        "session_id": f"{user}-{session.day}",
+                        "turn": i,
+                        "role": line.role,
+                        "source": "user" if line.role == "user" else "model_inference",
+                        "content": line.text,
+                        "occurred_at": f"{session.day}T09:{i:02d}:00+00:00",
+                    }
+                )
     eps.sort(key=lambda e: (e["occurred_at"], e["tenant_id"], e["user_id"]))
     return eps, logs
 
@@ -444,9 +495,12 @@ def _delete(mw: Memworks, d: Deletion) -> tuple[Needles, list[str]]:
 
 
 def run(
-    *, out: Callable[[str], None] = print, slices: Collection[str] | None = None, weeks: int | None = None,
+    *,
+    out: Callable[[str], None] = print,
+    slices: Collection[str] | None = None,
+    weeks: int | None = None,
     tokenizer: str = "auto",
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Run every probe on the three designs; returns accuracy per slice, tokens and failures per design.
 
     Args:
@@ -489,13 +543,25 @@ def _ask(designs: _Designs, questions: Sequence[Question], answers: dict[str, li
     for q in questions:
         for design in designs:
             r = design.answer(q)
-            row = {"id": q.qid, "slice": q.slice, "question": q.text, "expected": q.expect, "got": r.got,
-                   "ok": grade(q, r), "tokens": r.tokens}  # fmt: skip
+            row = {
+                "id": q.qid,
+                "slice": q.slice,
+                "question": q.text,
+                "expected": q.expect,
+                "got": r.got,
+                "ok": grade(q, r),
+                "tokens": r.tokens,
+            }
             answers[design.name].append(row | ({"hits": r.hits} if r.hits is not None else {}))
 
 
-def _deletions(mw: Memworks, designs: _Designs, deletions: Sequence[Deletion], captured: dict[str, Needles],
-               answers: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:  # fmt: skip
+def _deletions(
+    mw: Memworks,
+    designs: _Designs,
+    deletions: Sequence[Deletion],
+    captured: dict[str, Needles],
+    answers: dict[str, list[dict[str, Any]]],
+) -> list[dict[str, Any]]:
     """Run (or find, for the users' own retractions) each deletion, then grade every design on it."""
     evidence = []
     for d in deletions:
@@ -504,22 +570,42 @@ def _deletions(mw: Memworks, designs: _Designs, deletions: Sequence[Deletion], c
         else:
             needles, rids = _delete(mw, d)
         left, manifests = residue(mw, needles), _manifests(mw, rids)
-        evidence.append({"id": d.qid, "residue": left, "manifests": manifests,
-                         "ids_checked": len(needles.memory_ids) + len(needles.episode_ids)})  # fmt: skip
+        evidence.append(
+            {
+                "id": d.qid,
+                "residue": left,
+                "manifests": manifests,
+                "ids_checked": len(needles.memory_ids) + len(needles.episode_ids),
+            }
+        )
         for design in designs:
             if isinstance(design, MemworksDesign):
                 gone = erased(left, manifests)
             else:
                 gone = not any(design.residue(d).values())
-            answers[design.name].append({"id": d.qid, "slice": d.slice, "question": d.why, "expected": "erased",
-                                         "got": "erased" if gone else "residue", "ok": gone,
-                                         "tokens": None})  # fmt: skip
+            answers[design.name].append(
+                {
+                    "id": d.qid,
+                    "slice": d.slice,
+                    "question": d.why,
+                    "expected": "erased",
+                    "got": "erased" if gone else "residue",
+                    "ok": gone,
+                    "tokens": None,
+                }
+            )
     return evidence
 
 
-def _summary(answers: dict[str, list[dict[str, Any]]], chosen: Sequence[str], tok_name: str,
-             logs: dict[tuple[str, str], list[_Line]], transcript: TranscriptOnly, evidence: list[dict[str, Any]],
-             n_episodes: int) -> dict[str, Any]:  # fmt: skip
+def _summary(
+    answers: dict[str, list[dict[str, Any]]],
+    chosen: Sequence[str],
+    tok_name: str,
+    logs: dict[tuple[str, str], list[_Line]],
+    transcript: TranscriptOnly,
+    evidence: list[dict[str, Any]],
+    n_episodes: int,
+) -> dict[str, Any]:
     designs: dict[str, Any] = {}
     for name, rows in answers.items():
         per = {s: [r["ok"] for r in rows if r["slice"] == s] for s in chosen}
@@ -552,8 +638,10 @@ def _print(result: dict[str, Any], out: Callable[[str], None], seconds: float) -
     rows = [(s, *(f"{d[n]['slices'][s]:.2f}" for n in DESIGNS)) for s in result["per_slice"]]
     rows.append(("tokens/question", *(f"{d[n]['tokens_per_question']:.0f}" for n in DESIGNS)))
     out(table(rows, ["slice", *DESIGNS]))
-    out(f"{result['cases']} cases; tokenizer: {result['tokenizer']}; transcript_only/memworks tokens = "
-        f"{result['token_ratio']}x; {seconds:.1f} s")  # fmt: skip
+    out(
+        f"{result['cases']} cases; tokenizer: {result['tokenizer']}; transcript_only/memworks tokens = "
+        f"{result['token_ratio']}x; {seconds:.1f} s"
+    )
     for f in d["memworks"]["failures"]:
         out(f"memworks FAIL {f['id']}: expected {f['expected']!r}, got {f['got']!r}")
 
@@ -572,8 +660,12 @@ def plot(result: dict[str, Any], path: Path) -> Path:
     for i, name in enumerate(DESIGNS):
         d = result["designs"][name]
         xs = [j + (i - 1) * width for j in range(len(slices))]
-        bars = ax.bar(xs, [d["slices"][s] for s in slices], width,
-                      label=f"{name} ({d['tokens_per_question']:.0f} tokens/question)")  # fmt: skip
+        bars = ax.bar(
+            xs,
+            [d["slices"][s] for s in slices],
+            width,
+            label=f"{name} ({d['tokens_per_question']:.0f} tokens/question)",
+        )
         ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=1)
     ax.set_xticks(range(len(slices)), [s.replace("_", "\n") for s in slices], fontsize=8)
     ax.set_ylabel("accuracy")

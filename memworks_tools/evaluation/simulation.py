@@ -95,32 +95,59 @@ Answers = list[tuple[str | None, str | None]]
 # 20 things × 5 settings = 100 facts; each fact draws its 6 values from its thing's pool.
 _THINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("colour", ("red", "blue", "green", "yellow", "purple", "orange", "teal", "silver")),
-    ("drink", ("green tea", "black coffee", "orange juice", "lemonade", "hot chocolate", "sparkling water",
-               "iced tea", "ginger beer")),
-    ("snack", ("popcorn", "salted almonds", "dark chocolate", "pretzels", "rice crackers", "trail mix",
-               "dried apricots", "cheese straws")),
+    (
+        "drink",
+        (
+            "green tea",
+            "black coffee",
+            "orange juice",
+            "lemonade",
+            "hot chocolate",
+            "sparkling water",
+            "iced tea",
+            "ginger beer",
+        ),
+    ),
+    (
+        "snack",
+        (
+            "popcorn",
+            "salted almonds",
+            "dark chocolate",
+            "pretzels",
+            "rice crackers",
+            "trail mix",
+            "dried apricots",
+            "cheese straws",
+        ),
+    ),
     ("fruit", ("mango", "banana", "cherry", "kiwi", "peach", "pineapple", "plum", "watermelon")),
     ("music genre", ("jazz", "blues", "reggae", "techno", "folk", "opera", "funk", "bluegrass")),
     ("sport", ("tennis", "football", "cycling", "swimming", "rowing", "climbing", "badminton", "volleyball")),
     ("flower", ("tulip", "rose", "sunflower", "lily", "orchid", "daisy", "lavender", "peony")),
     ("board game", ("chess", "scrabble", "monopoly", "backgammon", "checkers", "mahjong", "dominoes", "cluedo")),
-    ("dessert", ("tiramisu", "cheesecake", "apple pie", "panna cotta", "baklava", "brownies", "creme brulee",
-                 "lemon tart")),
+    (
+        "dessert",
+        ("tiramisu", "cheesecake", "apple pie", "panna cotta", "baklava", "brownies", "creme brulee", "lemon tart"),
+    ),
     ("soup", ("minestrone", "tomato soup", "miso soup", "gazpacho", "lentil soup", "borscht", "pho", "chowder")),
     ("cheese", ("brie", "cheddar", "gouda", "feta", "gruyere", "manchego", "stilton", "halloumi")),
     ("pasta", ("fusilli", "penne", "spaghetti", "rigatoni", "farfalle", "linguine", "orzo", "tagliatelle")),
-    ("breakfast", ("porridge", "pancakes", "granola", "scrambled eggs", "croissants", "waffles", "bagels",
-                   "muesli")),
-    ("podcast topic", ("history", "science", "comedy", "true crime", "economics", "philosophy", "football",
-                       "technology")),
-    ("film genre", ("comedy", "thriller", "western", "documentary", "musical", "horror", "animation",
-                    "science fiction")),
+    ("breakfast", ("porridge", "pancakes", "granola", "scrambled eggs", "croissants", "waffles", "bagels", "muesli")),
+    (
+        "podcast topic",
+        ("history", "science", "comedy", "true crime", "economics", "philosophy", "football", "technology"),
+    ),
+    (
+        "film genre",
+        ("comedy", "thriller", "western", "documentary", "musical", "horror", "animation", "science fiction"),
+    ),
     ("card game", ("poker", "bridge", "rummy", "solitaire", "cribbage", "canasta", "hearts", "blackjack")),
     ("tree", ("oak", "birch", "maple", "willow", "cedar", "pine", "chestnut", "beech")),
     ("bird", ("robin", "heron", "owl", "kingfisher", "swallow", "wren", "magpie", "sparrow")),
     ("spice", ("cinnamon", "cumin", "paprika", "saffron", "nutmeg", "cardamom", "turmeric", "ginger")),
     ("tea", ("earl grey", "chamomile", "peppermint", "jasmine", "rooibos", "oolong", "darjeeling", "matcha")),
-)  # fmt: skip
+)
 _SETTINGS = ("in summer", "in winter", "on weekends", "at work", "on holiday")
 #: Ways a mention opens; all are fillers the rules extractor peels off.
 _LEADS = ("", "By the way, ", "Just so you know, ", "Quick update: ", "Oh and ", "For the record, ")
@@ -271,8 +298,12 @@ def _update_in_place(facts: Sequence[Fact], writes: Sequence[Sequence[Mention]])
 
 
 def _bitemporal(
-    facts: Sequence[Fact], mentions: Sequence[Mention], writes: Sequence[Sequence[Mention]], retrieval: bool,
-    out: Callable[[str], None], progress: bool,
+    facts: Sequence[Fact],
+    mentions: Sequence[Mention],
+    writes: Sequence[Sequence[Mention]],
+    retrieval: bool,
+    out: Callable[[str], None],
+    progress: bool,
 ) -> tuple[dict[str, Answers], dict[str, int]]:
     """Answers from the real store (by key, and by free-text retrieval), plus store checks."""
     from memworks.client import Memworks
@@ -280,8 +311,9 @@ def _bitemporal(
 
     with tempfile.TemporaryDirectory(prefix="memworks-eval-") as tmp:
         # One extraction message per write keeps each write in one transaction, in order.
-        settings = Settings(database_url=f"sqlite:///{Path(tmp) / 'sim.db'}", broker_url="stub://",
-                            ingest_batch_size=_MAX_BATCH)  # fmt: skip
+        settings = Settings(
+            database_url=f"sqlite:///{Path(tmp) / 'sim.db'}", broker_url="stub://", ingest_batch_size=_MAX_BATCH
+        )
         with Memworks(settings) as mw:
             for w, write in enumerate(writes):
                 mw.enqueue_episodes([_episode(m) for m in write])
@@ -294,10 +326,16 @@ def _bitemporal(
 
 def _episode(m: Mention) -> dict[str, Any]:
     return {
-        "episode_id": f"s{m.session:04d}-t{m.turn:02d}", "tenant_id": TENANT, "user_id": USER,
-        "session_id": f"s{m.session:04d}", "turn": m.turn, "role": "user", "source": "user", "content": m.text,
+        "episode_id": f"s{m.session:04d}-t{m.turn:02d}",
+        "tenant_id": TENANT,
+        "user_id": USER,
+        "session_id": f"s{m.session:04d}",
+        "turn": m.turn,
+        "role": "user",
+        "source": "user",
+        "content": m.text,
         "occurred_at": m.at.isoformat(),
-    }  # fmt: skip
+    }
 
 
 def _ask_store(
@@ -312,15 +350,20 @@ def _ask_store(
     for r in mw.memories(scope, include_history=True):
         if r.key and r.retracted_at is None:
             chains[r.key].append(r)
-    checks = {"keys_stored": sum(1 for k in chains if k.startswith("user.favorite.")), "facts_without_one_active": 0,
-              "history_without_one_holder": 0, "chains_with_gaps": 0, "chains_not_one_row_per_change": 0,
-              "as_of_days_wrong": 0}  # fmt: skip
+    checks = {
+        "keys_stored": sum(1 for k in chains if k.startswith("user.favorite.")),
+        "facts_without_one_active": 0,
+        "history_without_one_holder": 0,
+        "chains_with_gaps": 0,
+        "chains_not_one_row_per_change": 0,
+        "as_of_days_wrong": 0,
+    }
     if retrieval:
         checks["retrieve_missed_key"] = 0
     answers: dict[str, Answers] = defaultdict(list)
     for i, f in enumerate(facts):
         chain = sorted(chains.get(f.key, []), key=lambda r: r.valid_from)
-        checks["chains_with_gaps"] += any(a.valid_to != b.valid_from for a, b in zip(chain, chain[1:]))
+        checks["chains_with_gaps"] += any(a.valid_to != b.valid_from for a, b in zip(chain, chain[1:], strict=False))
         said = [m for m in mentions if m.fact == i]
         checks["chains_not_one_row_per_change"] += len(chain) != _runs([m.value for m in said])
         checks["as_of_days_wrong"] += _as_of_days_wrong(chain, said, mentions[-1].session)
@@ -404,8 +447,9 @@ def run(
         raise ValueError(f"sessions_per_write × per_session must be between 1 and {_MAX_BATCH}")
     started = time.perf_counter()
     facts = make_facts(n_facts, seed)
-    mentions, truth = make_mentions(facts, n_sessions=n_sessions, per_session=per_session, error_rate=error_rate,
-                                    seed=seed)  # fmt: skip
+    mentions, truth = make_mentions(
+        facts, n_sessions=n_sessions, per_session=per_session, error_rate=error_rate, seed=seed
+    )
     writes = _writes(mentions, sessions_per_write, seed + 3 if shuffle_writes else None)
     answers = _vector_designs(facts, mentions)
     answers["update_in_place"] = _update_in_place(facts, writes)
@@ -450,9 +494,18 @@ def sweep(
     """:func:`run` once per extraction error rate, keyed ``"0.05"``; shows how designs degrade."""
     return {
         "by_error_rate": {
-            f"{e:.2f}": run(error_rate=e, seed=seed, n_facts=n_facts, n_sessions=n_sessions, per_session=per_session,
-                            sessions_per_write=sessions_per_write, shuffle_writes=shuffle_writes,
-                            retrieval=retrieval, out=out, progress=progress)  # fmt: skip
+            f"{e:.2f}": run(
+                error_rate=e,
+                seed=seed,
+                n_facts=n_facts,
+                n_sessions=n_sessions,
+                per_session=per_session,
+                sessions_per_write=sessions_per_write,
+                shuffle_writes=shuffle_writes,
+                retrieval=retrieval,
+                out=out,
+                progress=progress,
+            )
             for e in error_rates
         },
         "reference": REFERENCE,
@@ -482,8 +535,7 @@ def plot(results: list[dict[str, Any]], path: Path) -> Path:
     axes[0].set_ylabel("accuracy")
     axes[1].legend(loc="upper right", fontsize=8)
     n = results[0]
-    fig.suptitle(f"Store simulation: {n['n_facts']} facts, {n['n_mentions']} mentions, "
-                 f"{n['n_changes']} changes")  # fmt: skip
+    fig.suptitle(f"Store simulation: {n['n_facts']} facts, {n['n_mentions']} mentions, {n['n_changes']} changes")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

@@ -20,8 +20,7 @@ from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import CandidateOp, MemoryKind, Role, Source
 from memworks.pipelines.extraction.base import ExtractionRejected
 from memworks.pipelines.extraction.llm import LLMExtractor
-from tests.llm_server import Scripted, ScriptedServer, Serve
-from tests.llm_server import completion as _completion
+from tests.llm_server import ScriptedServer, Serve
 from tests.llm_server import ok as _ok
 
 
@@ -31,9 +30,7 @@ def sleeps() -> list[float]:
 
 
 def _client(server: ScriptedServer, sleeps: list[float], **kwargs: Any) -> ChatCompletionsClient:
-    return ChatCompletionsClient(
-        server.base_url, "test-model", backoff_base_s=0.01, sleep=sleeps.append, **kwargs
-    )
+    return ChatCompletionsClient(server.base_url, "test-model", backoff_base_s=0.01, sleep=sleeps.append, **kwargs)
 
 
 def test_success_returns_content_and_sends_the_request(serve: Serve, sleeps: list[float]) -> None:
@@ -104,15 +101,14 @@ def test_400_raises_request_error_without_retry(serve: Serve, sleeps: list[float
         (b'{"id": "x"}', "response body lacks 'choices'"),
         (b'{"choices": []}', r"response body.choices has no element \[0\]"),
         (b'{"choices": [{"text": "hi"}]}', r"response body.choices\[0\] lacks 'message'"),
-        (b'{"choices": [{"message": {"role": "assistant"}}]}',
-         r"response body.choices\[0\].message lacks 'content'"),
-        (b'{"choices": [{"message": {"content": null}}]}',
-         r"response body.choices\[0\].message.content is NoneType, not a string"),
+        (b'{"choices": [{"message": {"role": "assistant"}}]}', r"response body.choices\[0\].message lacks 'content'"),
+        (
+            b'{"choices": [{"message": {"content": null}}]}',
+            r"response body.choices\[0\].message.content is NoneType, not a string",
+        ),
     ],
 )
-def test_malformed_200_raises_request_error(
-    serve: Serve, sleeps: list[float], body: bytes, expected: str
-) -> None:
+def test_malformed_200_raises_request_error(serve: Serve, sleeps: list[float], body: bytes, expected: str) -> None:
     server = serve([(200, {"Content-Type": "application/json"}, body)])
     with _client(server, sleeps) as client:
         with pytest.raises(LLMRequestError, match=expected):
@@ -147,9 +143,7 @@ def test_custom_transport_is_used(sleeps: list[float]) -> None:
         seen.append(str(request.url))
         return httpx.Response(200, json={"choices": [{"message": {"content": "mocked"}}]})
 
-    with ChatCompletionsClient(
-        "http://llm.invalid/v1/", "m", transport=httpx.MockTransport(handler)
-    ) as client:
+    with ChatCompletionsClient("http://llm.invalid/v1/", "m", transport=httpx.MockTransport(handler)) as client:
         assert client("p") == "mocked"
     assert seen == ["http://llm.invalid/v1/chat/completions"]
 
@@ -166,12 +160,28 @@ TURN = Turn(
 def test_end_to_end_extractor_over_http(serve: Serve, sleeps: list[float]) -> None:
     reply = {
         "operations": [
-            {"op": "assert", "kind": "semantic", "key": "user.employer", "value": "Acme",
-             "text": "User works at Acme.", "confidence": 0.95, "valid_from": None,
-             "plan": False, "outward_action": False},
-            {"op": "assert", "kind": "semantic", "key": "user.job_title", "value": "data engineer",
-             "text": "User is a data engineer.", "confidence": 0.9,
-             "valid_from": "2025-01-01T00:00:00Z", "plan": False, "outward_action": False},
+            {
+                "op": "assert",
+                "kind": "semantic",
+                "key": "user.employer",
+                "value": "Acme",
+                "text": "User works at Acme.",
+                "confidence": 0.95,
+                "valid_from": None,
+                "plan": False,
+                "outward_action": False,
+            },
+            {
+                "op": "assert",
+                "kind": "semantic",
+                "key": "user.job_title",
+                "value": "data engineer",
+                "text": "User is a data engineer.",
+                "confidence": 0.9,
+                "valid_from": "2025-01-01T00:00:00Z",
+                "plan": False,
+                "outward_action": False,
+            },
         ]
     }
     server = serve([(503, {}, b"warming up"), _ok(json.dumps(reply))])
@@ -179,10 +189,23 @@ def test_end_to_end_extractor_over_http(serve: Serve, sleeps: list[float]) -> No
         candidates = LLMExtractor(client)(TURN)
     common: dict[str, Any] = {"evidence": ("ep-7",), "source": Source.USER, "extractor": "llm"}
     assert candidates == [
-        Candidate(op=CandidateOp.ASSERT, kind=MemoryKind.SEMANTIC, key="user.employer",
-                  value="Acme", text="User works at Acme.", confidence=0.95, **common),
-        Candidate(key="user.job_title", value="data engineer", text="User is a data engineer.",
-                  confidence=0.9, valid_from=datetime(2025, 1, 1, tzinfo=UTC), **common),
+        Candidate(
+            op=CandidateOp.ASSERT,
+            kind=MemoryKind.SEMANTIC,
+            key="user.employer",
+            value="Acme",
+            text="User works at Acme.",
+            confidence=0.95,
+            **common,
+        ),
+        Candidate(
+            key="user.job_title",
+            value="data engineer",
+            text="User is a data engineer.",
+            confidence=0.9,
+            valid_from=datetime(2025, 1, 1, tzinfo=UTC),
+            **common,
+        ),
     ]
     assert len(server.requests) == 2
     prompt = server.requests[-1].body["messages"][1]["content"]

@@ -22,12 +22,23 @@ STORY_B = [
 QUESTIONS = ["Where do I live?", "What is my dog called?", "Where do I work?", "Who gets a copy of every summary?"]
 
 
-def story(tenant: str, user: str = "u1", lines: list[tuple[str, str]] = STORY_A, *, with_tenant: bool = True) -> list[dict[str, Any]]:
+def story(
+    tenant: str, user: str = "u1", lines: list[tuple[str, str]] = STORY_A, *, with_tenant: bool = True
+) -> list[dict[str, Any]]:
     """Episodes as an agent sends them (``tenant_id`` left out when the key is to supply it)."""
     out = []
     for n, (content, when) in enumerate(lines, start=1):
-        e = {"episode_id": f"{tenant}-{user}-{n}", "tenant_id": tenant, "user_id": user, "session_id": "s1", "turn": n,
-             "role": "user", "source": "user", "content": content, "occurred_at": when}  # fmt: skip
+        e = {
+            "episode_id": f"{tenant}-{user}-{n}",
+            "tenant_id": tenant,
+            "user_id": user,
+            "session_id": "s1",
+            "turn": n,
+            "role": "user",
+            "source": "user",
+            "content": content,
+            "occurred_at": when,
+        }
         if not with_tenant:
             del e["tenant_id"]
         out.append(e)
@@ -43,5 +54,7 @@ def table_counts(mw: Any) -> dict[str, int]:
     from sqlmodel import SQLModel
 
     with mw.runtime.engine.connect() as conn:
-        return {name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
-                for name, t in SQLModel.metadata.tables.items()}  # fmt: skip
+        return {
+            name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
+            for name, t in SQLModel.metadata.tables.items()
+        }

@@ -45,10 +45,14 @@ def test_a_revoked_key_gets_401_at_once(client: Any, make_key: Callable[..., str
 
 def test_the_tenant_comes_from_the_key(two_tenants: Any, make_key: Callable[..., str], mw: Any) -> None:
     a = bearer(make_key("ta"))
-    listed = {m["memory_id"] for m in two_tenants.get("/v1/memories", params={"user_id": "u1",
-                                                                                "include_history": "true"}, headers=a).json()}  # fmt: skip
+    listed = {
+        m["memory_id"]
+        for m in two_tenants.get("/v1/memories", params={"user_id": "u1", "include_history": "true"}, headers=a).json()
+    }
     assert listed == set(ids_of(mw, "ta")) and not listed & set(ids_of(mw, "tb"))
-    hits = two_tenants.post("/v1/retrieve", json={"user_id": "u1", "query": "Where do I live?"}, headers=a).json()["hits"]
+    hits = two_tenants.post("/v1/retrieve", json={"user_id": "u1", "query": "Where do I live?"}, headers=a).json()[
+        "hits"
+    ]
     assert hits and all(h["memory_id"] in listed for h in hits)
 
 
@@ -57,8 +61,20 @@ def test_the_tenant_comes_from_the_key(two_tenants: Any, make_key: Callable[...,
     [
         ("post", "/v1/episodes", story("tb")[0], "tenant_id"),
         ("post", "/v1/episodes", [story("ta")[0], story("tb")[1]], "[1].tenant_id"),
-        ("post", "/v1/outcomes", {"outcome_id": "o1", "tenant_id": "tb", "task_type": "t", "features": ["a"],
-                                  "action_taken": "x", "success": True, "occurred_at": "2025-01-01T00:00:00+00:00"}, "tenant_id"),  # fmt: skip
+        (
+            "post",
+            "/v1/outcomes",
+            {
+                "outcome_id": "o1",
+                "tenant_id": "tb",
+                "task_type": "t",
+                "features": ["a"],
+                "action_taken": "x",
+                "success": True,
+                "occurred_at": "2025-01-01T00:00:00+00:00",
+            },
+            "tenant_id",
+        ),
         ("post", "/v1/retrieve", {"tenant_id": "tb", "user_id": "u1", "query": "Where do I live?"}, "tenant_id"),
         ("post", "/v1/deletions", {"tenant_id": "tb", "user_id": "u1"}, "tenant_id"),
         ("post", "/v1/recommend", {"tenant_id": "tb", "task_type": "t", "features": ["a"]}, "tenant_id"),
@@ -69,38 +85,55 @@ def test_the_tenant_comes_from_the_key(two_tenants: Any, make_key: Callable[...,
     ],
 )
 def test_naming_another_tenant_is_forbidden_and_writes_nothing(
-    client: Any, make_key: Callable[..., str], row_counts: Callable[[], dict[str, int]],
-    method: str, path: str, body: Any, field: str,
-) -> None:  # fmt: skip
+    client: Any,
+    make_key: Callable[..., str],
+    row_counts: Callable[[], dict[str, int]],
+    method: str,
+    path: str,
+    body: Any,
+    field: str,
+) -> None:
     a = bearer(make_key("ta"))
     before = row_counts()
     r = client.request(method.upper(), path, json=body, headers=a)
-    assert r.status_code == 403 and r.json()["error"] == {"code": "forbidden_tenant", "field": field,
-                                                          "message": r.json()["error"]["message"]}  # fmt: skip
+    assert r.status_code == 403 and r.json()["error"] == {
+        "code": "forbidden_tenant",
+        "field": field,
+        "message": r.json()["error"]["message"],
+    }
     assert "tb" not in r.json()["error"]["message"]
     assert row_counts() == before
 
 
-def test_another_tenants_ids_are_not_found(two_tenants: Any, make_key: Callable[..., str], mw: Any,
-                                           row_counts: Callable[[], dict[str, int]]) -> None:  # fmt: skip
+def test_another_tenants_ids_are_not_found(
+    two_tenants: Any, make_key: Callable[..., str], mw: Any, row_counts: Callable[[], dict[str, int]]
+) -> None:
     a = bearer(make_key("ta"))
     rid = mw.submit_deletion({"tenant_id": "tb", "user_id": "u1", "keys": ["user.employer"]})
     mw.drain()
     before = row_counts()
     for mid in ids_of(mw, "tb"):
-        for method, path, body in (("GET", f"/v1/memories/{mid}", None), ("PATCH", f"/v1/memories/{mid}", {"value": "x"}),
-                                   ("POST", f"/v1/memories/{mid}/confirm", None), ("DELETE", f"/v1/memories/{mid}", None),
-                                   ("POST", "/v1/deletions", {"user_id": "u1", "memory_ids": [mid]})):  # fmt: skip
+        for method, path, body in (
+            ("GET", f"/v1/memories/{mid}", None),
+            ("PATCH", f"/v1/memories/{mid}", {"value": "x"}),
+            ("POST", f"/v1/memories/{mid}/confirm", None),
+            ("DELETE", f"/v1/memories/{mid}", None),
+            ("POST", "/v1/deletions", {"user_id": "u1", "memory_ids": [mid]}),
+        ):
             r = two_tenants.request(method, path, json=body, headers=a)
             assert r.status_code == 404 and r.json()["error"]["code"] == "not_found", (method, path, r.text)
     r = two_tenants.get(f"/v1/deletions/{rid}", headers=a)
     assert r.status_code == 404 and r.json()["error"]["message"] == f"no deletion request {rid!r}"
-    assert two_tenants.get("/v1/deletions/no-such-id", headers=a).json()["error"]["message"] == "no deletion request 'no-such-id'"
+    assert (
+        two_tenants.get("/v1/deletions/no-such-id", headers=a).json()["error"]["message"]
+        == "no deletion request 'no-such-id'"
+    )
     assert row_counts() == before
 
 
-def test_an_end_user_key_is_bound_to_its_user(two_tenants: Any, make_key: Callable[..., str], mw: Any,
-                                              row_counts: Callable[[], dict[str, int]]) -> None:  # fmt: skip
+def test_an_end_user_key_is_bound_to_its_user(
+    two_tenants: Any, make_key: Callable[..., str], mw: Any, row_counts: Callable[[], dict[str, int]]
+) -> None:
     u1 = bearer(make_key("ta", "u1"))
     own = two_tenants.get("/v1/memories", params={"include_history": "true"}, headers=u1).json()
     assert {m["memory_id"] for m in own} == set(ids_of(mw, "ta", "u1"))
@@ -127,8 +160,11 @@ def test_an_end_user_key_is_bound_to_its_user(two_tenants: Any, make_key: Callab
     assert two_tenants.get(f"/v1/deletions/{rid}", headers=u1).status_code == 404
     # The user's own writes work without naming anyone: the key supplies tenant and user.
     mine = {k: v for k, v in story("ta")[0].items() if k not in ("tenant_id", "user_id")}
-    r = two_tenants.post("/v1/episodes", json={**mine, "episode_id": "own-1", "content": "I live in Porto.",
-                                                  "occurred_at": "2025-06-01T09:00:00+00:00"}, headers=u1)
+    r = two_tenants.post(
+        "/v1/episodes",
+        json={**mine, "episode_id": "own-1", "content": "I live in Porto.", "occurred_at": "2025-06-01T09:00:00+00:00"},
+        headers=u1,
+    )
     assert r.status_code == 202 and r.json()["accepted"] == ["own-1"]
     hits = two_tenants.post("/v1/retrieve", json={"query": "Where do I live?", "k": 1}, headers=u1).json()["hits"]
     assert [h["value"] for h in hits] == ["Porto"]
@@ -136,7 +172,7 @@ def test_an_end_user_key_is_bound_to_its_user(two_tenants: Any, make_key: Callab
 
 def test_a_tenant_wide_record_is_readable_but_not_changeable_with_a_user_key(
     client: Any, make_key: Callable[..., str], mw: Any
-) -> None:  # fmt: skip
+) -> None:
     from memworks.models.tables import Memory
     from memworks.store.db import session_scope
 
@@ -150,7 +186,9 @@ def test_a_tenant_wide_record_is_readable_but_not_changeable_with_a_user_key(
         mid = row.memory_id
     u1 = bearer(make_key("ta", "u1"))
     assert client.get(f"/v1/memories/{mid}", headers=u1).status_code == 200
-    for r in (client.patch(f"/v1/memories/{mid}", json={"value": "x"}, headers=u1),
-              client.post(f"/v1/memories/{mid}/confirm", headers=u1)):  # fmt: skip
+    for r in (
+        client.patch(f"/v1/memories/{mid}", json={"value": "x"}, headers=u1),
+        client.post(f"/v1/memories/{mid}/confirm", headers=u1),
+    ):
         assert r.status_code == 403 and r.json()["error"]["field"] == "memory_id"
     assert client.delete(f"/v1/memories/{mid}", headers=u1).status_code == 422

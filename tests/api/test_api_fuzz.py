@@ -90,7 +90,7 @@ def _plausible(body: Any) -> None:
 @pytest.mark.parametrize("label", _operations())
 def test_fuzzed_requests_never_fail_the_server_and_rejections_write_nothing(
     label: str, fuzzed: tuple[Any, Any, dict[str, str]]
-) -> None:  # fmt: skip
+) -> None:
     mw, schema, auth = fuzzed
     method, path = label.split(" ", 1)
     operation = schema[path][method]
@@ -98,8 +98,13 @@ def test_fuzzed_requests_never_fail_the_server_and_rejections_write_nothing(
 
     def probe_with(mode: GenerationMode) -> None:
         @given(case=operation.as_strategy(generation_mode=mode))
-        @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                  suppress_health_check=list(HealthCheck))  # fmt: skip
+        @settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         def probe(case: Any) -> None:
             if mode is GenerationMode.POSITIVE and path in ("/v1/episodes", "/v1/outcomes"):
                 _plausible(case.body)
@@ -124,8 +129,14 @@ def test_fuzzed_requests_never_fail_the_server_and_rejections_write_nothing(
 
 #: Times at and past the ends of the calendar (an offset carries two of them past it), and just
 #: outside the supported years: every time field must refuse them naming itself, never a 5xx.
-_OUT_OF_RANGE_TIMES = ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+00:00",
-                       "9999-12-31T23:59:59+00:00", "1899-12-31T23:59:59+00:00", "2201-01-01T00:00:00+00:00"]  # fmt: skip
+_OUT_OF_RANGE_TIMES = [
+    "0001-01-01T00:00:00+01:00",
+    "9999-12-31T23:59:59-01:00",
+    "0001-01-01T00:00:00+00:00",
+    "9999-12-31T23:59:59+00:00",
+    "1899-12-31T23:59:59+00:00",
+    "2201-01-01T00:00:00+00:00",
+]
 
 
 def test_out_of_range_times_and_deep_cursors_are_422_naming_the_field(fuzzed: tuple[Any, Any, dict[str, str]]) -> None:
@@ -136,9 +147,22 @@ def test_out_of_range_times_and_deep_cursors_are_422_naming_the_field(fuzzed: tu
     from memworks.api import create_app
 
     mw, _, auth = fuzzed
-    episode = {"episode_id": "range-1", "user_id": "u1", "session_id": "s1", "turn": 1, "role": "user",
-               "source": "user", "content": "I live in Lisbon."}  # fmt: skip
-    outcome = {"outcome_id": "range-1", "task_type": "triage", "features": ["login"], "action_taken": "a", "success": True}
+    episode = {
+        "episode_id": "range-1",
+        "user_id": "u1",
+        "session_id": "s1",
+        "turn": 1,
+        "role": "user",
+        "source": "user",
+        "content": "I live in Lisbon.",
+    }
+    outcome = {
+        "outcome_id": "range-1",
+        "task_type": "triage",
+        "features": ["login"],
+        "action_taken": "a",
+        "success": True,
+    }
     cursors = [b"[" * 1400, b'{"id":"x","after":' + b"[" * 1400, b"{" * 1400]
     with TestClient(create_app(mw)) as client:
         before = table_counts(mw)
@@ -182,8 +206,18 @@ def test_crafted_text_does_not_stall_another_tenants_read(server: str, make_key:
     victim, attacker = bearer(make_key("tb")), bearer(make_key("ta", "mallory"))
     told = httpx.post(f"{server}/v1/episodes", json=story("tb", with_tenant=False), headers=victim, timeout=60)
     assert told.status_code == 202, told.text
-    crafted = [{"episode_id": f"crafted-{i}", "session_id": "s1", "turn": i, "role": "user", "source": "user",
-                "content": text, "occurred_at": "2025-01-06T09:00:00+00:00"} for i, text in enumerate(CRAFTED)]  # fmt: skip
+    crafted = [
+        {
+            "episode_id": f"crafted-{i}",
+            "session_id": "s1",
+            "turn": i,
+            "role": "user",
+            "source": "user",
+            "content": text,
+            "occurred_at": "2025-01-06T09:00:00+00:00",
+        }
+        for i, text in enumerate(CRAFTED)
+    ]
 
     def post_crafted() -> tuple[Any, float]:
         answer = httpx.post(f"{server}/v1/episodes", json=crafted, headers=attacker, timeout=120)
@@ -196,8 +230,12 @@ def test_crafted_text_does_not_stall_another_tenants_read(server: str, make_key:
         time.sleep(0.3)
         # When tenant "tb" reads meanwhile
         started = time.monotonic()
-        read = httpx.post(f"{server}/v1/retrieve", json={"user_id": "u1", "query": "Where do I live?"}, headers=victim,
-                          timeout=READ_BUDGET_S * 4)  # fmt: skip
+        read = httpx.post(
+            f"{server}/v1/retrieve",
+            json={"user_id": "u1", "query": "Where do I live?"},
+            headers=victim,
+            timeout=READ_BUDGET_S * 4,
+        )
         waited = time.monotonic() - started
         answer, processed_at = posted.result()
     # Then the read answers, within the budget, with tb's own memory

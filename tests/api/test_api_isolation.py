@@ -20,7 +20,7 @@ B_VALUES = ["Oslo", "Rex", "Bergen", "Initech", "welder", "chief@example.org", "
 
 def test_a_thousand_cross_tenant_probes_see_nothing_of_b(
     client: Any, mw: Any, make_key: Callable[..., str], row_counts: Callable[[], dict[str, int]]
-) -> None:  # fmt: skip
+) -> None:
     # Given tenants A and B with the same user id and similar stories
     mw.enqueue_episodes(story("ta", lines=STORY_A) + story("tb", lines=STORY_B))
     mw.drain()
@@ -32,13 +32,18 @@ def test_a_thousand_cross_tenant_probes_see_nothing_of_b(
     mw.drain()
     b_ids += [m.memory_id for m in mw.memories(b_scope, include_history=True) if m.memory_id not in b_ids]
     # ... and B has asked every question first (warming the read cache) and paged its listing
-    reads = [{"user_id": "u1", "query": q, **extra} for q in QUESTIONS
-             for extra in ({}, {"k": 1}, {"as_of": "2025-02-01T00:00:00+00:00"}, {"known_at": "2030-01-01T00:00:00+00:00"})]  # fmt: skip
+    reads = [
+        {"user_id": "u1", "query": q, **extra}
+        for q in QUESTIONS
+        for extra in ({}, {"k": 1}, {"as_of": "2025-02-01T00:00:00+00:00"}, {"known_at": "2030-01-01T00:00:00+00:00"})
+    ]
     for body in reads:
         assert client.post("/v1/retrieve", json=body, headers=b_key).status_code == 200
     b_cursors = []
     for limit in (1, 2, 3, 5):
-        page = client.get("/v1/memories", params={"limit": limit, "user_id": "u1", "include_history": "true"}, headers=b_key)
+        page = client.get(
+            "/v1/memories", params={"limit": limit, "user_id": "u1", "include_history": "true"}, headers=b_key
+        )
         b_cursors.append(page.headers["x-next-cursor"])
     b_snapshot = mw.memories(b_scope, include_history=True)
     counts = row_counts()
@@ -56,17 +61,25 @@ def test_a_thousand_cross_tenant_probes_see_nothing_of_b(
         ]
     probes += [("GET", f"/v1/deletions/{b_rid}", None, None, {404})]
     probes += [("POST", "/v1/retrieve", None, body, {200}) for body in reads]
-    probes += [("GET", "/v1/memories", {"user_id": "u1", "cursor": c, "limit": n, "include_history": h}, None, {200})
-               for c in b_cursors for n in (1, 3, 500) for h in ("true", "false")]  # fmt: skip
-    probes += [("GET", "/v1/memories", {"tenant_id": "tb", "user_id": "u1"}, None, {403}),
-               ("POST", "/v1/retrieve", None, {**reads[0], "tenant_id": "tb"}, {403}),
-               ("GET", "/v1/profile", {"user_id": "u1"}, None, {200}),
-               ("GET", "/v1/lessons", None, None, {200}),
-               ("POST", "/v1/recommend", None, {"task_type": "triage", "features": ["Oslo"]}, {200})]  # fmt: skip
+    probes += [
+        ("GET", "/v1/memories", {"user_id": "u1", "cursor": c, "limit": n, "include_history": h}, None, {200})
+        for c in b_cursors
+        for n in (1, 3, 500)
+        for h in ("true", "false")
+    ]
+    probes += [
+        ("GET", "/v1/memories", {"tenant_id": "tb", "user_id": "u1"}, None, {403}),
+        ("POST", "/v1/retrieve", None, {**reads[0], "tenant_id": "tb"}, {403}),
+        ("GET", "/v1/profile", {"user_id": "u1"}, None, {200}),
+        ("GET", "/v1/lessons", None, None, {200}),
+        ("POST", "/v1/recommend", None, {"task_type": "triage", "features": ["Oslo"]}, {200}),
+    ]
 
     # When A's keys send 1,000 of them
     seen: dict[int, int] = {}
-    for n, ((method, path, params, body, expected), key) in enumerate(zip(itertools.cycle(probes), itertools.cycle(a_keys))):
+    for n, ((method, path, params, body, expected), key) in enumerate(
+        zip(itertools.cycle(probes), itertools.cycle(a_keys))
+    ):
         if n == PROBES:
             break
         r = client.request(method, path, params=params, json=body, headers=key)

@@ -17,7 +17,9 @@ import pytest
 
 
 @pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[Callable[..., Any]]:
+def run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Iterator[Callable[..., Any]]:
     """``run([...])`` → (exit status, stdout, stderr) of ``memworks ...`` in this process."""
     from memworks.cli import main
     from memworks.config import get_settings
@@ -61,8 +63,12 @@ def test_keys_create_serve_and_revoke(tmp_path: Path, run: Callable[..., Any]) -
     # When the API is served on that database
     port = free_port()
     env = dict(os.environ, MEMWORKS_DATABASE_URL=f"sqlite:///{db}", MEMWORKS_BROKER_URL="stub://")
-    proc = subprocess.Popen([sys.executable, "-m", "memworks.cli", "api", "--port", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memworks.cli", "api", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
@@ -75,12 +81,23 @@ def test_keys_create_serve_and_revoke(tmp_path: Path, run: Callable[..., Any]) -
             assert time.monotonic() < deadline and proc.poll() is None, "memworks api did not start"
             time.sleep(0.1)
         auth = {"Authorization": f"Bearer {key['key']}"}
-        episode = {"episode_id": "e1", "user_id": "maya", "session_id": "s1", "turn": 1, "role": "user",
-                   "source": "user", "content": "I live in Lisbon.", "occurred_at": "2025-01-06T09:00:00+00:00"}  # fmt: skip
+        episode = {
+            "episode_id": "e1",
+            "user_id": "maya",
+            "session_id": "s1",
+            "turn": 1,
+            "role": "user",
+            "source": "user",
+            "content": "I live in Lisbon.",
+            "occurred_at": "2025-01-06T09:00:00+00:00",
+        }
         assert httpx.post(f"{url}/v1/episodes", json=episode, headers=auth).status_code == 202
         # Then a write is visible to the next read (the embedded queue was drained before the answer)
-        hits = httpx.post(f"{url}/v1/retrieve", json={"query": "Where do I live?", "k": 1},
-                          headers={"Authorization": f"Bearer {user_key['key']}"}).json()["hits"]  # fmt: skip
+        hits = httpx.post(
+            f"{url}/v1/retrieve",
+            json={"query": "Where do I live?", "k": 1},
+            headers={"Authorization": f"Bearer {user_key['key']}"},
+        ).json()["hits"]
         assert [h["value"] for h in hits] == ["Lisbon"]
         # ... and a revoked key is refused at once
         code, out, _ = run(["keys", "revoke", key["key_id"], "--json"])

@@ -13,10 +13,36 @@ from memworks.models.schemas import Scope
 from tests.api.api_helpers import QUESTIONS, bearer, story
 
 ISO_OFFSET = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00$")
-HIT_FIELDS = {"memory_id", "kind", "key", "value", "source", "status", "valid_from", "valid_to", "recorded_at",
-              "evidence", "score"}  # fmt: skip
-MEMORY_FIELDS = {"memory_id", "kind", "key", "value", "status", "source", "trusted", "confidence", "valid_from",
-                 "valid_to", "recorded_at", "retracted_at", "expires_at", "superseded_by", "evidence"}  # fmt: skip
+HIT_FIELDS = {
+    "memory_id",
+    "kind",
+    "key",
+    "value",
+    "source",
+    "status",
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "evidence",
+    "score",
+}
+MEMORY_FIELDS = {
+    "memory_id",
+    "kind",
+    "key",
+    "value",
+    "status",
+    "source",
+    "trusted",
+    "confidence",
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "retracted_at",
+    "expires_at",
+    "superseded_by",
+    "evidence",
+}
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 
 
@@ -58,7 +84,10 @@ def test_episodes_take_the_tenant_from_the_key_and_are_idempotent(client: Any, k
     again = client.post("/v1/episodes", json=story("ta"), headers=key)
     one = client.post("/v1/episodes", json=story("ta")[0], headers=key)
     # Then it is stored in the key's tenant once; repeats are reported as duplicates
-    assert first.status_code == 202 and first.json() == {"accepted": [f"ta-u1-{n}" for n in range(1, 6)], "duplicates": []}
+    assert first.status_code == 202 and first.json() == {
+        "accepted": [f"ta-u1-{n}" for n in range(1, 6)],
+        "duplicates": [],
+    }
     assert again.status_code == 202 and again.json()["accepted"] == [] and len(again.json()["duplicates"]) == 5
     assert one.json() == {"accepted": [], "duplicates": ["ta-u1-1"]}
     assert {m.value for m in mw.memories(Scope(tenant_id="ta", user_id="u1"))} >= {"Berlin", "Pixel"}
@@ -72,11 +101,17 @@ def test_retrieve_returns_the_design_shape_with_offsets(told: Any, key: dict[str
     hit = body["hits"][0]
     assert set(hit) >= HIT_FIELDS and hit["value"] == "Berlin" and hit["evidence"] == ["ta-u1-3"]
     assert_times_have_offsets(hit, {"valid_from", "valid_to", "recorded_at"})
-    before = told.post("/v1/retrieve", json={"user_id": "u1", "query": "Where do I live?", "k": 1,
-                                             "as_of": "2025-02-01T00:00:00+00:00"}, headers=key).json()  # fmt: skip
+    before = told.post(
+        "/v1/retrieve",
+        json={"user_id": "u1", "query": "Where do I live?", "k": 1, "as_of": "2025-02-01T00:00:00+00:00"},
+        headers=key,
+    ).json()
     assert [h["value"] for h in before["hits"]] == ["Lisbon"]
-    known = told.post("/v1/retrieve", json={"user_id": "u1", "query": "Where do I live?",
-                                            "known_at": (T0 - timedelta(days=1)).isoformat()}, headers=key).json()  # fmt: skip
+    known = told.post(
+        "/v1/retrieve",
+        json={"user_id": "u1", "query": "Where do I live?", "known_at": (T0 - timedelta(days=1)).isoformat()},
+        headers=key,
+    ).json()
     assert known == {"abstained": True, "hits": []}
 
 
@@ -115,7 +150,9 @@ def test_a_page_resumes_after_its_record_when_that_record_left_the_listing(told:
     # When that record is corrected (so it leaves the present listing)
     fixed = told.patch(f"/v1/memories/{ids[end - 1]}", json={"user_id": "u1", "value": "Zorg"}, headers=key).json()
     # Then the next page starts where it was: nothing skipped, nothing repeated
-    nxt = told.get("/v1/memories", params={"user_id": "u1", "cursor": first.headers["x-next-cursor"]}, headers=key).json()
+    nxt = told.get(
+        "/v1/memories", params={"user_id": "u1", "cursor": first.headers["x-next-cursor"]}, headers=key
+    ).json()
     assert [m["memory_id"] for m in nxt if m["memory_id"] != fixed["memory_id"]] == ids[end:]
 
 
@@ -161,8 +198,15 @@ def test_deletion_request_and_its_manifest(told: Any, key: dict[str, str]) -> No
         assert_times_have_offsets(t, {"checked_at"})
     assert body["tenant_id"] == "ta" and body["keys"] == ["user.employer"]
     assert not any(x["memory_id"] == job["memory_id"] for x in memories(told, key, include_history="true"))
-    by_id = told.post("/v1/deletions", json={"user_id": "u1", "memory_ids": [by_key(told, key, "user.pet.dog")["memory_id"]],
-                                             "requested_by": "support ticket 7"}, headers=key)  # fmt: skip
+    by_id = told.post(
+        "/v1/deletions",
+        json={
+            "user_id": "u1",
+            "memory_ids": [by_key(told, key, "user.pet.dog")["memory_id"]],
+            "requested_by": "support ticket 7",
+        },
+        headers=key,
+    )
     assert by_id.status_code == 202 and by_id.json()["status"] == "complete"
     bad = told.post("/v1/deletions", json={"user_id": "u1", "keys": ["Not A Key"]}, headers=key)
     assert bad.status_code == 422 and bad.json()["error"]["field"] == "keys"
@@ -175,23 +219,36 @@ def test_deletion_request_and_its_manifest(told: Any, key: dict[str, str]) -> No
 
 def outcome(i: int, features: list[str], taken: str, right: str) -> dict[str, Any]:
     ok = taken == right
-    return {"outcome_id": f"o{i}", "user_id": "u1", "task_id": f"case{i}", "task_type": "triage", "features": features,
-            "action_taken": taken, "verified_action": None if ok else right, "success": ok,
-            "occurred_at": (T0 + timedelta(minutes=i)).isoformat()}  # fmt: skip
+    return {
+        "outcome_id": f"o{i}",
+        "user_id": "u1",
+        "task_id": f"case{i}",
+        "task_type": "triage",
+        "features": features,
+        "action_taken": taken,
+        "verified_action": None if ok else right,
+        "success": ok,
+        "occurred_at": (T0 + timedelta(minutes=i)).isoformat(),
+    }
 
 
 def test_outcomes_lessons_and_recommend(client: Any, key: dict[str, str]) -> None:
-    first = client.post("/v1/outcomes", json=outcome(0, ["login", "breach"], "route_tech", "escalate_security"), headers=key)
+    first = client.post(
+        "/v1/outcomes", json=outcome(0, ["login", "breach"], "route_tech", "escalate_security"), headers=key
+    )
     assert first.status_code == 202 and first.json() == {"accepted": ["o0"], "duplicates": []}
     batch = [outcome(10 + i, ["login", "breach"], "route_tech", "escalate_security") for i in range(3)]
     batch += [outcome(20 + i, ["login", "password"], "route_tech", "route_tech") for i in range(3)]
     assert client.post("/v1/outcomes", json=batch, headers=key).status_code == 202
     lessons = client.get("/v1/lessons", params={"task_type": "triage"}, headers=key).json()
-    assert lessons and all(set(x) >= {"lesson_id", "task_type", "pattern", "action", "status", "version", "report"}
-                           for x in lessons)  # fmt: skip
+    assert lessons and all(
+        set(x) >= {"lesson_id", "task_type", "pattern", "action", "status", "version", "report"} for x in lessons
+    )
     active = [x for x in lessons if x["status"] == "active"]
     assert active and active[0]["action"] == "escalate_security"
-    rec = client.post("/v1/recommend", json={"task_type": "triage", "features": ["breach", "login"]}, headers=key).json()
+    rec = client.post(
+        "/v1/recommend", json={"task_type": "triage", "features": ["breach", "login"]}, headers=key
+    ).json()
     assert rec == {"action": "escalate_security", "lesson_id": active[0]["lesson_id"], "guidance": rec["guidance"]}
     none = client.post("/v1/recommend", json={"task_type": "triage", "features": "printer jam"}, headers=key).json()
     assert none == {"action": None, "lesson_id": None, "guidance": None}
@@ -199,7 +256,11 @@ def test_outcomes_lessons_and_recommend(client: Any, key: dict[str, str]) -> Non
 
 def test_profile_and_consolidation(told: Any, key: dict[str, str], make_key: Callable[..., str]) -> None:
     run = told.post("/v1/consolidations", headers=key)
-    assert run.status_code == 202 and run.json()["tenant_id"] == "ta" and run.json()["status"] in ("done", "ok", "complete")
+    assert (
+        run.status_code == 202
+        and run.json()["tenant_id"] == "ta"
+        and run.json()["status"] in ("done", "ok", "complete")
+    )
     prof = told.get("/v1/profile", params={"user_id": "u1"}, headers=key)
     assert prof.status_code == 200 and set(prof.json()) >= {"tenant_id", "user_id", "text", "tokens", "lines"}
     assert "Berlin" in prof.json()["text"]
@@ -231,15 +292,22 @@ def test_health_metrics_and_docs(client: Any, key: dict[str, str], mw: Any) -> N
 def metric(text: str, name: str, **labels: str) -> float:
     from prometheus_client.parser import text_string_to_metric_families
 
-    return sum(s.value for f in text_string_to_metric_families(text) for s in f.samples
-               if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()))  # fmt: skip
+    return sum(
+        s.value
+        for f in text_string_to_metric_families(text)
+        for s in f.samples
+        if s.name == name and all(s.labels.get(k) == v for k, v in labels.items())
+    )
 
 
 def test_metrics_count_what_the_work_did_and_the_queue_depth(client: Any, key: dict[str, str], mw: Any) -> None:
     # Given the counters before; When a story with small talk is told and a user deleted
     before = client.get("/metrics").text
-    lines = [("I live in Lisbon.", "2025-01-06T09:00:00+00:00"), ("thanks so much!", "2025-01-07T09:00:00+00:00"),
-             ("I moved to Berlin two weeks ago.", "2025-03-15T09:00:00+00:00")]  # fmt: skip
+    lines = [
+        ("I live in Lisbon.", "2025-01-06T09:00:00+00:00"),
+        ("thanks so much!", "2025-01-07T09:00:00+00:00"),
+        ("I moved to Berlin two weeks ago.", "2025-03-15T09:00:00+00:00"),
+    ]
     assert client.post("/v1/episodes", json=story("ta", lines=lines, with_tenant=False), headers=key).status_code == 202
     mw.drain()
     assert client.post("/v1/deletions", json={"user_id": "u1"}, headers=key).status_code == 202
@@ -253,9 +321,14 @@ def test_metrics_count_what_the_work_did_and_the_queue_depth(client: Any, key: d
     assert delta("memworks_gate_decisions_total", outcome="rejected", reason="small talk") == 1
     assert delta("memworks_gate_decisions_total", outcome="accepted") >= 3
     assert delta("memworks_memory_ops_total", op="add") >= 3 and delta("memworks_memory_ops_total", op="update") >= 1
-    assert delta("memworks_manifests_total", status="opened") == 1 == delta("memworks_manifests_total", status="complete")
+    assert (
+        delta("memworks_manifests_total", status="opened") == 1 == delta("memworks_manifests_total", status="complete")
+    )
     assert {q: metric(after, "memworks_queue_depth", queue=q) for q in ("extraction", "maintenance", "deletion")} == {
-        "extraction": 0, "maintenance": 0, "deletion": 0}  # fmt: skip
+        "extraction": 0,
+        "maintenance": 0,
+        "deletion": 0,
+    }
     assert 'memworks_queue_depth{queue="deletion"}' in after
 
 
@@ -293,10 +366,18 @@ BAD_REQUESTS = [
 ]
 
 
-@pytest.mark.parametrize(("method", "path", "body", "field"), BAD_REQUESTS, ids=[f"{m} {p} {f}" for m, p, _, f in BAD_REQUESTS])
+@pytest.mark.parametrize(
+    ("method", "path", "body", "field"), BAD_REQUESTS, ids=[f"{m} {p} {f}" for m, p, _, f in BAD_REQUESTS]
+)
 def test_bad_input_names_the_field_and_writes_nothing(
-    client: Any, key: dict[str, str], row_counts: Callable[[], dict[str, int]], method: str, path: str, body: Any, field: str
-) -> None:  # fmt: skip
+    client: Any,
+    key: dict[str, str],
+    row_counts: Callable[[], dict[str, int]],
+    method: str,
+    path: str,
+    body: Any,
+    field: str,
+) -> None:
     before = row_counts()
     r = client.request(method.upper(), path, json=body, headers=key)
     assert r.status_code == 422, r.text
@@ -305,7 +386,9 @@ def test_bad_input_names_the_field_and_writes_nothing(
     assert row_counts() == before
 
 
-def test_a_conflicting_batch_writes_nothing(told: Any, key: dict[str, str], row_counts: Callable[[], dict[str, int]]) -> None:
+def test_a_conflicting_batch_writes_nothing(
+    told: Any, key: dict[str, str], row_counts: Callable[[], dict[str, int]]
+) -> None:
     before = row_counts()
     batch = [{**story("ta")[0], "episode_id": "new-1"}, {**story("ta")[1], "content": "My dog is called Bolt."}]
     r = told.post("/v1/episodes", json=batch, headers=key)
@@ -319,14 +402,17 @@ def test_bad_json_and_a_huge_body(told: Any, key: dict[str, str], row_counts: Ca
     assert bad.status_code == 422 and bad.json()["error"]["field"] == "body"
     huge = [{**story("ta")[0], "episode_id": f"big-{i}", "content": "x" * 50_000} for i in range(25)]
     r = told.post("/v1/episodes", json=huge, headers=key)
-    assert r.status_code == 413 and r.json()["error"] == {"code": "too_large", "field": "body",
-                                                          "message": "the request body must be at most 1000000 bytes"}  # fmt: skip
+    assert r.status_code == 413 and r.json()["error"] == {
+        "code": "too_large",
+        "field": "body",
+        "message": "the request body must be at most 1000000 bytes",
+    }
     assert row_counts() == before
 
 
 def test_a_streamed_body_over_the_limit_is_refused_as_it_arrives(
     told: Any, key: dict[str, str], row_counts: Callable[[], dict[str, int]]
-) -> None:  # fmt: skip
+) -> None:
     before = row_counts()
     chunks = iter([b'[{"content": "' + b"x" * 600_000, b"x" * 600_000 + b'"}]'])  # no Content-Length: chunked
     r = told.post("/v1/episodes", content=chunks, headers={**key, "content-type": "application/json"})
@@ -346,8 +432,9 @@ def test_an_unexpected_failure_is_a_clean_500(client: Any, key: dict[str, str], 
     # Logged by type and place; the message (which may quote data) never reaches the log.
     assert [e["event"] for e in logs] == ["api.unhandled"] and logs[0]["error"] == "RuntimeError" and logs[0]["at"]
     assert "secret internals" not in str(logs)
-    assert r.status_code == 500 and r.json() == {"error": {"code": "internal", "message": "internal error; it has been logged",
-                                                           "field": None}}  # fmt: skip
+    assert r.status_code == 500 and r.json() == {
+        "error": {"code": "internal", "message": "internal error; it has been logged", "field": None}
+    }
     assert "secret" not in r.text and "Traceback" not in r.text
 
 

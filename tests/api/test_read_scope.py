@@ -23,11 +23,15 @@ def told(mw: Any) -> Any:
     return mw
 
 
-def test_tenant_key_read_without_user_is_refused_naming_user_id(told: Any, client: Any, make_key: Callable[..., str]) -> None:
+def test_tenant_key_read_without_user_is_refused_naming_user_id(
+    told: Any, client: Any, make_key: Callable[..., str]
+) -> None:
     key = bearer(make_key("ta"))
     # When a tenant key forgets user_id, Then 422 naming it (not an empty answer that looks like lost memory)
-    for r in (client.post("/v1/retrieve", json={"query": "Where do I live?"}, headers=key),
-              client.get("/v1/memories", headers=key)):  # fmt: skip
+    for r in (
+        client.post("/v1/retrieve", json={"query": "Where do I live?"}, headers=key),
+        client.get("/v1/memories", headers=key),
+    ):
         assert r.status_code == 422, r.text
         assert r.json()["error"]["field"] == "user_id" and "scope=tenant" in r.json()["error"]["message"]
     # When it asks for the tenant's shared records by name, Then the read runs and shows no user's record
@@ -36,7 +40,9 @@ def test_tenant_key_read_without_user_is_refused_naming_user_id(told: Any, clien
     listed = client.get("/v1/memories", params={"scope": "tenant"}, headers=key)
     assert listed.status_code == 200 and listed.json() == []
     # ... and naming the user still answers
-    mine = client.post("/v1/retrieve", json={"query": "Where do I live?", "user_id": "u1", "scope": "user"}, headers=key)
+    mine = client.post(
+        "/v1/retrieve", json={"query": "Where do I live?", "user_id": "u1", "scope": "user"}, headers=key
+    )
     assert mine.json()["hits"][0]["value"] == "Berlin"
 
 
@@ -50,7 +56,10 @@ def test_shared_scope_with_a_user_is_a_contradiction(told: Any, client: Any, mak
 
 def test_end_user_key_needs_no_user_id(told: Any, client: Any, make_key: Callable[..., str]) -> None:
     key = bearer(make_key("ta", "u1"))
-    assert client.post("/v1/retrieve", json={"query": "Where do I live?"}, headers=key).json()["hits"][0]["value"] == "Berlin"
+    assert (
+        client.post("/v1/retrieve", json={"query": "Where do I live?"}, headers=key).json()["hits"][0]["value"]
+        == "Berlin"
+    )
     assert client.get("/v1/memories", headers=key).json()
     # An end-user key may read the tenant's shared records, never another user's
     assert client.get("/v1/memories", params={"scope": "tenant"}, headers=key).json() == []
@@ -64,15 +73,18 @@ def test_python_read_times_as_iso_strings(told: Any, when: str) -> None:
     assert told.retrieve(U1, "Where do I live?", known_at="2030-01-01T00:00:00Z").hits[0].value == "Berlin"
 
 
-@pytest.mark.parametrize(("field", "value"), [("as_of", "2025-02-01T00:00:00"), ("known_at", "yesterday"),
-                                              ("as_of", 1738368000)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("field", "value"), [("as_of", "2025-02-01T00:00:00"), ("known_at", "yesterday"), ("as_of", 1738368000)]
+)
 def test_python_read_time_without_offset_is_invalid_input(told: Any, field: str, value: Any) -> None:
     with pytest.raises(InvalidInput) as exc:
         told.retrieve(U1, "Where do I live?", **{field: value})
     assert exc.value.field == field
 
 
-def test_remote_client_reads_times_as_strings_and_shared_scope(told: Any, server: str, make_key: Callable[..., str]) -> None:
+def test_remote_client_reads_times_as_strings_and_shared_scope(
+    told: Any, server: str, make_key: Callable[..., str]
+) -> None:
     with RemoteMemworks(server, make_key("ta")) as remote:
         assert remote.retrieve(U1, "Where do I live?", as_of="2025-02-01T00:00:00Z").hits[0].value == "Lisbon"
         with pytest.raises(InvalidInput) as exc:

@@ -26,8 +26,18 @@ from tests.api.api_helpers import QUESTIONS, STORY_A, story
 #: checks a deletion target took (its worker threads race; the outcome must not differ); a
 #: profile's token count follows the record ids it cites; which duplicates were re-sent (still
 #: unprocessed in the undrained embedded facade, settled by the server before it answers).
-VOLATILE = {"memory_id", "superseded_by", "lesson_id", "request_id", "run_id", "duration_ms", "score", "attempts",
-            "tokens", "resent"}  # fmt: skip
+VOLATILE = {
+    "memory_id",
+    "superseded_by",
+    "lesson_id",
+    "request_id",
+    "run_id",
+    "duration_ms",
+    "score",
+    "attempts",
+    "tokens",
+    "resent",
+}
 #: When this module was loaded: later times are clocks of the run itself (recorded_at, a correction's valid_from).
 STARTED = datetime.now(UTC)
 
@@ -72,11 +82,26 @@ def scenario(mw: Any, tenant: str) -> list[Any]:
     rid2 = mw.submit_deletion({"tenant_id": tenant, "user_id": "u1", "keys": ["user.job_title"]})
     mw.drain()
     out += [mw.manifest(rid2), mw.memories(u, include_history=True), mw.retrieve(u, "Where do I live?")]
-    out.append(mw.report_outcomes([{"outcome_id": f"o{i}", "tenant_id": tenant, "user_id": "u1", "task_type": "triage",
-                                    "features": ["login", "breach"], "action_taken": "route_tech",
-                                    "verified_action": "escalate_security", "success": False, "task_id": f"c{i}",
-                                    "occurred_at": "2025-01-01T00:00:00+00:00"} for i in range(4)],
-                                  reporter="tenant"))  # the tenant key's word, either way  # fmt: skip
+    out.append(
+        mw.report_outcomes(
+            [
+                {
+                    "outcome_id": f"o{i}",
+                    "tenant_id": tenant,
+                    "user_id": "u1",
+                    "task_type": "triage",
+                    "features": ["login", "breach"],
+                    "action_taken": "route_tech",
+                    "verified_action": "escalate_security",
+                    "success": False,
+                    "task_id": f"c{i}",
+                    "occurred_at": "2025-01-01T00:00:00+00:00",
+                }
+                for i in range(4)
+            ],
+            reporter="tenant",
+        )
+    )  # the tenant key's word, either way
     mw.drain()
     out += [mw.lessons(tenant), mw.lessons(tenant, "triage"), mw.recommend(tenant, "triage", ["breach", "login"])]
     out += [mw.consolidate(tenant)["status"], mw.profile(u)]

@@ -27,8 +27,11 @@ def test_superseded_lines_are_history_not_current(sqlite_url: str, make_memworks
     from memworks.store.keys import create_key
 
     mw = make_memworks(sqlite_url)
-    for n, text, day in [(1, "I live in Lisbon.", "2025-01-06"), (2, "My sister's wedding is on June 14.", "2025-01-07"),
-                         (3, "I moved to Berlin.", "2025-03-01")]:  # fmt: skip
+    for n, text, day in [
+        (1, "I live in Lisbon.", "2025-01-06"),
+        (2, "My sister's wedding is on June 14.", "2025-01-07"),
+        (3, "I moved to Berlin.", "2025-03-01"),
+    ]:
         mw.enqueue_episodes([episode(n, text, when=f"{day}T09:00:00+00:00")])
         mw.drain()
     with session_scope(mw.runtime.engine) as s:

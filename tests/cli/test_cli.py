@@ -16,8 +16,9 @@ from tests.factories import episode
 
 def run(args: list[str], db: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, MEMWORKS_DATABASE_URL=f"sqlite:///{db}", MEMWORKS_BROKER_URL="stub://")
-    return subprocess.run([sys.executable, "-m", "memworks.cli", *args], env=env, capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "memworks.cli", *args], env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def write_jsonl(path: Path, rows: list[Any]) -> Path:
@@ -63,18 +64,58 @@ def test_ingest_then_retrieve_and_memories_json_shapes(tmp_path: Path) -> None:
     out = json.loads(res.stdout)
     assert out["abstained"] is False
     hit = out["hits"][0]
-    assert {"memory_id", "kind", "key", "value", "source", "status", "valid_from", "valid_to", "recorded_at",
-            "evidence", "score"} <= hit.keys()  # fmt: skip
+    assert {
+        "memory_id",
+        "kind",
+        "key",
+        "value",
+        "source",
+        "status",
+        "valid_from",
+        "valid_to",
+        "recorded_at",
+        "evidence",
+        "score",
+    } <= hit.keys()
     assert hit["value"] == "Berlin" and hit["evidence"] == ["t1-u1-2"]
     assert hit["valid_from"].endswith("+00:00")
 
-    past = json.loads(run(["retrieve", "--tenant", "t1", "--user", "u1", "--as-of", "2025-02-01T00:00:00+00:00", "--json",
-                           "Where do I live?"], db).stdout)  # fmt: skip
+    past = json.loads(
+        run(
+            [
+                "retrieve",
+                "--tenant",
+                "t1",
+                "--user",
+                "u1",
+                "--as-of",
+                "2025-02-01T00:00:00+00:00",
+                "--json",
+                "Where do I live?",
+            ],
+            db,
+        ).stdout
+    )
     assert past["hits"][0]["value"] == "Lisbon"
 
     mems = json.loads(run(["memories", "--tenant", "t1", "--user", "u1", "--include-history", "--json"], db).stdout)
-    keys = {"memory_id", "kind", "key", "value", "status", "source", "trusted", "confidence", "valid_from", "valid_to",
-            "recorded_at", "retracted_at", "expires_at", "superseded_by", "evidence"}  # fmt: skip
+    keys = {
+        "memory_id",
+        "kind",
+        "key",
+        "value",
+        "status",
+        "source",
+        "trusted",
+        "confidence",
+        "valid_from",
+        "valid_to",
+        "recorded_at",
+        "retracted_at",
+        "expires_at",
+        "superseded_by",
+        "evidence",
+    }
     assert mems and all(keys <= m.keys() for m in mems)
     assert [m["status"] for m in mems if m["key"] == "user.home_city"] == ["superseded", "active"]
 
@@ -82,7 +123,9 @@ def test_ingest_then_retrieve_and_memories_json_shapes(tmp_path: Path) -> None:
 def test_retrieve_abstains_and_other_tenant_sees_nothing(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     assert run(["ingest", str(write_jsonl(tmp_path / "e.jsonl", STORY))], db).returncode == 0
-    unknown = json.loads(run(["retrieve", "--tenant", "t1", "--user", "u1", "--json", "What is my blood type?"], db).stdout)
+    unknown = json.loads(
+        run(["retrieve", "--tenant", "t1", "--user", "u1", "--json", "What is my blood type?"], db).stdout
+    )
     assert unknown == {"abstained": True, "hits": []}
     other = json.loads(run(["retrieve", "--tenant", "t2", "--user", "u1", "--json", "Where do I live?"], db).stdout)
     assert other["abstained"] is True
@@ -117,19 +160,34 @@ def test_delete_wait_and_manifest_json(tmp_path: Path) -> None:
     assert run(["ingest", str(write_jsonl(tmp_path / "e.jsonl", STORY))], db).returncode == 0
     dry = run(["delete", "--tenant", "t1", "--user", "u1", "--key", "user.home_city", "--dry-run", "--json"], db)
     assert dry.returncode == 0, dry.stderr
-    assert {r["value"] for r in json.loads(dry.stdout)["records"] if r["key"] == "user.home_city"} == {"Lisbon", "Berlin"}
+    assert {r["value"] for r in json.loads(dry.stdout)["records"] if r["key"] == "user.home_city"} == {
+        "Lisbon",
+        "Berlin",
+    }
     res = run(["delete", "--tenant", "t1", "--user", "u1", "--wait", "--json"], db)
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["status"] == "complete" and set(out) >= {"request_id", "status"}
     man = json.loads(run(["manifest", out["request_id"], "--json"], db).stdout)
     assert man["request_id"] == out["request_id"] and man["status"] == "complete"
-    for name in ("primary_store", "transcripts", "lexical_index", "vector_index", "cache", "derived", "audit_log",
-                 "dead_letters"):  # fmt: skip
+    for name in (
+        "primary_store",
+        "transcripts",
+        "lexical_index",
+        "vector_index",
+        "cache",
+        "derived",
+        "audit_log",
+        "dead_letters",
+    ):
         t = man["targets"][name]
-        assert t["state"] == "CLOSED" and t["remaining"] == 0 and t["attempts"] >= 1 and t["checked_at"].endswith("+00:00")
+        assert (
+            t["state"] == "CLOSED" and t["remaining"] == 0 and t["attempts"] >= 1 and t["checked_at"].endswith("+00:00")
+        )
         assert "checked" in t["detail"]
-    assert json.loads(run(["retrieve", "--tenant", "t1", "--user", "u1", "--json", "Where do I live?"], db).stdout)["abstained"]
+    assert json.loads(run(["retrieve", "--tenant", "t1", "--user", "u1", "--json", "Where do I live?"], db).stdout)[
+        "abstained"
+    ]
 
 
 def test_delete_bad_input_and_unknown_manifest(tmp_path: Path) -> None:
@@ -145,9 +203,17 @@ def test_outcomes_lessons_recommend_propose_rollback(tmp_path: Path) -> None:
     T = "2025-01-01T00:00:{:02d}+00:00"
 
     def o(i: int, feats: Any, taken: str, right: str) -> dict[str, Any]:
-        return {"outcome_id": f"o{i}", "tenant_id": "t1", "task_id": f"c{i}", "task_type": "triage", "features": feats,
-                "action_taken": taken, "verified_action": None if taken == right else right,
-                "success": taken == right, "occurred_at": T.format(i)}  # fmt: skip
+        return {
+            "outcome_id": f"o{i}",
+            "tenant_id": "t1",
+            "task_id": f"c{i}",
+            "task_type": "triage",
+            "features": feats,
+            "action_taken": taken,
+            "verified_action": None if taken == right else right,
+            "success": taken == right,
+            "occurred_at": T.format(i),
+        }
 
     first = [o(0, ["login", "breach"], "route_tech", "escalate_security")]
     later = [o(i, "Possible breach after a strange login", "route_tech", "escalate_security") for i in range(1, 4)]
@@ -161,17 +227,41 @@ def test_outcomes_lessons_recommend_propose_rollback(tmp_path: Path) -> None:
     active = [l for l in lessons if l["status"] == "active"]
     assert [l["pattern"] for l in active] == [["breach"]] and active[0]["report"].startswith("held-out 3/3 fixed")
 
-    rec = json.loads(run(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "login,breach", "--json"], db).stdout)
-    assert rec == {"action": "escalate_security", "lesson_id": active[0]["lesson_id"], "guidance": active[0]["guidance"]}
-    none = json.loads(run(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "pricing", "--json"], db).stdout)
+    rec = json.loads(
+        run(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "login,breach", "--json"], db).stdout
+    )
+    assert rec == {
+        "action": "escalate_security",
+        "lesson_id": active[0]["lesson_id"],
+        "guidance": active[0]["guidance"],
+    }
+    none = json.loads(
+        run(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "pricing", "--json"], db).stdout
+    )
     assert none == {"action": None, "lesson_id": None, "guidance": None}
 
-    prop = run(["lessons", "propose", "--tenant", "t1", "--task-type", "triage", "--pattern", "login",
-                "--action", "escalate_security", "--json"], db)  # fmt: skip
+    prop = run(
+        [
+            "lessons",
+            "propose",
+            "--tenant",
+            "t1",
+            "--task-type",
+            "triage",
+            "--pattern",
+            "login",
+            "--action",
+            "escalate_security",
+            "--json",
+        ],
+        db,
+    )
     assert prop.returncode == 0 and json.loads(prop.stdout)["status"] == "blocked"
     rb = run(["lessons", "rollback", active[0]["lesson_id"], "--tenant", "t1", "--json"], db)
     assert json.loads(rb.stdout)["status"] == "rolled_back"
-    rec = json.loads(run(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "login,breach", "--json"], db).stdout)
+    rec = json.loads(
+        run(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "login,breach", "--json"], db).stdout
+    )
     assert rec["action"] is None
     bad = run(["outcomes", str(write_jsonl(tmp_path / "c.jsonl", [dict(later[0], success="perhaps")]))], db)
     assert bad.returncode == 2 and ":1: field 'success'" in bad.stderr
@@ -191,14 +281,19 @@ def test_eval_lessons_writes_report_and_plot(tmp_path: Path) -> None:
 
 def test_consolidate_and_profile_json(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    eps = STORY + [episode(3, "I prefer aisle seats.", when="2025-03-16T09:00:00+00:00"),
-                   episode(4, "I love sushi.", when="2025-03-17T09:00:00+00:00")]  # fmt: skip
+    eps = STORY + [
+        episode(3, "I prefer aisle seats.", when="2025-03-16T09:00:00+00:00"),
+        episode(4, "I love sushi.", when="2025-03-17T09:00:00+00:00"),
+    ]
     assert run(["ingest", str(write_jsonl(tmp_path / "e.jsonl", eps))], db).returncode == 0
     res = run(["consolidate", "--tenant", "t1", "--json"], db)
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
-    assert out["status"] == "done" and {"expired", "evicted", "groups", "merged", "blocked_merges", "summaries",
-                                        "profile_tokens", "repairs"} <= out["counts"].keys()  # fmt: skip
+    assert (
+        out["status"] == "done"
+        and {"expired", "evicted", "groups", "merged", "blocked_merges", "summaries", "profile_tokens", "repairs"}
+        <= out["counts"].keys()
+    )
     prof = json.loads(run(["profile", "--tenant", "t1", "--user", "u1", "--json"], db).stdout)
     assert 0 < prof["tokens"] <= 300 and "Berlin" in prof["text"] and "Lisbon" not in prof["text"]
     assert all(len(line["memory_id"]) == 32 for line in prof["lines"])
@@ -209,8 +304,13 @@ def test_scheduler_starts_and_lists_its_jobs(tmp_path: Path) -> None:
     import time
 
     env = dict(os.environ, MEMWORKS_DATABASE_URL=f"sqlite:///{tmp_path / 'm.db'}", MEMWORKS_BROKER_URL="stub://")
-    proc = subprocess.Popen([sys.executable, "-m", "memworks.cli", "scheduler"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memworks.cli", "scheduler"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

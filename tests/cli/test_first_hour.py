@@ -31,8 +31,9 @@ def run(args: list[str], db: Path | str, timeout: float = 120, **env: str) -> su
     for name in ("MEMWORKS_LOG_LEVEL", "MEMWORKS_LOG_FORMAT"):
         if name not in env:
             full.pop(name, None)
-    return subprocess.run([sys.executable, "-m", "memworks.cli", *args], env=full, capture_output=True, text=True,
-                          timeout=timeout)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "memworks.cli", *args], env=full, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def write_jsonl(path: Path, rows: list[Any]) -> Path:
@@ -89,10 +90,17 @@ def _one_line_failure(res: subprocess.CompletedProcess[str], where: str) -> None
 
 @pytest.mark.parametrize(
     "command",
-    [["retrieve", "--tenant", "t1", "--user", "u1", "Where?"], ["memories", "--tenant", "t1", "--user", "u1"],
-     ["ingest", "FILE"], ["db", "upgrade"], ["worker", "--processes", "1"], ["api", "--port", "1"], ["scheduler"]],
+    [
+        ["retrieve", "--tenant", "t1", "--user", "u1", "Where?"],
+        ["memories", "--tenant", "t1", "--user", "u1"],
+        ["ingest", "FILE"],
+        ["db", "upgrade"],
+        ["worker", "--processes", "1"],
+        ["api", "--port", "1"],
+        ["scheduler"],
+    ],
     ids=lambda c: c[0],
-)  # fmt: skip
+)
 def test_an_unreachable_database_is_one_line(tmp_path: Path, command: list[str]) -> None:
     port = closed_port()
     args = [str(write_jsonl(tmp_path / "e.jsonl", STORY)) if a == "FILE" else a for a in command]
@@ -112,7 +120,7 @@ def test_an_unopenable_sqlite_file_is_one_line(tmp_path: Path) -> None:
     "command",
     [["retrieve", "--tenant", "t1", "--user", "u1", "Where?"], ["worker", "--processes", "1"], ["api", "--port", "1"]],
     ids=lambda c: c[0],
-)  # fmt: skip
+)
 def test_an_unreachable_redis_is_one_line(tmp_path: Path, command: list[str]) -> None:
     port = closed_port()
     res = run(command, tmp_path / "m.db", timeout=60, MEMWORKS_BROKER_URL=f"redis://:secret@127.0.0.1:{port}/0")
@@ -154,8 +162,13 @@ def test_ingest_again_resends_stored_but_unprocessed_episodes(tmp_path: Path) ->
 def test_scheduler_start_resends_stuck_episodes(tmp_path: Path) -> None:
     db, _ = _stuck(tmp_path)
     env = dict(os.environ, MEMWORKS_DATABASE_URL=f"sqlite:///{db}", MEMWORKS_BROKER_URL="stub://")
-    proc = subprocess.Popen([sys.executable, "-m", "memworks.cli", "scheduler", "--resend-older-than", "0"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memworks.cli", "scheduler", "--resend-older-than", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().startswith("scheduler running:")  # printed once the re-sent work is done
@@ -175,9 +188,24 @@ def test_worker_start_resends_stuck_episodes(tmp_path: Path, redis_url: str) -> 
     db, _ = _stuck(tmp_path)
     env = dict(os.environ, MEMWORKS_DATABASE_URL=f"sqlite:///{db}", MEMWORKS_BROKER_URL=redis_url)
     log = (tmp_path / "worker.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "memworks.cli", "worker", "--processes", "1", "--threads", "1",
-                             "--resend-older-than", "0"], env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memworks.cli",
+            "worker",
+            "--processes",
+            "1",
+            "--threads",
+            "1",
+            "--resend-older-than",
+            "0",
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 90
         while not any(m["value"] == "Lisbon" for m in memories(db)):
@@ -195,8 +223,15 @@ def test_worker_start_resends_stuck_episodes(tmp_path: Path, redis_url: str) -> 
 
 def test_ingest_reports_every_bad_line_and_stores_nothing(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    rows: list[Any] = [STORY[0], "{not json", dict(STORY[1], occurred_at="2025-01-07 09:00"), "",
-                       dict(episode(3, "x"), source="gossip"), episode(4, "I have a cat."), "[1]"]  # fmt: skip
+    rows: list[Any] = [
+        STORY[0],
+        "{not json",
+        dict(STORY[1], occurred_at="2025-01-07 09:00"),
+        "",
+        dict(episode(3, "x"), source="gossip"),
+        episode(4, "I have a cat."),
+        "[1]",
+    ]
     f = write_jsonl(tmp_path / "e.jsonl", rows)
     res = run(["ingest", str(f)], db)
     assert res.returncode == 2
@@ -208,7 +243,12 @@ def test_ingest_reports_every_bad_line_and_stores_nothing(tmp_path: Path) -> Non
     assert out.returncode == 2
     error = json.loads(out.stdout)["error"]
     assert error["code"] == "invalid_input" and error["bad_lines"] == 4
-    assert [(e["line"], e["field"]) for e in error["errors"]] == [(2, "line"), (3, "occurred_at"), (5, "source"), (7, "line")]
+    assert [(e["line"], e["field"]) for e in error["errors"]] == [
+        (2, "line"),
+        (3, "occurred_at"),
+        (5, "source"),
+        (7, "line"),
+    ]
     assert memories(db) == []
 
 
@@ -245,9 +285,13 @@ def test_log_level_and_format_are_settings(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("level", "fmt", "tty", "expected"),
-    [(None, "auto", True, (logging.WARNING, True)), (None, "auto", False, (logging.WARNING, False)),
-     ("debug", "json", True, (logging.DEBUG, False)), ("error", "console", False, (logging.ERROR, True))],
-)  # fmt: skip
+    [
+        (None, "auto", True, (logging.WARNING, True)),
+        (None, "auto", False, (logging.WARNING, False)),
+        ("debug", "json", True, (logging.DEBUG, False)),
+        ("error", "console", False, (logging.ERROR, True)),
+    ],
+)
 def test_log_options(level: str | None, fmt: str, tty: bool, expected: tuple[int, bool]) -> None:
     from memworks.config import Settings
     from memworks.logging import log_options

@@ -18,8 +18,9 @@ def test_eval_without_the_extra_names_it(tmp_path: Path) -> None:
     # Given an install without matplotlib, When `memworks eval probes` runs,
     # Then it exits 1 with one line naming the eval extra, not a traceback
     env = {"MEMWORKS_DATABASE_URL": f"sqlite:///{tmp_path / 'm.db'}", "PATH": "/usr/bin:/bin"}
-    res = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "out")], capture_output=True, text=True,
-                         env=env, timeout=120)  # fmt: skip
+    res = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=120
+    )
     assert res.returncode == 1, res.stderr
     assert "memworks[eval]" in res.stderr
     assert "Traceback" not in res.stderr

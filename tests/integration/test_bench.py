@@ -21,12 +21,21 @@ pytestmark = pytest.mark.integration
 #: Sizes small enough for the whole suite to run in well under a minute and a half.
 TINY = {
     "pool": 150,
-    "ingest.episodes": 40, "ingest.users": 5, "ingest.workers": [1], "ingest.threads": 2,
-    "retrieve.sizes": [200], "retrieve.dbs": ["sqlite", "postgresql"], "retrieve.foreign": [2, 5],
-    "retrieve.queries": 20, "retrieve.budget_s": 5.0,
-    "delete.subjects": [10], "delete.stores": [800, 2500], "delete.repeats": 1,
-    "consolidate.sizes": [300, 600], "consolidate.users": 10,
-}  # fmt: skip
+    "ingest.episodes": 40,
+    "ingest.users": 5,
+    "ingest.workers": [1],
+    "ingest.threads": 2,
+    "retrieve.sizes": [200],
+    "retrieve.dbs": ["sqlite", "postgresql"],
+    "retrieve.foreign": [2, 5],
+    "retrieve.queries": 20,
+    "retrieve.budget_s": 5.0,
+    "delete.subjects": [10],
+    "delete.stores": [800, 2500],
+    "delete.repeats": 1,
+    "consolidate.sizes": [300, 600],
+    "consolidate.users": 10,
+}
 
 
 def test_statistics_helpers() -> None:
@@ -44,19 +53,24 @@ def test_bulk_rows_mirror_what_indexing_writes(tmp_path: Path) -> None:
     """Given a synthetic user's rows, the loader's lexical postings and documents equal what
     ``lexical.apply`` writes for the same records, its vectors are unit length, and the records
     it marks active are exactly the ones a read may see."""
-    from memworks_tools.bench import data
     from memworks.models.tables import LexicalDoc, LexicalPosting, Memory, VectorEntry
     from memworks.store.db import get_engine, session_scope, upgrade
     from memworks.store.projections import lexical
     from memworks.store.projections.base import IndexRecord
+    from memworks_tools.bench import data
 
     pool = data.build_pool(limit=TINY["pool"])
     url = f"sqlite:///{tmp_path / 'mirror.db'}"
     upgrade(url)
     engine = get_engine(url)
     loaded = data.load_isolated(url, [data.UserSpec("t", "u", 300)], pool, seed=3, keep=[("t", "u")])
-    postings = (LexicalPosting.tenant_id, LexicalPosting.user_id, LexicalPosting.term, LexicalPosting.memory_id,
-                LexicalPosting.tf)  # fmt: skip
+    postings = (
+        LexicalPosting.tenant_id,
+        LexicalPosting.user_id,
+        LexicalPosting.term,
+        LexicalPosting.memory_id,
+        LexicalPosting.tf,
+    )
     docs = (LexicalDoc.memory_id, LexicalDoc.length, LexicalDoc.fingerprint)
     with Session(engine) as s:
         bulk_postings, bulk_docs = _rows(s, postings), _rows(s, docs)
@@ -65,8 +79,11 @@ def test_bulk_rows_mirror_what_indexing_writes(tmp_path: Path) -> None:
 
     with session_scope(engine) as s:  # the product's projection, over the same records
         lexical.purge(s, [r.memory_id for r in rows])
-        lexical.apply(s, [IndexRecord(r.memory_id, r.tenant_id, r.user_id, index_text(r.key, r.text)) for r in rows],
-                      [r.fingerprint for r in rows])  # fmt: skip
+        lexical.apply(
+            s,
+            [IndexRecord(r.memory_id, r.tenant_id, r.user_id, index_text(r.key, r.text)) for r in rows],
+            [r.fingerprint for r in rows],
+        )
     with Session(engine) as s:
         assert _rows(s, postings) == bulk_postings
         assert _rows(s, docs) == bulk_docs

@@ -24,8 +24,11 @@ def start_worker(pg_url: str, redis_url: str, log: Path) -> subprocess.Popen[byt
     with log.open("ab") as out:  # the child keeps its own copy of the descriptor
         return subprocess.Popen(
             [sys.executable, "-m", "memworks.cli", "worker", "--processes", "1", "--threads", "2"],
-            env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:

@@ -43,7 +43,9 @@ def wait_until(cond: Callable[[], bool], timeout_s: float = 90) -> None:
 def processed(engine: Any, n: int) -> Callable[[], bool]:
     def check() -> bool:
         with Session(engine) as s:
-            return (s.scalar(select(func.count()).select_from(Episode).where(Episode.state == EpisodeState.PROCESSED)) or 0) >= n
+            return (
+                s.scalar(select(func.count()).select_from(Episode).where(Episode.state == EpisodeState.PROCESSED)) or 0
+            ) >= n
 
     return check
 
@@ -77,15 +79,20 @@ def test_same_episode_sent_twice_through_redis_creates_one_row(pg_url: str, redi
         assert s.scalar(select(func.count()).select_from(Memory).where(Memory.key == "user.home_city")) == 2
 
 
-def test_memworks_worker_processes_serve_the_queue(pg_url: str, redis_url: str, make_memworks: Any, tmp_path: Any) -> None:
+def test_memworks_worker_processes_serve_the_queue(
+    pg_url: str, redis_url: str, make_memworks: Any, tmp_path: Any
+) -> None:
     # Given `memworks worker` running as separate processes, when an agent enqueues through Redis,
     # then the episodes are processed and answer a retrieval, the same as embedded mode does.
     env = dict(os.environ, MEMWORKS_DATABASE_URL=pg_url, MEMWORKS_BROKER_URL=redis_url)
     log = (tmp_path / "worker.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "memworks.cli", "worker", "--processes", "1", "--threads", "2"],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         mw = make_memworks(pg_url, broker_url=redis_url)
         mw.enqueue_episodes(STORY)
@@ -95,8 +102,22 @@ def test_memworks_worker_processes_serve_the_queue(pg_url: str, redis_url: str, 
         embedded = make_memworks(f"sqlite:///{tmp_path / 'x.db'}")
         embedded.enqueue_episodes(STORY)
         embedded.drain()
-        strip = lambda rows: [{k: v for k, v in r.items() if k not in ("memory_id", "superseded_by", "recorded_at",  # noqa: E731
-                              "superseded_at", "last_retrieved_at", "expires_at")} for r in jsonable(rows)]  # fmt: skip
+        strip = lambda rows: [  # noqa: E731 (one use, read inline)
+            {
+                k: v
+                for k, v in r.items()
+                if k
+                not in (
+                    "memory_id",
+                    "superseded_by",
+                    "recorded_at",  # noqa: E731
+                    "superseded_at",
+                    "last_retrieved_at",
+                    "expires_at",
+                )
+            }
+            for r in jsonable(rows)
+        ]
         scope = Scope(tenant_id="t1", user_id="u1")
         assert strip(mw.memories(scope, include_history=True)) == strip(embedded.memories(scope, include_history=True))
     finally:
@@ -105,7 +126,9 @@ def test_memworks_worker_processes_serve_the_queue(pg_url: str, redis_url: str, 
         log.close()
 
 
-def test_redis_read_cache_keeps_tenants_apart_and_sees_new_writes(sqlite_url: str, redis_url: str, make_memworks: Any) -> None:
+def test_redis_read_cache_keeps_tenants_apart_and_sees_new_writes(
+    sqlite_url: str, redis_url: str, make_memworks: Any
+) -> None:
     # Given the shared Redis read cache, when two tenants ask the identical question,
     # then each gets only its own answer, and a new write is visible at once.
     import redis
@@ -143,7 +166,9 @@ def test_lessons_are_learned_through_redis_workers(pg_url: str, redis_url: str, 
     assert [l.version for l in mw.lessons("t1") if l.pattern == ["breach"]] == [1]
 
 
-def test_worker_processes_serve_queue_and_memworks_metrics(pg_url: str, redis_url: str, make_memworks: Any, tmp_path: Any) -> None:
+def test_worker_processes_serve_queue_and_memworks_metrics(
+    pg_url: str, redis_url: str, make_memworks: Any, tmp_path: Any
+) -> None:
     # Given `memworks worker --metrics-port`, when it serves the queue, then one scrape of that port
     # shows dramatiq's per-actor counts and latency and memworks' own counters from the workers.
     import httpx
@@ -154,9 +179,23 @@ def test_worker_processes_serve_queue_and_memworks_metrics(pg_url: str, redis_ur
     env = dict(os.environ, MEMWORKS_DATABASE_URL=pg_url, MEMWORKS_BROKER_URL=redis_url)
     log = (tmp_path / "worker.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memworks.cli", "worker", "--processes", "1", "--threads", "1", "--metrics-port", str(port)],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "memworks.cli",
+            "worker",
+            "--processes",
+            "1",
+            "--threads",
+            "1",
+            "--metrics-port",
+            str(port),
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         mw = make_memworks(pg_url, broker_url=redis_url)
         mw.enqueue_episodes(STORY + [episode(5, "thanks!", when="2025-03-17T09:00:00+00:00")])
@@ -167,7 +206,9 @@ def test_worker_processes_serve_queue_and_memworks_metrics(pg_url: str, redis_ur
                 text = httpx.get(f"http://127.0.0.1:{port}/", timeout=2).text
             except httpx.HTTPError:
                 return False
-            return 'dramatiq_messages_total{actor_name="extract_memories"' in text and "memworks_memory_ops_total" in text
+            return (
+                'dramatiq_messages_total{actor_name="extract_memories"' in text and "memworks_memory_ops_total" in text
+            )
 
         wait_until(scraped, timeout_s=30)
         text = httpx.get(f"http://127.0.0.1:{port}/", timeout=2).text
@@ -186,8 +227,13 @@ def test_chaos_harness_keeps_every_episode_exactly_once(pg_url: str) -> None:
     import json
 
     env = dict(os.environ, MEMWORKS_DATABASE_URL=pg_url, MEMWORKS_BROKER_URL="redis://127.0.0.1:6379/0")
-    out = subprocess.run([sys.executable, "-m", "memworks.cli", "chaos", "--episodes", "1000", "--kills", "10",
-                          "--own-redis", "--json"], env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "memworks.cli", "chaos", "--episodes", "1000", "--kills", "10", "--own-redis", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     report = json.loads(out.stdout)
     assert out.returncode == 0, (report, out.stderr[-2000:])
     assert report["episodes"] == report["processed_once"] == 1000
@@ -196,8 +242,16 @@ def test_chaos_harness_keeps_every_episode_exactly_once(pg_url: str) -> None:
 
 
 def test_chaos_refuses_anything_but_loopback() -> None:
-    env = dict(os.environ, MEMWORKS_DATABASE_URL="postgresql+psycopg://postgres@db.example.com:5432/x",
-               MEMWORKS_BROKER_URL="redis://127.0.0.1:6379/0")  # fmt: skip
-    out = subprocess.run([sys.executable, "-m", "memworks.cli", "chaos", "--episodes", "10"], env=env,
-                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    env = dict(
+        os.environ,
+        MEMWORKS_DATABASE_URL="postgresql+psycopg://postgres@db.example.com:5432/x",
+        MEMWORKS_BROKER_URL="redis://127.0.0.1:6379/0",
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "memworks.cli", "chaos", "--episodes", "10"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 2 and "loopback" in out.stderr and "MEMWORKS_DATABASE_URL" in out.stderr

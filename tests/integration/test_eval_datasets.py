@@ -26,7 +26,9 @@ def _data_dir() -> Path | None:
 
 
 DATA = _data_dir()
-pytestmark = pytest.mark.skipif(DATA is None, reason="the LoCoMo / LongMemEval data (shared/data) is not on this machine")
+pytestmark = pytest.mark.skipif(
+    DATA is None, reason="the LoCoMo / LongMemEval data (shared/data) is not on this machine"
+)
 
 
 def _locomo_slice(tmp: Path, sessions: int, questions: int) -> Path:
@@ -60,7 +62,9 @@ def test_locomo_replays_a_real_conversation_and_scores_both_systems(tmp_path: Pa
             recalls = [m[f"recall@{k}"] for k in (1, 5, 10, 20)]
             assert recalls == sorted(recalls) and all(0.0 <= r <= 1.0 for r in recalls)
     single_hop = result["categories"]["4"]
-    assert single_hop["scored"] > 0 and single_hop["memworks"]["recall@20"] > 0 and single_hop["memworks"]["chars@10"] > 0
+    assert (
+        single_hop["scored"] > 0 and single_hop["memworks"]["recall@20"] > 0 and single_hop["memworks"]["chars@10"] > 0
+    )
     assert 0.0 <= result["abstention"]["recall"] <= 1.0
     assert "bm25s" in result["method"] and any("abstention" in line for line in lines)
     png = locomo.plot(result, tmp_path / "plots" / "locomo.png")
@@ -75,8 +79,12 @@ def test_locomo_results_are_deterministic(tmp_path: Path) -> None:
 
 def _longmemeval_slice(tmp: Path, question_ids: set[str]) -> list[Path]:
     assert DATA is not None
-    items = [q for f in ("longmemeval_oracle_sample_2q.json", "longmemeval_oracle_temporal25.json")
-             for q in json.loads((DATA / f).read_text()) if q["question_id"] in question_ids]  # fmt: skip
+    items = [
+        q
+        for f in ("longmemeval_oracle_sample_2q.json", "longmemeval_oracle_temporal25.json")
+        for q in json.loads((DATA / f).read_text())
+        if q["question_id"] in question_ids
+    ]
     path = tmp / "longmemeval_slice.json"
     path.write_text(json.dumps(items))
     return [path]

@@ -17,13 +17,13 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col
 
-from memworks_tools.evaluation import probes
-from memworks_tools.evaluation.probe_cases import DELETIONS, QUESTIONS, SLICES, USERS, Question, conversation
 from memworks.models.schemas import Scope
 from memworks.models.tables import Episode, GateDecision, LexicalPosting, Memory, Profile, VectorEntry
 from memworks.pipelines.terms import terms
 from memworks.store.db import session_scope
 from memworks.store.projections.cache import cache_prefix
+from memworks_tools.evaluation import probes
+from memworks_tools.evaluation.probe_cases import DELETIONS, QUESTIONS, SLICES, USERS, Question, conversation
 from tests.factories import episode
 
 #: Slices where memworks answers every probe today (knowledge update and temporal reasoning are
@@ -82,8 +82,16 @@ def test_memworks_spends_a_tenth_of_the_transcript_tokens(report: dict[str, Any]
 def test_deletion_evidence_comes_from_every_projection(report: dict[str, Any]) -> None:
     """Each deletion probe inspected every projection and found nothing; every request completed."""
     for ev in report["deletion_evidence"]:
-        assert set(ev["residue"]) >= {"memory_rows", "episodes", "lexical_index", "vector_index", "read_cache",
-                                      "profile", "audit_log", "dead_letters"}  # fmt: skip
+        assert set(ev["residue"]) >= {
+            "memory_rows",
+            "episodes",
+            "lexical_index",
+            "vector_index",
+            "read_cache",
+            "profile",
+            "audit_log",
+            "dead_letters",
+        }
         assert not any(ev["residue"].values()) and ev["ids_checked"] > 0, ev
         assert ev["manifests"] and all(m["status"] == "complete" for m in ev["manifests"]), ev
 
@@ -101,13 +109,21 @@ def test_cases_are_deterministic() -> None:
 # --- the grading rules --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("expect", "got", "ok"), [
-    ("Berlin", "berlin", True), ("AC 837|AC837", "AC837", True), ("Berlin", "Lisbon", False),
-    ("Berlin", None, False), (None, None, True), (None, "Oslo", False),
-    (("Pixel", "Miso"), ("miso", "Pixel"), True), (("Pixel", "Miso"), ("Pixel",), False),
-    (("vegetarian", "peanuts"), ("peanuts", "pescatarian", "vegetarian"), False),
-    ("lactose-free|lactose intolerant", "lactose intolerant", True),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("expect", "got", "ok"),
+    [
+        ("Berlin", "berlin", True),
+        ("AC 837|AC837", "AC837", True),
+        ("Berlin", "Lisbon", False),
+        ("Berlin", None, False),
+        (None, None, True),
+        (None, "Oslo", False),
+        (("Pixel", "Miso"), ("miso", "Pixel"), True),
+        (("Pixel", "Miso"), ("Pixel",), False),
+        (("vegetarian", "peanuts"), ("peanuts", "pescatarian", "vegetarian"), False),
+        ("lactose-free|lactose intolerant", "lactose intolerant", True),
+    ],
+)
 def test_answer_key_rules(expect: Any, got: Any, ok: bool) -> None:
     assert probes.matches(expect, got) is ok
 
@@ -135,26 +151,43 @@ def _plant_vector(mw: Any, n: probes.Needles) -> None:
 
 def _plant_memory_text(mw: Any, n: probes.Needles) -> None:
     with session_scope(mw.runtime.engine) as s:
-        s.execute(update(Memory).where(col(Memory.memory_id) == sorted(n.memory_ids)[0])
-                  .values(text="User has a dog named Biscuit."))  # fmt: skip
+        s.execute(
+            update(Memory)
+            .where(col(Memory.memory_id) == sorted(n.memory_ids)[0])
+            .values(text="User has a dog named Biscuit.")
+        )
 
 
 def _plant_episode_text(mw: Any, n: probes.Needles) -> None:
     with session_scope(mw.runtime.engine) as s:
-        s.execute(update(Episode).where(col(Episode.episode_id) == sorted(n.episode_ids)[0])
-                  .values(content="Biscuit loves the beach."))  # fmt: skip
+        s.execute(
+            update(Episode)
+            .where(col(Episode.episode_id) == sorted(n.episode_ids)[0])
+            .values(content="Biscuit loves the beach.")
+        )
 
 
 def _plant_gate_text(mw: Any, n: probes.Needles) -> None:
     with session_scope(mw.runtime.engine) as s:
-        s.execute(update(GateDecision).where(col(GateDecision.episode_id).in_(sorted(n.episode_ids)))
-                  .values(candidate_text="User has a dog named Biscuit."))  # fmt: skip
+        s.execute(
+            update(GateDecision)
+            .where(col(GateDecision.episode_id).in_(sorted(n.episode_ids)))
+            .values(candidate_text="User has a dog named Biscuit.")
+        )
 
 
 def _plant_profile(mw: Any, n: probes.Needles) -> None:
     with session_scope(mw.runtime.engine) as s:
-        s.merge(Profile(tenant_id=T, user_id=U, text="- User has a dog named Biscuit.", lines_json="[]", tokens=8,
-                        built_at=datetime.now(UTC)))  # fmt: skip
+        s.merge(
+            Profile(
+                tenant_id=T,
+                user_id=U,
+                text="- User has a dog named Biscuit.",
+                lines_json="[]",
+                tokens=8,
+                built_at=datetime.now(UTC),
+            )
+        )
 
 
 def _plant_cache(mw: Any, n: probes.Needles) -> None:
@@ -163,18 +196,27 @@ def _plant_cache(mw: Any, n: probes.Needles) -> None:
 
 
 PLANTS: dict[str, Callable[[Any, probes.Needles], None]] = {
-    "lexical_index": _plant_posting, "vector_index": _plant_vector, "memory_rows": _plant_memory_text,
-    "episodes": _plant_episode_text, "audit_log": _plant_gate_text, "profile": _plant_profile,
+    "lexical_index": _plant_posting,
+    "vector_index": _plant_vector,
+    "memory_rows": _plant_memory_text,
+    "episodes": _plant_episode_text,
+    "audit_log": _plant_gate_text,
+    "profile": _plant_profile,
     "read_cache": _plant_cache,
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("projection", list(PLANTS))
 def test_a_planted_leftover_fails_the_deletion_probe(make_memworks: Any, sqlite_url: str, projection: str) -> None:
     # Given a dog's name said twice, asked about (so the read cache holds it), then erased by a request
     mw = make_memworks(sqlite_url)
-    mw.enqueue_episodes([episode(1, "My dog is called Biscuit."), episode(2, "Biscuit loves the beach.", session="s2"),
-                         episode(3, "My dog is called Biscuit.", user="u2")])  # fmt: skip
+    mw.enqueue_episodes(
+        [
+            episode(1, "My dog is called Biscuit."),
+            episode(2, "Biscuit loves the beach.", session="s2"),
+            episode(3, "My dog is called Biscuit.", user="u2"),
+        ]
+    )
     mw.drain()
     assert mw.retrieve(Scope(tenant_id=T, user_id=U), "What is my dog called?").hits
     needles = probes.capture(mw, T, U, ("Biscuit",))

@@ -56,8 +56,10 @@ def row_counts(store_url: str) -> Callable[[], dict[str, int]]:
 
     def counts() -> dict[str, int]:
         with get_engine(store_url).connect() as conn:
-            return {name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
-                    for name, t in SQLModel.metadata.tables.items()}  # fmt: skip
+            return {
+                name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
+                for name, t in SQLModel.metadata.tables.items()
+            }
 
     return counts
 
@@ -69,8 +71,13 @@ def mcp_http(server_env: dict[str, str], tmp_path: Path) -> Iterator[str]:
 
     port = free_port()
     log = (tmp_path / "mcp-http.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "memworks.cli", "mcp", "--http", "--port", str(port)],
-                            env=server_env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memworks.cli", "mcp", "--http", "--port", str(port)],
+        env=server_env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+    )
     url = f"http://127.0.0.1:{port}/mcp"
     deadline = time.monotonic() + 60
     try:

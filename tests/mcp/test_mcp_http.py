@@ -33,8 +33,9 @@ def test_requests_without_a_live_key_are_refused(mcp_http: str, make_key: Callab
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     assert httpx.post(mcp_http, json=body).status_code == 401
     assert httpx.post(mcp_http, json=body, headers={"Authorization": "Bearer mw_unknown"}).status_code == 401
-    refused = httpx.post(mcp_http, json=body, headers={"Authorization": f"Bearer {make_key('t1', 'u1')}",
-                                                       "X-Memworks-User": "u2"})  # fmt: skip
+    refused = httpx.post(
+        mcp_http, json=body, headers={"Authorization": f"Bearer {make_key('t1', 'u1')}", "X-Memworks-User": "u2"}
+    )
     assert refused.status_code == 403 and refused.json()["error"]["field"] == "X-Memworks-User"
 
 
@@ -70,7 +71,8 @@ def test_the_api_app_serves_mcp_at_slash_mcp_with_its_keys(api_server: str, make
             await call(s, "memory_add", content="I moved to Lisbon", relays_user=True)
 
     asyncio.run(story())
-    hits = httpx.post(api_server + "/v1/retrieve", json={"query": "Where do I live?"},
-                      headers={"Authorization": f"Bearer {key}"}).json()["hits"]  # fmt: skip
+    hits = httpx.post(
+        api_server + "/v1/retrieve", json={"query": "Where do I live?"}, headers={"Authorization": f"Bearer {key}"}
+    ).json()["hits"]
     assert hits[0]["value"] == "Lisbon"
     assert httpx.post(api_server + "/mcp", json={}).status_code == 401

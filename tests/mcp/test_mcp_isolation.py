@@ -30,9 +30,11 @@ def test_an_end_user_key_cannot_reach_another_users_memory_through_any_tool(
             assert (await call(s2, "memory_search", query="Lisbon Globex engineer", k=50))["abstained"]
             assert (await call(s2, "memory_list", include_history=True))["records"] == []
             assert "Lisbon" not in (await s2.read_resource("memory://profile")).contents[0].text
-            for tool, args in [("memory_search", {"query": "Where do I live?", "user_id": "u1"}),
-                               ("memory_list", {"tenant_id": "t1", "user_id": "u1"}),
-                               ("memory_add", {"content": "I live in Rome", "user_id": "u1", "relays_user": True})]:  # fmt: skip
+            for tool, args in [
+                ("memory_search", {"query": "Where do I live?", "user_id": "u1"}),
+                ("memory_list", {"tenant_id": "t1", "user_id": "u1"}),
+                ("memory_add", {"content": "I live in Rome", "user_id": "u1", "relays_user": True}),
+            ]:
                 assert "connection" in await error_of(s2, tool, **args)
             assert "memory" in await error_of(s2, "memory_forget", memory_id=lisbon)
             assert "request_id" in await error_of(s2, "memory_deletion_status", request_id=u1_request)

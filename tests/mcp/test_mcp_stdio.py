@@ -87,11 +87,17 @@ def test_bad_arguments_are_tool_errors_naming_the_argument_and_store_nothing(
                 ("memory_deletion_status", {"request_id": "0" * 32}, "request_id"),
                 ("lesson_recommend", {"task_type": "refund"}, "features"),
                 ("lesson_recommend", {"task_type": "refund", "features": ["a"], "task_text": "b"}, "task_text"),
-                ("outcome_report", {"task_type": "refund", "action_taken": "", "success": True, "task_text": "x"},
-                 "action_taken"),
-                ("outcome_report", {"task_type": "bad type!", "action_taken": "a", "success": True, "task_text": "x"},
-                 "task_type"),
-            ]  # fmt: skip
+                (
+                    "outcome_report",
+                    {"task_type": "refund", "action_taken": "", "success": True, "task_text": "x"},
+                    "action_taken",
+                ),
+                (
+                    "outcome_report",
+                    {"task_type": "bad type!", "action_taken": "a", "success": True, "task_text": "x"},
+                    "task_type",
+                ),
+            ]
             for tool, args, argument in bad:
                 text = await error_of(s, tool, **args)
                 assert argument in text, f"{tool}({args}): the error does not name {argument!r}: {text}"
@@ -123,7 +129,14 @@ def test_a_stdio_server_bound_by_an_end_user_key_acts_for_that_user_only(
         ({}, [], "MEMWORKS_API_KEY"),
         ({}, ["--tenant", "t 1"], "--tenant"),
     ]:
-        res = subprocess.run([sys.executable, "-m", "memworks.cli", "mcp", *args], env=dict(server_env, **extra_env),
-                             cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)  # fmt: skip
+        res = subprocess.run(
+            [sys.executable, "-m", "memworks.cli", "mcp", *args],
+            env=dict(server_env, **extra_env),
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert res.returncode == 2, (args, res.stderr)
         assert says in res.stderr and res.stdout == ""

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from memworks_tools.chaos import Snapshot, compare, require_loopback, stream
 from memworks.errors import InvalidInput
+from memworks_tools.chaos import Snapshot, compare, require_loopback, stream
 
 
 def snap(states: dict[str, str], decisions: int = 1, cited: int = 1, rows: tuple[str, ...] = ("a",)) -> Snapshot:
@@ -41,11 +41,14 @@ def test_the_stream_is_deterministic_and_mixed() -> None:
     assert {e["source"] for e in a} == {"user", "retrieved_document"}
 
 
-@pytest.mark.parametrize(("db", "broker", "field"), [
-    ("postgresql+psycopg://u@10.0.0.5/x", "redis://127.0.0.1:6379/0", "MEMWORKS_DATABASE_URL"),
-    ("sqlite:///x.db", "redis://cache.internal:6379/0", "MEMWORKS_BROKER_URL"),
-    ("sqlite:///x.db", "stub://", "MEMWORKS_BROKER_URL"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("db", "broker", "field"),
+    [
+        ("postgresql+psycopg://u@10.0.0.5/x", "redis://127.0.0.1:6379/0", "MEMWORKS_DATABASE_URL"),
+        ("sqlite:///x.db", "redis://cache.internal:6379/0", "MEMWORKS_BROKER_URL"),
+        ("sqlite:///x.db", "stub://", "MEMWORKS_BROKER_URL"),
+    ],
+)
 def test_only_loopback_services_are_accepted(db: str, broker: str, field: str) -> None:
     with pytest.raises(InvalidInput) as exc:
         require_loopback(db, broker)

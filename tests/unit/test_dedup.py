@@ -18,10 +18,19 @@ NOW = datetime(2025, 6, 1, tzinfo=UTC)
 
 def mem(mid: str, value: str = "aisle seat", **kw: Any) -> MemoryView:
     base: dict[str, Any] = dict(
-        memory_id=mid, kind=MemoryKind.SEMANTIC, key="pref.seat", value=value, text=f"User prefers {value}.",
-        source=Source.USER, confidence=0.8, trusted=True, status=MemoryStatus.ACTIVE,
-        valid_from=NOW - timedelta(days=10), recorded_at=NOW - timedelta(days=10), evidence=(f"e-{mid}",),
-    )  # fmt: skip
+        memory_id=mid,
+        kind=MemoryKind.SEMANTIC,
+        key="pref.seat",
+        value=value,
+        text=f"User prefers {value}.",
+        source=Source.USER,
+        confidence=0.8,
+        trusted=True,
+        status=MemoryStatus.ACTIVE,
+        valid_from=NOW - timedelta(days=10),
+        recorded_at=NOW - timedelta(days=10),
+        evidence=(f"e-{mid}",),
+    )
     base.update(kw)
     return MemoryView(**base)
 
@@ -163,10 +172,12 @@ def test_restatements_in_other_words_inside_an_open_slot_merge_whatever_their_ve
     far apart as vectors, when grouped, then they merge (evidence union); a neighbouring value
     ("light mode in the terminal") and one that says more stay apart."""
     key = "user.likes"
-    records = [mem("a", "dark mode in their code editor", key=key, extractor="open", evidence=("e1",)),
-               mem("b", "dark mode in the code editor", key=key, extractor="open", evidence=("e2",)),
-               mem("c", "light mode in the terminal", key=key, extractor="open"),
-               mem("d", "dark mode in the code editor and terminal", key=key, extractor="open")]  # fmt: skip
+    records = [
+        mem("a", "dark mode in their code editor", key=key, extractor="open", evidence=("e1",)),
+        mem("b", "dark mode in the code editor", key=key, extractor="open", evidence=("e2",)),
+        mem("c", "light mode in the terminal", key=key, extractor="open"),
+        mem("d", "dark mode in the code editor and terminal", key=key, extractor="open"),
+    ]
     groups = find_duplicate_groups(records, {"a": vec(0), "b": vec(40), "c": vec(80), "d": vec(120)})
     assert [(g.representative, g.merged, g.evidence) for g in groups] == [("a", ("b",), ("e1", "e2"))]
     # The same pair from the rules extractor merges in a slot that collects values, and is

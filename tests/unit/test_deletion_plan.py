@@ -11,13 +11,31 @@ from memworks.pipelines.deletion import DeletionPlan, DeletionSubject, EpisodeRe
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 
 
-def view(mid: str, key: str | None, *, ev: tuple[str, ...], derived: tuple[str, ...] = (), transcript: bool = False,
-         status: MemoryStatus = MemoryStatus.ACTIVE) -> MemoryView:  # fmt: skip
+def view(
+    mid: str,
+    key: str | None,
+    *,
+    ev: tuple[str, ...],
+    derived: tuple[str, ...] = (),
+    transcript: bool = False,
+    status: MemoryStatus = MemoryStatus.ACTIVE,
+) -> MemoryView:
     return MemoryView(
-        memory_id=mid, kind=MemoryKind.EPISODIC if transcript else MemoryKind.SEMANTIC, key=key, value=mid, text=mid,
-        source=Source.USER, confidence=0.9, trusted=True, status=status, extractor="transcript" if transcript else "rules",
-        valid_from=T0, recorded_at=T0, evidence=ev, derived_from=derived,
-    )  # fmt: skip
+        memory_id=mid,
+        kind=MemoryKind.EPISODIC if transcript else MemoryKind.SEMANTIC,
+        key=key,
+        value=mid,
+        text=mid,
+        source=Source.USER,
+        confidence=0.9,
+        trusted=True,
+        status=status,
+        extractor="transcript" if transcript else "rules",
+        valid_from=T0,
+        recorded_at=T0,
+        evidence=ev,
+        derived_from=derived,
+    )
 
 
 RECORDS = [

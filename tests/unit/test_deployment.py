@@ -14,8 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_compose_file_validates() -> None:
     exe = shutil.which("docker-compose") or str(Path(sys.executable).parent / "docker-compose")
-    res = subprocess.run([exe, "-f", str(ROOT / "docker-compose.yml"), "config", "--quiet"], capture_output=True,
-                         text=True, timeout=60)  # fmt: skip
+    res = subprocess.run(
+        [exe, "-f", str(ROOT / "docker-compose.yml"), "config", "--quiet"], capture_output=True, text=True, timeout=60
+    )
     assert res.returncode == 0, res.stderr
 
 

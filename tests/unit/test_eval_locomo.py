@@ -53,15 +53,25 @@ def test_episode_ids_are_valid_memworks_ids_and_map_back() -> None:
 
     eid = locomo.episode_id_for("conv-26", "D8:6")
     assert eid == "conv-26-D8-6"
-    EpisodeIn(episode_id=eid, tenant_id="locomo", user_id="conv-26", session_id="conv-26-S8", turn=0, role="user",
-              source="user", content="x", occurred_at=datetime(2023, 5, 8, tzinfo=UTC))  # fmt: skip
+    EpisodeIn(
+        episode_id=eid,
+        tenant_id="locomo",
+        user_id="conv-26",
+        session_id="conv-26-S8",
+        turn=0,
+        role="user",
+        source="user",
+        content="x",
+        occurred_at=datetime(2023, 5, 8, tzinfo=UTC),
+    )
 
 
 def _sample() -> dict[str, Any]:
     return {
         "sample_id": "conv-x",
         "conversation": {
-            "speaker_a": "Ann", "speaker_b": "Bo",
+            "speaker_a": "Ann",
+            "speaker_b": "Bo",
             # Session 2 happened before session 1: replay follows dates, not numbers.
             "session_1_date_time": "1:00 pm on 9 May, 2023",
             "session_1": [
@@ -72,7 +82,7 @@ def _sample() -> dict[str, Any]:
             "session_2_date_time": "9:00 am on 1 May, 2023",
             "session_2": [{"speaker": "Bo", "dia_id": "D2:1", "text": "I ran a marathon."}],
             "session_3_date_time": "9:00 am on 2 June, 2023",  # a date without a session
-        },  # fmt: skip
+        },
         "qa": [
             {"question": "What did Ann adopt?", "answer": "a dog", "evidence": ["D1:1"], "category": 4},
             {"question": "When?", "answer": "x", "evidence": ["D1:1; D2:1", "D9:9"], "category": 2},
@@ -153,20 +163,35 @@ def test_longmemeval_dates_parse_to_aware_utc() -> None:
 @pytest.mark.parametrize(
     ("question", "form", "phrases"),
     [
-        ("Which task did I complete first, fixing the fence or trimming the goats' hooves?", "order",
-         ("fixing the fence", "trimming the goats' hooves")),
+        (
+            "Which task did I complete first, fixing the fence or trimming the goats' hooves?",
+            "order",
+            ("fixing the fence", "trimming the goats' hooves"),
+        ),
         ("Which vehicle did I take care of first in February, the bike or the car?", "order", ("bike", "car")),
-        ("How many days had passed between the Sunday mass at St. Mary's Church and the Ash Wednesday service?",
-         "days_between", ("Sunday mass at St. Mary's Church", "Ash Wednesday service")),
-        ("How many days before I bought the iPhone 13 Pro did I attend the Holiday Market?", "days_before",
-         ("I bought the iPhone 13 Pro", "attend the Holiday Market")),
-        ("How many months ago did I book the Airbnb in San Francisco?", "months_ago",
-         ("book the Airbnb in San Francisco",)),
-        ("What was the date on which I attended the first BBQ event in June?", "date_of",
-         ("attended the first BBQ event in June",)),
+        (
+            "How many days had passed between the Sunday mass at St. Mary's Church and the Ash Wednesday service?",
+            "days_between",
+            ("Sunday mass at St. Mary's Church", "Ash Wednesday service"),
+        ),
+        (
+            "How many days before I bought the iPhone 13 Pro did I attend the Holiday Market?",
+            "days_before",
+            ("I bought the iPhone 13 Pro", "attend the Holiday Market"),
+        ),
+        (
+            "How many months ago did I book the Airbnb in San Francisco?",
+            "months_ago",
+            ("book the Airbnb in San Francisco",),
+        ),
+        (
+            "What was the date on which I attended the first BBQ event in June?",
+            "date_of",
+            ("attended the first BBQ event in June",),
+        ),
         ("How long had I been a member of 'Book Lovers Unite' when I attended the meetup?", None, None),
     ],
-)  # fmt: skip
+)
 def test_question_forms(question: str, form: str | None, phrases: tuple[str, ...] | None) -> None:
     got = longmemeval.question_form(question)
     assert (got[0], got[1]) == (form, phrases) if got else form is None
@@ -222,7 +247,9 @@ def _dated(phrase: str, y: int, m: int, d: int) -> longmemeval.Dated:
 def test_day_counts_pass_within_one_day() -> None:
     case = _case("How many days ...?", "7 days. 8 days (including the last day) is also acceptable.")
     for d, ok in ((17, True), (18, True), (16, True), (19, False)):
-        passed, predicted, _ = longmemeval.grade_temporal(case, "days_before", [_dated("a", 2023, 1, d), _dated("b", 2023, 1, 10)])
+        passed, predicted, _ = longmemeval.grade_temporal(
+            case, "days_before", [_dated("a", 2023, 1, d), _dated("b", 2023, 1, 10)]
+        )
         assert passed is ok, (d, predicted)
 
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from memworks_tools.evaluation import simulation as sim
 from memworks.models.drafts import Turn
 from memworks.models.enums import Role, Source
 from memworks.pipelines.extraction.rules import RulesExtractor
+from memworks_tools.evaluation import simulation as sim
 
 SMALL: dict[str, Any] = {"n_facts": 10, "n_sessions": 24, "per_session": 4, "sessions_per_write": 6}
 SILENT: dict[str, Any] = {"out": lambda s: None}
@@ -29,8 +29,9 @@ def noisy() -> dict[str, Any]:
 
 
 def _extract(text: str) -> list[tuple[str | None, str]]:
-    turn = Turn(episode_id="e1", role=Role.USER, source=Source.USER, content=text,
-                occurred_at=datetime(2025, 1, 1, tzinfo=UTC))  # fmt: skip
+    turn = Turn(
+        episode_id="e1", role=Role.USER, source=Source.USER, content=text, occurred_at=datetime(2025, 1, 1, tzinfo=UTC)
+    )
     return [(c.key, c.value) for c in RulesExtractor()(turn)]
 
 
@@ -126,11 +127,14 @@ def test_writes_group_sessions_and_shuffle_only_their_order() -> None:
     assert sim._update_in_place(facts, in_order) != sim._update_in_place(facts, in_order[::-1])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known gap: a reinforced record keeps the valid time of its first statement only, so a "
-    "statement that arrives late (an older event) inside it is taken as the latest change, even "
-    "when a restatement after that event exists"
-))  # fmt: skip
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "known gap: a reinforced record keeps the valid time of its first statement only, so a "
+        "statement that arrives late (an older event) inside it is taken as the latest change, even "
+        "when a restatement after that event exists"
+    ),
+)
 def test_store_answers_do_not_depend_on_delivery_order() -> None:
     """Given the same episodes delivered in another order, the valid-time answers are the same."""
     r = sim.run(**SMALL, shuffle_writes=True, **SILENT)

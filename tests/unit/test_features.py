@@ -9,45 +9,65 @@ import pytest
 from memworks.pipelines.features import MAX_FEATURES, normalize_features, outcome_features, stem, text_features
 
 
-@pytest.mark.parametrize(("word", "expected"), [
-    ("refunds", "refund"), ("invoices", "invoic"), ("billing", "bill"), ("security", "secur"), ("status", "status"),
-    ("passwords", "password"), ("crashed", "crash"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("refunds", "refund"),
+        ("invoices", "invoic"),
+        ("billing", "bill"),
+        ("security", "secur"),
+        ("status", "status"),
+        ("passwords", "password"),
+        ("crashed", "crash"),
+    ],
+)
 def test_stems(word: str, expected: str) -> None:
     assert stem(word) == expected
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    (["Late Payment"], ("late_payment",)),
-    (["  late-payment  ", "LATE_PAYMENT", "late   payment!", "late payments"], ("late_payment",)),
-    (["Refunds", "Billing"], ("bill", "refund")),
-    (["refund for fraud"], ("refund_fraud",)),  # stop words inside a phrase go
-    (["", "   ", "--", "Enterprise"], ("enterpris",)),
-    (["the"], ("the",)),  # a chosen keyword is kept even if it is a stop word
-    ([], ()),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (["Late Payment"], ("late_payment",)),
+        (["  late-payment  ", "LATE_PAYMENT", "late   payment!", "late payments"], ("late_payment",)),
+        (["Refunds", "Billing"], ("bill", "refund")),
+        (["refund for fraud"], ("refund_fraud",)),  # stop words inside a phrase go
+        (["", "   ", "--", "Enterprise"], ("enterpris",)),
+        (["the"], ("the",)),  # a chosen keyword is kept even if it is a stop word
+        ([], ()),
+    ],
+)
 def test_keywords(raw: list[str], expected: tuple[str, ...]) -> None:
     assert normalize_features(raw) == expected
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Refunds for an enterprise invoice", ("enterpris", "enterpris_invoic", "invoic", "refund", "refund_enterpris")),
-    ("Crash. Security scan!", ("crash", "scan", "secur", "secur_scan")),  # no bigram across a clause break
-    ("x y 4G z", ("4g",)),  # tokens shorter than 2 characters dropped
-    ("refund refund", ("refund",)),  # no bigram of a word with itself
-    ("", ()),
-    ("the of and to", ()),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Refunds for an enterprise invoice",
+            ("enterpris", "enterpris_invoic", "invoic", "refund", "refund_enterpris"),
+        ),
+        ("Crash. Security scan!", ("crash", "scan", "secur", "secur_scan")),  # no bigram across a clause break
+        ("x y 4G z", ("4g",)),  # tokens shorter than 2 characters dropped
+        ("refund refund", ("refund",)),  # no bigram of a word with itself
+        ("", ()),
+        ("the of and to", ()),
+    ],
+)
 def test_free_text(text: str, expected: tuple[str, ...]) -> None:
     assert normalize_features(text) == expected
 
 
-@pytest.mark.parametrize(("keywords", "text"), [
-    (["Billing", "Refunds", "Enterprise"], "Billing refunds for an enterprise"),
-    (["invoice", "overdue"], "The invoices are overdue"),
-    (["Password Reset"], "my password reset failed"),  # a phrase keyword is the text's bigram
-    (["data_loss", "crash"], "After the crash: data loss in projects."),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("keywords", "text"),
+    [
+        (["Billing", "Refunds", "Enterprise"], "Billing refunds for an enterprise"),
+        (["invoice", "overdue"], "The invoices are overdue"),
+        (["Password Reset"], "my password reset failed"),  # a phrase keyword is the text's bigram
+        (["data_loss", "crash"], "After the crash: data loss in projects."),
+    ],
+)
 def test_keywords_are_among_the_features_of_the_same_words_in_text(keywords: Sequence[str], text: str) -> None:
     assert set(normalize_features(keywords)) <= set(normalize_features(text))
     assert normalize_features(keywords) == tuple(sorted(normalize_features(keywords)))

@@ -23,10 +23,18 @@ NOW = datetime(2025, 6, 1, tzinfo=UTC)
 
 def mem(mid: str, **kw: Any) -> MemoryView:
     base: dict[str, Any] = dict(
-        memory_id=mid, kind=MemoryKind.SEMANTIC, key=f"k.{mid}", value=mid, text=f"fact {mid}", source=Source.USER,
-        confidence=0.9, trusted=True, status=MemoryStatus.ACTIVE, valid_from=NOW - timedelta(days=10),
+        memory_id=mid,
+        kind=MemoryKind.SEMANTIC,
+        key=f"k.{mid}",
+        value=mid,
+        text=f"fact {mid}",
+        source=Source.USER,
+        confidence=0.9,
+        trusted=True,
+        status=MemoryStatus.ACTIVE,
+        valid_from=NOW - timedelta(days=10),
         recorded_at=NOW - timedelta(days=10),
-    )  # fmt: skip
+    )
     base.update(kw)
     return MemoryView(**base)
 
@@ -101,8 +109,14 @@ OLD = NOW - timedelta(days=100)
         ([mem("hi", confidence=0.9), mem("lo", confidence=0.4), mem("mid", confidence=0.6)], 1, ["lo", "mid"]),
         ([mem("hi", confidence=0.9), mem("lo", confidence=0.4), mem("mid", confidence=0.6)], 0, ["lo", "mid", "hi"]),
         # (3b) unverified before verified at equal confidence
-        ([mem("ver", confidence=0.5, last_verified_at=OLD, attention=0.0), mem("unv", confidence=0.5, attention=9.0)],
-         1, ["unv"]),  # fmt: skip
+        (
+            [
+                mem("ver", confidence=0.5, last_verified_at=OLD, attention=0.0),
+                mem("unv", confidence=0.5, attention=9.0),
+            ],
+            1,
+            ["unv"],
+        ),
         # (4) lowest attention
         ([mem("used", attention=5.0), mem("idle", attention=0.5)], 1, ["idle"]),
         # (5) oldest recorded_at

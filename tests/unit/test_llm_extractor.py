@@ -68,22 +68,47 @@ def test_valid_operations_become_exact_candidates() -> None:
             confidence=0.6,
             outward_action=True,
         ),
-        _op(kind="episodic", key="user.plan", value="visit Porto",
-            text="User plans to visit Porto.", plan=True, confidence=0.5),
+        _op(
+            kind="episodic",
+            key="user.plan",
+            value="visit Porto",
+            text="User plans to visit Porto.",
+            plan=True,
+            confidence=0.5,
+        ),
     )
     common: dict[str, Any] = {"evidence": ("ep-42",), "source": Source.USER, "extractor": "llm"}
     assert parse_operations(raw, TURN) == [
-        Candidate(op=CandidateOp.ASSERT, kind=MemoryKind.SEMANTIC, key="user.home_city",
-                  value="Lisbon", text="User lives in Lisbon.", confidence=0.9,
-                  valid_from=datetime(2025, 2, 1, tzinfo=UTC), **common),
-        Candidate(key="user.diet", value="vegetarian", text="User is vegetarian.",
-                  confidence=1.0, **common),
+        Candidate(
+            op=CandidateOp.ASSERT,
+            kind=MemoryKind.SEMANTIC,
+            key="user.home_city",
+            value="Lisbon",
+            text="User lives in Lisbon.",
+            confidence=0.9,
+            valid_from=datetime(2025, 2, 1, tzinfo=UTC),
+            **common,
+        ),
+        Candidate(key="user.diet", value="vegetarian", text="User is vegetarian.", confidence=1.0, **common),
         Candidate(op=CandidateOp.RETRACT, key="user.pref.seat", confidence=0.7, **common),
-        Candidate(kind=MemoryKind.PROCEDURAL, key="user.pref.outward.cc_manager",
-                  value="always", text="User wants their manager copied on emails.",
-                  confidence=0.6, outward_action=True, **common),
-        Candidate(kind=MemoryKind.EPISODIC, key="user.plan", value="visit Porto",
-                  text="User plans to visit Porto.", confidence=0.5, plan=True, **common),
+        Candidate(
+            kind=MemoryKind.PROCEDURAL,
+            key="user.pref.outward.cc_manager",
+            value="always",
+            text="User wants their manager copied on emails.",
+            confidence=0.6,
+            outward_action=True,
+            **common,
+        ),
+        Candidate(
+            kind=MemoryKind.EPISODIC,
+            key="user.plan",
+            value="visit Porto",
+            text="User plans to visit Porto.",
+            confidence=0.5,
+            plan=True,
+            **common,
+        ),
     ]
 
 
@@ -119,27 +144,25 @@ def test_naive_valid_from_takes_the_turns_timezone() -> None:
         ('{"ops": []}', "operations: Field required"),
         (json.dumps({"operations": [], "note": "x"}), "note: Extra inputs are not permitted"),
         (_reply(_op(), _op(surprise=1)), "operations[1].surprise: Extra inputs are not permitted"),
-        (_reply(_op(), _op(confidence=1.5)),
-         "operations[1].confidence: Input should be less than or equal to 1"),
-        (_reply(_op(confidence=-0.1)),
-         "operations[0].confidence: Input should be greater than or equal to 0"),
+        (_reply(_op(), _op(confidence=1.5)), "operations[1].confidence: Input should be less than or equal to 1"),
+        (_reply(_op(confidence=-0.1)), "operations[0].confidence: Input should be greater than or equal to 0"),
         (_reply(_op(confidence="0.9")), "operations[0].confidence: Input should be a valid number"),
-        (_reply(_op(kind="belief")),
-         "operations[0].kind: Input should be 'semantic', 'episodic', 'procedural' or 'working'"),
-        (_reply(_op(op="upsert")), "operations[0].op: Input should be 'assert', 'retract', 'add', 'update', 'noop' or 'delete'"),
+        (
+            _reply(_op(kind="belief")),
+            "operations[0].kind: Input should be 'semantic', 'episodic', 'procedural' or 'working'",
+        ),
+        (
+            _reply(_op(op="upsert")),
+            "operations[0].op: Input should be 'assert', 'retract', 'add', 'update', 'noop' or 'delete'",
+        ),
         (_reply(_op(key="User.Home City")), "operations[0].key: String should match pattern"),
         (_reply(_op(key="user..city")), "operations[0].key: String should match pattern"),
         (_reply(_op(plan="yes")), "operations[0].plan: Input should be a valid boolean"),
-        (_reply(_op(valid_from="next tuesday")),
-         "operations[0].valid_from: Input should be a valid datetime"),
-        (_reply(_op(valid_from=1741600000)),
-         "operations[0].valid_from: Input should be a valid datetime"),
-        (_reply(_op(value="")),
-         "operations[0]: Value error, an assert needs a non-empty value and text"),
-        (_reply(_op(op="retract", value="Lisbon")),
-         "operations[0]: Value error, a retract must leave value empty"),
-        (_reply(*[_op()] * (MAX_OPERATIONS + 1)),
-         f"operations: List should have at most {MAX_OPERATIONS} items"),
+        (_reply(_op(valid_from="next tuesday")), "operations[0].valid_from: Input should be a valid datetime"),
+        (_reply(_op(valid_from=1741600000)), "operations[0].valid_from: Input should be a valid datetime"),
+        (_reply(_op(value="")), "operations[0]: Value error, an assert needs a non-empty value and text"),
+        (_reply(_op(op="retract", value="Lisbon")), "operations[0]: Value error, a retract must leave value empty"),
+        (_reply(*[_op()] * (MAX_OPERATIONS + 1)), f"operations: List should have at most {MAX_OPERATIONS} items"),
     ],
 )
 def test_malformed_replies_are_rejected_naming_the_problem(raw: str, expected: str) -> None:
@@ -171,8 +194,13 @@ def test_non_user_turns_never_call_the_completer(role: Role) -> None:
 
 
 def test_extractor_sends_prompt_with_context_and_last_turn() -> None:
-    earlier = Turn(episode_id="ep-41", role=Role.ASSISTANT, source=Source.MODEL_INFERENCE,
-                   content='Where do you live? "quoted"', occurred_at=TURN.occurred_at)
+    earlier = Turn(
+        episode_id="ep-41",
+        role=Role.ASSISTANT,
+        source=Source.MODEL_INFERENCE,
+        content='Where do you live? "quoted"',
+        occurred_at=TURN.occurred_at,
+    )
     prompts: list[str] = []
 
     def complete(prompt: str) -> str:
@@ -187,7 +215,7 @@ def test_extractor_sends_prompt_with_context_and_last_turn() -> None:
     prompt = prompts[0]
     assert prompt.startswith(EXTRACTION_PROMPT)
     # Context comes before the last turn, and both are JSON-encoded.
-    context_at = prompt.index(json.dumps("Where do you live? \"quoted\""))
+    context_at = prompt.index(json.dumps('Where do you live? "quoted"'))
     last_at = prompt.index(json.dumps(TURN.content))
     assert context_at < prompt.index("LAST turn (extract from this one only):") < last_at
     for key in ("user.home_city", "user.pet.<species>", "user.pref.outward.<slug>", "user.plan"):
@@ -202,20 +230,37 @@ def _stored(key: str, value: str) -> Any:
     from memworks.models.drafts import MemoryView
     from memworks.models.enums import MemoryStatus
 
-    return MemoryView(memory_id=key, kind=MemoryKind.SEMANTIC, key=key, value=value, text=f"{key}: {value}",
-                      source=Source.USER, confidence=0.9, trusted=True, status=MemoryStatus.ACTIVE,
-                      valid_from=TURN.occurred_at, recorded_at=TURN.occurred_at)  # fmt: skip
+    return MemoryView(
+        memory_id=key,
+        kind=MemoryKind.SEMANTIC,
+        key=key,
+        value=value,
+        text=f"{key}: {value}",
+        source=Source.USER,
+        confidence=0.9,
+        trusted=True,
+        status=MemoryStatus.ACTIVE,
+        valid_from=TURN.occurred_at,
+        recorded_at=TURN.occurred_at,
+    )
 
 
 def test_mem0_operations_map_to_the_candidate_contract_on_stored_slots() -> None:
     """Given the stored slots in the prompt, add / update / noop become assertions (supersession
     decides ADD, UPDATE or NOOP against the slot) and delete a retraction; the event time is kept."""
     prompts: list[str] = []
-    ops = [_op(op="update", key="user.phone", value="iPhone", text="User uses an iPhone."),
-           _op(op="noop", key="user.car", value="Volvo", text="User drives a Volvo."),
-           _op(op="delete", key="user.employer", value="", text="User no longer works at Acme."),
-           _op(op="add", key="user.sister.wedding", value="in September", text="User's sister's wedding is in September.",
-               event_at="2025-09-01T00:00:00")]  # fmt: skip
+    ops = [
+        _op(op="update", key="user.phone", value="iPhone", text="User uses an iPhone."),
+        _op(op="noop", key="user.car", value="Volvo", text="User drives a Volvo."),
+        _op(op="delete", key="user.employer", value="", text="User no longer works at Acme."),
+        _op(
+            op="add",
+            key="user.sister.wedding",
+            value="in September",
+            text="User's sister's wedding is in September.",
+            event_at="2025-09-01T00:00:00",
+        ),
+    ]
 
     def complete(prompt: str) -> str:
         prompts.append(prompt)
@@ -223,8 +268,12 @@ def test_mem0_operations_map_to_the_candidate_contract_on_stored_slots() -> None
 
     known = [_stored("user.phone", "Android phone"), _stored("user.car", "Volvo"), _stored("user.employer", "Acme")]
     out = LLMExtractor(complete)(TURN, known=known)
-    assert [(c.op, c.key) for c in out] == [(CandidateOp.ASSERT, "user.phone"), (CandidateOp.ASSERT, "user.car"),
-                                            (CandidateOp.RETRACT, "user.employer"), (CandidateOp.ASSERT, "user.sister.wedding")]  # fmt: skip
+    assert [(c.op, c.key) for c in out] == [
+        (CandidateOp.ASSERT, "user.phone"),
+        (CandidateOp.ASSERT, "user.car"),
+        (CandidateOp.RETRACT, "user.employer"),
+        (CandidateOp.ASSERT, "user.sister.wedding"),
+    ]
     assert out[3].event_at == datetime(2025, 9, 1, tzinfo=LISBON_TZ)
     assert '{"key": "user.phone", "value": "Android phone"}' in prompts[0]
     assert prompts[0].index("STORED SLOTS (") < prompts[0].index("LAST turn (extract")

@@ -55,7 +55,9 @@ class Memory:
         for c in ex(t):
             verdict = judge(c)
             assert verdict.accepted, (c, verdict.reason)
-            items.append(Accepted(c, verdict, t.episode_id, c.valid_from if c.valid_from and not c.plan else t.occurred_at))
+            items.append(
+                Accepted(c, verdict, t.episode_id, c.valid_from if c.valid_from and not c.plan else t.occurred_at)
+            )
         plan = decide_writes(items, list(self.rows.values()), scope_key=SCOPE, now=self.now)
         self._apply(plan)
         return [(op, mid, self.rows[mid].key if mid else None) for op, mid in plan.ops]
@@ -63,18 +65,38 @@ class Memory:
     def _apply(self, plan: WritePlan) -> None:
         for n in plan.new:
             self.rows[n.memory_id] = MemoryView(
-                memory_id=n.memory_id, kind=n.kind, key=n.key, value=n.value, text=n.text, source=n.source,
-                confidence=n.confidence, trusted=n.trusted, status=n.status, extractor=n.extractor,
-                valid_from=n.valid_from, valid_to=n.valid_to, recorded_at=self.now, superseded_by=n.superseded_by,
-                superseded_at=n.superseded_at, evidence=n.evidence, derived_from=n.derived_from,
-            )  # fmt: skip
+                memory_id=n.memory_id,
+                kind=n.kind,
+                key=n.key,
+                value=n.value,
+                text=n.text,
+                source=n.source,
+                confidence=n.confidence,
+                trusted=n.trusted,
+                status=n.status,
+                extractor=n.extractor,
+                valid_from=n.valid_from,
+                valid_to=n.valid_to,
+                recorded_at=self.now,
+                superseded_by=n.superseded_by,
+                superseded_at=n.superseded_at,
+                evidence=n.evidence,
+                derived_from=n.derived_from,
+            )
         for c in plan.closes:
-            self.rows[c.memory_id] = self.rows[c.memory_id].model_copy(update={
-                "valid_to": c.valid_to, "superseded_by": c.superseded_by, "superseded_at": self.now,
-                "status": MemoryStatus.SUPERSEDED})  # fmt: skip
+            self.rows[c.memory_id] = self.rows[c.memory_id].model_copy(
+                update={
+                    "valid_to": c.valid_to,
+                    "superseded_by": c.superseded_by,
+                    "superseded_at": self.now,
+                    "status": MemoryStatus.SUPERSEDED,
+                }
+            )
         for r in plan.reinforces:
             m = self.rows[r.memory_id]
-            self.rows[r.memory_id] = m.model_copy(update={"evidence": m.evidence + r.evidence, "confidence": r.confidence})
+            self.rows[r.memory_id] = m.model_copy(
+                update={"evidence": m.evidence + r.evidence, "confidence": r.confidence}
+            )
         for mid in plan.revised:
             self.rows[mid] = self.rows[mid].model_copy(update={"retracted_at": self.now})
         for mid in plan.deleted:
@@ -83,14 +105,23 @@ class Memory:
 
     def present(self, key: str) -> list[str]:
         """Values a present read sees in ``key``."""
-        return sorted(m.value for m in self.rows.values()
-                      if m.key == key and m.status is MemoryStatus.ACTIVE and m.retracted_at is None)  # fmt: skip
+        return sorted(
+            m.value
+            for m in self.rows.values()
+            if m.key == key and m.status is MemoryStatus.ACTIVE and m.retracted_at is None
+        )
 
     def as_of(self, key: str, when: datetime) -> list[str]:
         """Values that held in ``key`` at ``when`` (valid-time history; deleted never)."""
-        return sorted(m.value for m in self.rows.values()
-                      if m.key == key and m.status is not MemoryStatus.DELETED and m.retracted_at is None
-                      and m.valid_from <= when and (m.valid_to is None or when < m.valid_to))  # fmt: skip
+        return sorted(
+            m.value
+            for m in self.rows.values()
+            if m.key == key
+            and m.status is not MemoryStatus.DELETED
+            and m.retracted_at is None
+            and m.valid_from <= when
+            and (m.valid_to is None or when < m.valid_to)
+        )
 
     def one(self, key: str, value: str) -> MemoryView:
         return next(m for m in self.rows.values() if m.key == key and m.value == value and m.retracted_at is None)
@@ -108,8 +139,9 @@ def test_open_vocabulary_scenario_keys_changes_retraction_restatement_and_redate
     A, U, N, D = Op.ADD, Op.UPDATE, Op.NOOP, Op.DELETE
 
     # Given durable facts in open vocabulary (the rules' fixed keys cover none of them)
-    assert [(op, key) for op, _, key in mem.ingest(extract, turn("I started learning the cello last month.", jan, "e1"))] == [
-        (A, "user.instrument.learning")]  # fmt: skip
+    assert [
+        (op, key) for op, _, key in mem.ingest(extract, turn("I started learning the cello last month.", jan, "e1"))
+    ] == [(A, "user.instrument.learning")]
     assert mem.one("user.instrument.learning", "cello").valid_from == day(2024, 12, 10)
     facts = [
         ("I use an Android phone.", "user.phone"),
@@ -124,16 +156,21 @@ def test_open_vocabulary_scenario_keys_changes_retraction_restatement_and_redate
     for i, (text, key) in enumerate(facts, start=2):
         assert [(op, k) for op, _, k in mem.ingest(extract, turn(text, jan, f"e{i}"))] == [(A, key)], text
     assert [(op, k) for op, _, k in mem.ingest(extract, turn("I speak Spanish and French.", jan, "e10"))] == [
-        (A, "user.language.speaking"), (A, "user.language.speaking")]  # fmt: skip
+        (A, "user.language.speaking"),
+        (A, "user.language.speaking"),
+    ]
     wedding = mem.one("user.sister.wedding", "on 14 June 2025")
 
     # Neighbouring topics stay two records
     assert mem.present("user.code_editor.theme") == ["dark"] and mem.present("user.terminal.theme") == ["light"]
 
     # When the user changes phone and favourite author (other wording, same slot)
-    assert [(op, k) for op, _, k in mem.ingest(extract, turn("I switched to an iPhone.", feb, "e11"))] == [(U, "user.phone")]
-    assert [(op, k) for op, _, k in mem.ingest(extract, turn("Lately my favourite author is N. K. Jemisin.", feb, "e12"))] == [
-        (U, "user.favorite.author")]  # fmt: skip
+    assert [(op, k) for op, _, k in mem.ingest(extract, turn("I switched to an iPhone.", feb, "e11"))] == [
+        (U, "user.phone")
+    ]
+    assert [
+        (op, k) for op, _, k in mem.ingest(extract, turn("Lately my favourite author is N. K. Jemisin.", feb, "e12"))
+    ] == [(U, "user.favorite.author")]
     # Then each change supersedes with history
     assert mem.present("user.phone") == ["iPhone"] and mem.present("user.favorite.author") == ["N. K. Jemisin"]
     android = mem.one("user.phone", "Android phone")
@@ -182,7 +219,8 @@ def test_event_dates_are_read_against_the_episode_time(extract: OpenVocabularyEx
         assert got and got[0].valid_from == want, (text, got)
     mass = extract(turn("I attended the Sunday mass at St. Mary's Church on January 2nd.", at))
     assert [(c.text, c.valid_from) for c in mass] == [
-        ("User attended the Sunday mass at St. Mary's Church on 2 January 2025.", day(2025, 1, 2))]  # fmt: skip
+        ("User attended the Sunday mass at St. Mary's Church on 2 January 2025.", day(2025, 1, 2))
+    ]
     nxt = extract(turn("My brother's wedding is next October.", at))
     assert [(c.key, c.event_at) for c in nxt] == [("user.brother.wedding", day(2025, 10, 1))]
     assert nxt[0].valid_from is None  # the statement holds from when it was said
@@ -190,9 +228,16 @@ def test_event_dates_are_read_against_the_episode_time(extract: OpenVocabularyEx
 
 def test_retractions_name_the_slot_they_end(extract: OpenVocabularyExtractor) -> None:
     at = day(2025, 3, 12)
-    got = {text: [(c.op, c.key, c.extra.get("retracted_value"), c.key_is_prefix) for c in extract(turn(text, at))]
-           for text in ("I gave up the cello.", "I sold my Prius.", "I'm not learning Spanish anymore.",
-                        "I no longer play tennis.", "I don't have a car anymore.")}  # fmt: skip
+    got = {
+        text: [(c.op, c.key, c.extra.get("retracted_value"), c.key_is_prefix) for c in extract(turn(text, at))]
+        for text in (
+            "I gave up the cello.",
+            "I sold my Prius.",
+            "I'm not learning Spanish anymore.",
+            "I no longer play tennis.",
+            "I don't have a car anymore.",
+        )
+    }
     R = CandidateOp.RETRACT
     assert got == {
         "I gave up the cello.": [(R, "user.instrument", "cello", True)],
@@ -212,7 +257,8 @@ def test_forget_requests_are_their_own_candidates(extract: OpenVocabularyExtract
     home = extract(turn("Forget where I live.", at))
     assert [(c.op, c.key, c.forget and c.forget.terms) for c in cello] == [(CandidateOp.RETRACT, None, ("cello",))]
     assert [(c.key, c.forget and c.forget.terms, c.text) for c in wedding] == [
-        (None, ("sister", "wedding"), "User asked to forget their sister's wedding.")]  # fmt: skip
+        (None, ("sister", "wedding"), "User asked to forget their sister's wedding.")
+    ]
     # the rules' fixed topics keep their key and become forget requests too
     assert [(c.key, c.forget is not None) for c in home] == [("user.home_city", True)]
     assert all(judge(c).accepted for c in cello + wedding + home)
@@ -220,10 +266,12 @@ def test_forget_requests_are_their_own_candidates(extract: OpenVocabularyExtract
 
 def test_named_speakers_and_pronouns(extract: OpenVocabularyExtractor) -> None:
     at = day(2023, 5, 8)
-    got = extract(turn("Caroline: I went to a LGBTQ support group yesterday and it was so powerful.", at,
-                       speaker="Caroline"))  # fmt: skip
+    got = extract(
+        turn("Caroline: I went to a LGBTQ support group yesterday and it was so powerful.", at, speaker="Caroline")
+    )
     assert [(c.key, c.text, c.valid_from) for c in got] == [
-        ("person.caroline.support_group.go", "Caroline went to a LGBTQ support group on 7 May 2023.", day(2023, 5, 7))]
+        ("person.caroline.support_group.go", "Caroline went to a LGBTQ support group on 7 May 2023.", day(2023, 5, 7))
+    ]
     rules = extract(turn("Melanie: I live in Lisbon.", at, speaker="Melanie"))
     assert [(c.key, c.text) for c in rules][:1] == [("person.melanie.home_city", "Melanie lives in Lisbon.")]
     assert rules[1].derived_from_key == "person.melanie.home_city"
@@ -234,9 +282,11 @@ def test_named_speakers_and_pronouns(extract: OpenVocabularyExtractor) -> None:
 def test_rules_keys_stay_and_favourites_meet(extract: OpenVocabularyExtractor) -> None:
     at = day(2025, 3, 12)
     assert keyed(extract(turn("My favorite band these days is Wet Leg.", at))) == [
-        ("assert", "user.favorite.band", "Wet Leg")]  # fmt: skip
+        ("assert", "user.favorite.band", "Wet Leg")
+    ]
     assert keyed(extract(turn("Lately my favorite band is Fontaines D.C.", at))) == [
-        ("assert", "user.favorite.band", "Fontaines D.C.")]  # fmt: skip
+        ("assert", "user.favorite.band", "Fontaines D.C.")
+    ]
     # the fixed key wins over an open reading of the same clause
     assert [c.extractor for c in extract(turn("I work at Initech and I play the violin.", at))] == ["rules", "open"]
 
@@ -275,7 +325,9 @@ def test_bad_input_yields_no_open_fact(extract: OpenVocabularyExtractor, content
 
 def test_long_turns_and_other_roles_are_left_alone(extract: OpenVocabularyExtractor) -> None:
     at = day(2025, 3, 12)
-    assert refusal(_LONG) is not None and refusal("😀😀") is not None and refusal("Hola, ¿qué tal estás hoy?") is not None
+    assert (
+        refusal(_LONG) is not None and refusal("😀😀") is not None and refusal("Hola, ¿qué tal estás hoy?") is not None
+    )
     assert [c for c in extract(turn(_LONG + " I play the cello.", at)) if c.extractor == "open"] == []
     assert extract(turn("I play the cello.", at, role=Role.ASSISTANT)) == []
 
@@ -283,7 +335,9 @@ def test_long_turns_and_other_roles_are_left_alone(extract: OpenVocabularyExtrac
 def test_lists_and_code_keep_the_prose(extract: OpenVocabularyExtractor) -> None:
     content = "Some facts:\n- I play the cello\n- I drive a Prius\n```\nx = {'a': 1}\n```"
     assert sorted(keyed(extract(turn(content, day(2025, 3, 12))))) == [
-        ("assert", "user.car", "Prius"), ("assert", "user.instrument.playing", "cello")]  # fmt: skip
+        ("assert", "user.car", "Prius"),
+        ("assert", "user.instrument.playing", "cello"),
+    ]
 
 
 def test_batches_and_single_turns_agree(extract: OpenVocabularyExtractor) -> None:

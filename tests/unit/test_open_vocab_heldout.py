@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from memworks.adapters.nlp import SpacyParser
-from memworks_tools.evaluation.locomo import load
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import Role, Source
 from memworks.pipelines.extraction.open_vocab import OpenVocabularyExtractor
 from memworks.pipelines.extraction.rules import RulesExtractor
+from memworks_tools.evaluation.locomo import load
 
 ROOT = Path(__file__).resolve().parents[2]
 LABELS = ROOT / "tests" / "data" / "locomo_heldout_labels.json"
@@ -34,7 +34,9 @@ def _data_dir() -> Path | None:
 
 
 DATA = _data_dir()
-pytestmark = pytest.mark.skipif(DATA is None, reason="the LoCoMo data (shared/data/locomo_dev.json) is not on this machine")
+pytestmark = pytest.mark.skipif(
+    DATA is None, reason="the LoCoMo data (shared/data/locomo_dev.json) is not on this machine"
+)
 
 
 def _true(record: Candidate, facts: list[dict[str, list[str] | str]]) -> bool:
@@ -54,18 +56,29 @@ def test_keyed_records_on_held_out_turns_are_precise() -> None:
     assert len(labels) == 100
     wanted = {tid.split(":", 1)[0] for tid in labels}
     turns = [
-        Turn(episode_id=f"{c.sample_id}:{t.dia_id}", role=Role.USER, source=Source.USER, content=t.content,
-             occurred_at=t.occurred_at, speaker=t.speaker)
-        for c in load(DATA / "locomo_dev.json") if c.sample_id in wanted
-        for t in c.turns if f"{c.sample_id}:{t.dia_id}" in labels
-    ]  # fmt: skip
+        Turn(
+            episode_id=f"{c.sample_id}:{t.dia_id}",
+            role=Role.USER,
+            source=Source.USER,
+            content=t.content,
+            occurred_at=t.occurred_at,
+            speaker=t.speaker,
+        )
+        for c in load(DATA / "locomo_dev.json")
+        if c.sample_id in wanted
+        for t in c.turns
+        if f"{c.sample_id}:{t.dia_id}" in labels
+    ]
     assert len(turns) == 100
     extract = OpenVocabularyExtractor(SpacyParser(), rules=RulesExtractor())
     records = [(t.episode_id, c) for t, cs in zip(turns, extract.extract_many(turns), strict=True) for c in cs if c.key]
     true = [r for r in records if _true(r[1], labels[r[0]])]
     precision = len(true) / len(records)
     turns_with = len({tid for tid, _ in records})
-    print(f"\nheld-out: {len(records)} keyed records from {turns_with}/100 turns, {len(true)} true: precision {precision:.3f}")
+    print(
+        f"\nheld-out: {len(records)} keyed records from {turns_with}/100 turns, "
+        f"{len(true)} true: precision {precision:.3f}"
+    )
     for tid, c in records:
         if (tid, c) not in true:
             print(f"  false: {tid} {c.key} | {c.text}")
@@ -81,23 +94,32 @@ def test_longmemeval_knowledge_update_meets_in_one_slot() -> None:
     from memworks.pipelines.supersession import Accepted, decide_writes
 
     assert DATA is not None
-    sample = next(q for q in json.loads((DATA / "longmemeval_oracle_sample_2q.json").read_text())
-                  if q["question_type"] == "knowledge-update")  # fmt: skip
+    sample = next(
+        q
+        for q in json.loads((DATA / "longmemeval_oracle_sample_2q.json").read_text())
+        if q["question_type"] == "knowledge-update"
+    )
     extract = OpenVocabularyExtractor(SpacyParser(), rules=RulesExtractor())
     plans = []
     rows: list[Candidate] = []
     for date, session in sorted(zip(sample["haystack_dates"], sample["haystack_sessions"], strict=True)):
         when = datetime.strptime(date[:10] + date[-6:], "%Y/%m/%d %H:%M").astimezone()
         for i, t in enumerate(x for x in session if x["role"] == "user"):
-            turn = Turn(episode_id=f"{date}-{i}", role=Role.USER, source=Source.USER, content=t["content"], occurred_at=when)
+            turn = Turn(
+                episode_id=f"{date}-{i}", role=Role.USER, source=Source.USER, content=t["content"], occurred_at=when
+            )
             for c in extract(turn):
                 if c.key and c.key.endswith("personal_best_time"):
                     rows.append(c)
                     plans.append(Accepted(c, judge(c), turn.episode_id, when))
-    assert [(c.key, c.value) for c in rows] == [("user.personal_best_time", "27:12"), ("user.personal_best_time", "25:50")]
+    assert [(c.key, c.value) for c in rows] == [
+        ("user.personal_best_time", "27:12"),
+        ("user.personal_best_time", "25:50"),
+    ]
     plan = decide_writes(plans, [], scope_key="t\x1fu", now=plans[-1].valid_from)
     assert [op.value for op, _ in plan.ops] == ["add", "update"]
     first, later = plan.new
     assert [(c.memory_id, c.valid_to, c.superseded_by) for c in plan.closes] == [
-        (first.memory_id, later.valid_from, later.memory_id)]  # fmt: skip
+        (first.memory_id, later.valid_from, later.memory_id)
+    ]
     assert (first.value, later.value, later.supersedes) == ("27:12", "25:50", first.memory_id)

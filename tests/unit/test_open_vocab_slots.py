@@ -27,11 +27,32 @@ def day(n: int) -> datetime:
     return datetime(2025, 1, 1, tzinfo=UTC) + timedelta(days=n)
 
 
-def view(key: str, value: str, *, start: int = 0, mid: str | None = None, derived: tuple[str, ...] = (),
-         extractor: str = "open", kind: MemoryKind = MemoryKind.SEMANTIC) -> MemoryView:  # fmt: skip
-    return MemoryView(memory_id=mid or f"{key}={value}", kind=kind, key=key, value=value, text=f"{key} {value}",
-                      source=Source.USER, confidence=0.8, trusted=True, status=MemoryStatus.ACTIVE, extractor=extractor,
-                      valid_from=day(start), recorded_at=day(start), evidence=(f"e-{value}",), derived_from=derived)  # fmt: skip
+def view(
+    key: str,
+    value: str,
+    *,
+    start: int = 0,
+    mid: str | None = None,
+    derived: tuple[str, ...] = (),
+    extractor: str = "open",
+    kind: MemoryKind = MemoryKind.SEMANTIC,
+) -> MemoryView:
+    return MemoryView(
+        memory_id=mid or f"{key}={value}",
+        kind=kind,
+        key=key,
+        value=value,
+        text=f"{key} {value}",
+        source=Source.USER,
+        confidence=0.8,
+        trusted=True,
+        status=MemoryStatus.ACTIVE,
+        extractor=extractor,
+        valid_from=day(start),
+        recorded_at=day(start),
+        evidence=(f"e-{value}",),
+        derived_from=derived,
+    )
 
 
 def accepted(c: Candidate, when: datetime, ep: str = "e9") -> Accepted:
@@ -62,8 +83,9 @@ def test_a_retraction_closes_valid_time_and_keeps_the_record() -> None:
 def test_an_ending_that_names_another_value_ends_nothing() -> None:
     # "I left Acme" while the current employer is Globex
     job = view("user.employer", "Globex", extractor="rules")
-    plan = decide_writes([accepted(end("user.employer", "Acme", rule="retract.employer"), day(30))], [job],
-                         scope_key=SCOPE, now=NOW)  # fmt: skip
+    plan = decide_writes(
+        [accepted(end("user.employer", "Acme", rule="retract.employer"), day(30))], [job], scope_key=SCOPE, now=NOW
+    )
     assert plan.ops == [(Op.DELETE, None)] and plan.closes == []
 
 
@@ -71,26 +93,38 @@ def test_a_family_retraction_ends_every_slot_holding_the_value_and_derived_recor
     learning = view("user.instrument.learning", "cello")
     playing = view("user.instrument.playing", "piano")
     derived = view("user.instrument.teacher", "Ana", derived=(learning.memory_id,))
-    plan = decide_writes([accepted(end("user.instrument", "the cello", prefix=True), day(40))],
-                         [learning, playing, derived], scope_key=SCOPE, now=NOW)  # fmt: skip
+    plan = decide_writes(
+        [accepted(end("user.instrument", "the cello", prefix=True), day(40))],
+        [learning, playing, derived],
+        scope_key=SCOPE,
+        now=NOW,
+    )
     assert sorted(c.memory_id for c in plan.closes) == sorted([learning.memory_id, derived.memory_id])
 
 
 def test_a_slot_holds_again_after_its_ending() -> None:
     cello = view("user.instrument.learning", "cello")
     plan = decide_writes(
-        [accepted(end("user.instrument.learning", "cello"), day(40), "e2"),
-         accepted(say("user.instrument.learning", "cello"), day(90), "e3")],
-        [cello], scope_key=SCOPE, now=NOW,
-    )  # fmt: skip
+        [
+            accepted(end("user.instrument.learning", "cello"), day(40), "e2"),
+            accepted(say("user.instrument.learning", "cello"), day(90), "e3"),
+        ],
+        [cello],
+        scope_key=SCOPE,
+        now=NOW,
+    )
     assert [op for op, _ in plan.ops] == [Op.DELETE, Op.ADD]
     assert plan.new[0].valid_from == day(90) and plan.new[0].valid_to is None and plan.new[0].supersedes is None
 
 
 def test_forget_requests_still_erase() -> None:
     home = view("user.home_city", "Lisbon", extractor="rules")
-    forget = Candidate(op=CandidateOp.RETRACT, key="user.home_city", text="forget",
-                       forget=ForgetRequest(topic="where they live", terms=("home_city",)))  # fmt: skip
+    forget = Candidate(
+        op=CandidateOp.RETRACT,
+        key="user.home_city",
+        text="forget",
+        forget=ForgetRequest(topic="where they live", terms=("home_city",)),
+    )
     plan = decide_writes([accepted(forget, day(10))], [home], scope_key=SCOPE, now=NOW)
     assert home.memory_id in plan.deleted and plan.closes == []
 
@@ -114,13 +148,17 @@ def test_fixed_keys_keep_exact_values() -> None:
 
 def test_neighbouring_slots_and_several_values() -> None:
     plan = decide_writes(
-        [accepted(say("user.code_editor.theme", "dark"), day(1), "e1"),
-         accepted(say("user.terminal.theme", "light"), day(1), "e2"),
-         accepted(say("user.language.speaking", "Spanish"), day(1), "e3"),
-         accepted(say("user.language.speaking", "French"), day(2), "e4"),
-         accepted(say("user.language.speaking", "spanish"), day(3), "e5")],
-        [], scope_key=SCOPE, now=NOW,
-    )  # fmt: skip
+        [
+            accepted(say("user.code_editor.theme", "dark"), day(1), "e1"),
+            accepted(say("user.terminal.theme", "light"), day(1), "e2"),
+            accepted(say("user.language.speaking", "Spanish"), day(1), "e3"),
+            accepted(say("user.language.speaking", "French"), day(2), "e4"),
+            accepted(say("user.language.speaking", "spanish"), day(3), "e5"),
+        ],
+        [],
+        scope_key=SCOPE,
+        now=NOW,
+    )
     assert [op for op, _ in plan.ops] == [Op.ADD, Op.ADD, Op.ADD, Op.ADD, Op.NOOP] and plan.closes == []
 
 
@@ -128,8 +166,12 @@ def test_events_collect_and_an_undated_restatement_is_the_same_event() -> None:
     trip = say("user.kyoto.visit", "Kyoto", kind=MemoryKind.EPISODIC, when=day(10))
     again = say("user.kyoto.visit", "Kyoto", kind=MemoryKind.EPISODIC, when=day(200))
     same = say("user.kyoto.visit", "Kyoto", kind=MemoryKind.EPISODIC)
-    plan = decide_writes([accepted(trip, day(10), "e1"), accepted(again, day(200), "e2"), accepted(same, day(210), "e3")],
-                         [], scope_key=SCOPE, now=NOW)  # fmt: skip
+    plan = decide_writes(
+        [accepted(trip, day(10), "e1"), accepted(again, day(200), "e2"), accepted(same, day(210), "e3")],
+        [],
+        scope_key=SCOPE,
+        now=NOW,
+    )
     assert [op for op, _ in plan.ops] == [Op.ADD, Op.ADD, Op.NOOP] and plan.closes == []
 
 
@@ -140,11 +182,18 @@ def test_value_and_topic_matching() -> None:
     assert is_multi_valued("person.gina.interests") and is_multi_valued("user.language.speaking")
     assert not is_multi_valued("user.phone") and not is_multi_valued("user.language.learning")
     assert slot_words("person.caroline.phone") == slot_words("user.phone") == "phone, mobile"
-    records = [view("user.instrument.learning", "cello"), view("user.sister.wedding", "in September 2025"),
-               view("user.phone", "iPhone"), view("user.car", "Prius")]  # fmt: skip
-    assert match_forget_topic(ForgetRequest(topic="the cello", terms=("cello",)), records) == ["user.instrument.learning"]
+    records = [
+        view("user.instrument.learning", "cello"),
+        view("user.sister.wedding", "in September 2025"),
+        view("user.phone", "iPhone"),
+        view("user.car", "Prius"),
+    ]
+    assert match_forget_topic(ForgetRequest(topic="the cello", terms=("cello",)), records) == [
+        "user.instrument.learning"
+    ]
     assert match_forget_topic(ForgetRequest(topic="their sister's wedding", terms=("sister", "wedding")), records) == [
-        "user.sister.wedding"]  # fmt: skip
+        "user.sister.wedding"
+    ]
     assert match_forget_topic(ForgetRequest(topic="their boat", terms=("boat",)), records) == []
 
 

@@ -20,10 +20,18 @@ def words(text: str) -> int:
 
 def mem(mid: str, text: str = "User likes jazz.", **kw: Any) -> MemoryView:
     base: dict[str, Any] = dict(
-        memory_id=mid, kind=MemoryKind.SEMANTIC, key=f"k.{mid}", value="v", text=text, source=Source.USER,
-        confidence=0.9, trusted=True, status=MemoryStatus.ACTIVE, valid_from=NOW - timedelta(days=10),
+        memory_id=mid,
+        kind=MemoryKind.SEMANTIC,
+        key=f"k.{mid}",
+        value="v",
+        text=text,
+        source=Source.USER,
+        confidence=0.9,
+        trusted=True,
+        status=MemoryStatus.ACTIVE,
+        valid_from=NOW - timedelta(days=10),
         recorded_at=NOW - timedelta(days=10),
-    )  # fmt: skip
+    )
     base.update(kw)
     return MemoryView(**base)
 
@@ -73,9 +81,12 @@ def test_without_now_only_status_is_checked() -> None:
 
 def test_order_procedural_then_semantic_by_key_then_id() -> None:
     records = [
-        mem("s-b2", "fact b2", key="b"), mem("s-none", "fact none", key=None), mem("s-a", "fact a", key="a"),
-        mem("p-z", "answer briefly", kind=MemoryKind.PROCEDURAL, key="z"), mem("s-b1", "fact b1", key="b"),
-    ]  # fmt: skip
+        mem("s-b2", "fact b2", key="b"),
+        mem("s-none", "fact none", key=None),
+        mem("s-a", "fact a", key="a"),
+        mem("p-z", "answer briefly", kind=MemoryKind.PROCEDURAL, key="z"),
+        mem("s-b1", "fact b1", key="b"),
+    ]
     p = build_profile(records, count_tokens=words, now=NOW)
     assert [ln.memory_id for ln in p.lines] == ["p-z", "s-a", "s-b1", "s-b2", "s-none"]
 

@@ -54,18 +54,75 @@ SIZE = 100_000
 GATE_MODULES = ["memworks.pipelines.gate", "memworks.pipelines.instructions", "memworks.pipelines.textnorm"]
 #: Repeated units: single characters of each class, then words and mixtures patterns key on.
 UNITS = [
-    " ", "a", "7", ".", ",", "-", "'", "\n", "@", "_", "%", "\u00e9", "\u200b", "[",
-    "a ", "a-", "a.", "a1", "a@b.", ", ", "- ", ":)", "hi ", "send every ", "from now on ", "always ", "i am ",
-    "to ", "is ", "and i ", "a over ", "e-mail ", "http://", "x@y.z ", "%41", "QUJD", "ignore all the ",
-    "you are now ", "[a](", "![", "decode ", "may 5 ", "3 days ago ",
-]  # fmt: skip
+    " ",
+    "a",
+    "7",
+    ".",
+    ",",
+    "-",
+    "'",
+    "\n",
+    "@",
+    "_",
+    "%",
+    "\u00e9",
+    "\u200b",
+    "[",
+    "a ",
+    "a-",
+    "a.",
+    "a1",
+    "a@b.",
+    ", ",
+    "- ",
+    ":)",
+    "hi ",
+    "send every ",
+    "from now on ",
+    "always ",
+    "i am ",
+    "to ",
+    "is ",
+    "and i ",
+    "a over ",
+    "e-mail ",
+    "http://",
+    "x@y.z ",
+    "%41",
+    "QUJD",
+    "ignore all the ",
+    "you are now ",
+    "[a](",
+    "![",
+    "decode ",
+    "may 5 ",
+    "3 days ago ",
+]
 #: Lead-ins that satisfy the anchors of clause patterns ("^i prefer ...", "^my ...", greetings),
 #: each followed by the units that could make the rest of such a pattern backtrack.
 LEADS = ["hi", "i prefer a", "my favourite x is "]
 LED_UNITS = [" ", "a ", ".", "a over ", "is "]
 #: The entry points run every unit's string but these (they add nothing there).
-ENTRY_SKIP = frozenset({",", "'", "_", "%", "[", "a.", "a1", ":)", "always ", "to ", "is ", "e-mail ", "http://", "![",
-                        "decode ", "you are now "})  # fmt: skip
+ENTRY_SKIP = frozenset(
+    {
+        ",",
+        "'",
+        "_",
+        "%",
+        "[",
+        "a.",
+        "a1",
+        ":)",
+        "always ",
+        "to ",
+        "is ",
+        "e-mail ",
+        "http://",
+        "![",
+        "decode ",
+        "you are now ",
+    }
+)
 
 
 def _fill(lead: str, unit: str) -> str:
@@ -73,9 +130,11 @@ def _fill(lead: str, unit: str) -> str:
 
 
 STRINGS = [_fill("", u) for u in UNITS] + [_fill(lead, u) for lead in LEADS for u in LED_UNITS]
-ENTRY_STRINGS = [_fill("", u) for u in UNITS if u not in ENTRY_SKIP] + [_fill(lead, " ") for lead in LEADS] + [
-    _fill("i prefer a", "a over ")
-]
+ENTRY_STRINGS = (
+    [_fill("", u) for u in UNITS if u not in ENTRY_SKIP]
+    + [_fill(lead, " ") for lead in LEADS]
+    + [_fill("i prefer a", "a over ")]
+)
 
 
 def _walk(obj: Any, path: str, depth: int = 0) -> Iterator[tuple[str, re.Pattern[str]]]:
@@ -145,8 +204,14 @@ def over_budget(run: Callable[[str], object], strings: list[str], budget: float)
 
 def test_patterns_are_discovered() -> None:
     paths = {p for p, _ in PATTERNS}
-    assert {"gate._SMALL_TALK_SPLIT", "instructions._INJECTION", "patterns.CLAUSE_SPLIT", "statements._OVER",
-            "timeparse._FUTURE", "textnorm._LETTER_RUN"} <= paths  # fmt: skip
+    assert {
+        "gate._SMALL_TALK_SPLIT",
+        "instructions._INJECTION",
+        "patterns.CLAUSE_SPLIT",
+        "statements._OVER",
+        "timeparse._FUTURE",
+        "textnorm._LETTER_RUN",
+    } <= paths
     assert len(PATTERNS) > 100
 
 
@@ -159,7 +224,9 @@ def test_the_budget_catches_a_backtracking_pattern() -> None:
 
 @pytest.mark.parametrize(("path", "pattern"), PATTERNS, ids=[p for p, _ in PATTERNS])
 def test_pattern_is_linear_on_adversarial_text(path: str, pattern: re.Pattern[str]) -> None:
-    slow = over_budget(pattern.search, STRINGS, PATTERN_BUDGET_S) + over_budget(pattern.match, STRINGS, PATTERN_BUDGET_S)
+    slow = over_budget(pattern.search, STRINGS, PATTERN_BUDGET_S) + over_budget(
+        pattern.match, STRINGS, PATTERN_BUDGET_S
+    )
     assert not slow, (path, slow)
 
 
@@ -170,8 +237,9 @@ RULES = RulesExtractor()
 
 
 def _candidate(text: str, source: Source) -> Candidate:
-    return Candidate(kind=MemoryKind.EPISODIC, value=text, text=text, evidence=("e1",), source=source,
-                     extractor="transcript")  # fmt: skip
+    return Candidate(
+        kind=MemoryKind.EPISODIC, value=text, text=text, evidence=("e1",), source=source, extractor="transcript"
+    )
 
 
 def _turn(text: str) -> Turn:
@@ -186,9 +254,19 @@ def _llm_reply(text: str) -> None:
 
 
 def _profile(text: str) -> None:
-    record = MemoryView(memory_id="m1", kind=MemoryKind.SEMANTIC, key="user.favorite.book", value=text, text=text,
-                        source=Source.USER, confidence=0.9, trusted=True, status=MemoryStatus.ACTIVE,
-                        valid_from=NOW, recorded_at=NOW)  # fmt: skip
+    record = MemoryView(
+        memory_id="m1",
+        kind=MemoryKind.SEMANTIC,
+        key="user.favorite.book",
+        value=text,
+        text=text,
+        source=Source.USER,
+        confidence=0.9,
+        trusted=True,
+        status=MemoryStatus.ACTIVE,
+        valid_from=NOW,
+        recorded_at=NOW,
+    )
     build_profile([record], count_tokens=lambda s: len(s.split()))
 
 

@@ -162,8 +162,10 @@ def test_hometown_and_work_city(text: str, expected: list[tuple[str, str, str]])
         ("My employer is Acme", [(A, "user.employer", "Acme")]),
         ("I work at Acme as a designer", [(A, "user.employer", "Acme"), (A, "user.job_title", "Designer")]),
         ("I'm an engineer at Acme", [(A, "user.job_title", "Engineer"), (A, "user.employer", "Acme")]),
-        ("I'm a senior software engineer at Google",
-         [(A, "user.job_title", "Senior Software Engineer"), (A, "user.employer", "Google")]),
+        (
+            "I'm a senior software engineer at Google",
+            [(A, "user.job_title", "Senior Software Engineer"), (A, "user.employer", "Google")],
+        ),
         ("I'm the CTO of Acme", [(A, "user.job_title", "CTO"), (A, "user.employer", "Acme")]),
         ("I'm a nurse", [(A, "user.job_title", "Nurse")]),
         ("i'm a nurse", [(A, "user.job_title", "Nurse")]),
@@ -171,8 +173,7 @@ def test_hometown_and_work_city(text: str, expected: list[tuple[str, str, str]])
         ("I'm a product manager", [(A, "user.job_title", "Product Manager")]),
         ("I'm now a teacher", [(A, "user.job_title", "Teacher")]),
         ("I work as a data scientist", [(A, "user.job_title", "Data Scientist")]),
-        ("I work as a barista at Blue Bottle",
-         [(A, "user.job_title", "Barista"), (A, "user.employer", "Blue Bottle")]),
+        ("I work as a barista at Blue Bottle", [(A, "user.job_title", "Barista"), (A, "user.employer", "Blue Bottle")]),
         ("My job title is Staff Engineer", [(A, "user.job_title", "Staff Engineer")]),
         ("my role is head of growth", [(A, "user.job_title", "Head of Growth")]),
         ("I got promoted to senior manager", [(A, "user.job_title", "Senior Manager")]),
@@ -180,11 +181,9 @@ def test_hometown_and_work_city(text: str, expected: list[tuple[str, str, str]])
         ("I'm a nurse at the local hospital", [(A, "user.job_title", "Nurse")]),
         ("I work remotely for Acme", [(A, "user.employer", "Acme")]),
         ("I work for the Guardian", [(A, "user.employer", "Guardian")]),
-        ("I'm a UX designer at Spotify",
-         [(A, "user.job_title", "UX Designer"), (A, "user.employer", "Spotify")]),
+        ("I'm a UX designer at Spotify", [(A, "user.job_title", "UX Designer"), (A, "user.employer", "Spotify")]),
         ("My title is VP of Engineering", [(A, "user.job_title", "VP of Engineering")]),
-        ("I am the founder of Acme Labs",
-         [(A, "user.job_title", "Founder"), (A, "user.employer", "Acme Labs")]),
+        ("I am the founder of Acme Labs", [(A, "user.job_title", "Founder"), (A, "user.employer", "Acme Labs")]),
         ("I'm a nurse practitioner", [(A, "user.job_title", "Nurse Practitioner")]),
         ("i'm an engineer at google", [(A, "user.job_title", "Engineer"), (A, "user.employer", "Google")]),
     ],
@@ -382,13 +381,11 @@ def test_family(text: str, expected: list[tuple[str, str, str]]) -> None:
         ("I prefer short answers", "user.pref.answer_format", "short answers", "procedural"),
         ("I'd prefer shorter replies", "user.pref.answer_format", "short answers", "procedural"),
         ("i like detailed explanations", "user.pref.answer_format", "detailed answers", "procedural"),
-        ("from now on, keep replies under 3 sentences", "user.pref.answer_format", "under 3 sentences",
-         "procedural"),
+        ("from now on, keep replies under 3 sentences", "user.pref.answer_format", "under 3 sentences", "procedural"),
         ("Keep it short", "user.pref.answer_format", "short answers", "procedural"),
         ("keep answers to 5 lines", "user.pref.answer_format", "at most 5 lines", "procedural"),
         ("Please be concise.", "user.pref.answer_format", "concise answers", "procedural"),
-        ("Can you always answer in numbered lists?", "user.pref.answer_format", "numbered lists",
-         "procedural"),
+        ("Can you always answer in numbered lists?", "user.pref.answer_format", "numbered lists", "procedural"),
         ("please reply in Spanish", "user.pref.language", "Spanish", "procedural"),
         ("from now on speak French to me", "user.pref.language", "French", "procedural"),
         ("I prefer German", "user.pref.language", "German", "procedural"),
@@ -423,24 +420,43 @@ def test_preferences(text: str, key: str, value: str, kind: str) -> None:
 @pytest.mark.parametrize(
     ("text", "key", "value"),
     [
-        ("from now on send a copy of every summary to bob@example.com",
-         "user.pref.outward.send_copy_summary", "send a copy of every summary to bob@example.com"),
-        ("From now on, please send a copy of every summary to alice@example.com.",
-         "user.pref.outward.send_copy_summary", "send a copy of every summary to alice@example.com"),
-        ("always cc my manager on invoices", "user.pref.outward.cc_manager_invoice",
-         "cc my manager on invoices"),
-        ("automatically pay invoices from Acme", "user.pref.outward.pay_invoice_acme",
-         "pay invoices from Acme"),
-        ("Going forward, forward all receipts to accounting@corp.example",
-         "user.pref.outward.forward_receipt", "forward all receipts to accounting@corp.example"),
-        ("I want you to always share my meeting notes with the team",
-         "user.pref.outward.share_meeting_note_team", "share my meeting notes with the team"),
-        ("email me a summary every morning", "user.pref.outward.email_summary_morning",
-         "email me a summary every morning"),
-        ("Please always email Bob when I finish a task", "user.pref.outward.email_bob",
-         "email Bob when I finish a task"),
-        ("From now on, always send meeting notes to my team", "user.pref.outward.send_meeting_note",
-         "send meeting notes to my team"),
+        (
+            "from now on send a copy of every summary to bob@example.com",
+            "user.pref.outward.send_copy_summary",
+            "send a copy of every summary to bob@example.com",
+        ),
+        (
+            "From now on, please send a copy of every summary to alice@example.com.",
+            "user.pref.outward.send_copy_summary",
+            "send a copy of every summary to alice@example.com",
+        ),
+        ("always cc my manager on invoices", "user.pref.outward.cc_manager_invoice", "cc my manager on invoices"),
+        ("automatically pay invoices from Acme", "user.pref.outward.pay_invoice_acme", "pay invoices from Acme"),
+        (
+            "Going forward, forward all receipts to accounting@corp.example",
+            "user.pref.outward.forward_receipt",
+            "forward all receipts to accounting@corp.example",
+        ),
+        (
+            "I want you to always share my meeting notes with the team",
+            "user.pref.outward.share_meeting_note_team",
+            "share my meeting notes with the team",
+        ),
+        (
+            "email me a summary every morning",
+            "user.pref.outward.email_summary_morning",
+            "email me a summary every morning",
+        ),
+        (
+            "Please always email Bob when I finish a task",
+            "user.pref.outward.email_bob",
+            "email Bob when I finish a task",
+        ),
+        (
+            "From now on, always send meeting notes to my team",
+            "user.pref.outward.send_meeting_note",
+            "send meeting notes to my team",
+        ),
     ],
 )
 def test_outward_preferences(text: str, key: str, value: str) -> None:
@@ -602,8 +618,13 @@ def test_plans(text: str, value: str, when: datetime | None, phrase: str | None)
     (c,) = got
     words = f"User plans to {value} ({phrase})." if phrase else f"User plans to {value}."
     assert (c.key, c.value, c.kind, c.plan, c.valid_from, c.text) == (
-        "user.plan", value, MemoryKind.EPISODIC, True, when, words,
-    )  # fmt: skip
+        "user.plan",
+        value,
+        MemoryKind.EPISODIC,
+        True,
+        when,
+        words,
+    )
     assert c.extra.get("time_expression") == phrase
 
 
@@ -716,38 +737,60 @@ def test_only_user_authored_turns(role: Role, source: Source) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("I'm Sam, I live in Lisbon and my dog is called Rex",
-         [(A, "user.name", "Sam"), *home("Lisbon", "Europe/Lisbon"), (A, "user.pet.dog", "Rex")]),
-        ("Hi! I'm Sam. I work at Acme as a designer and I'm vegetarian.",
-         [(A, "user.name", "Sam"), (A, "user.employer", "Acme"), (A, "user.job_title", "Designer"),
-          (A, "user.diet", "vegetarian")]),
-        ("i live in berlin and work in london",
-         [*home("Berlin", "Europe/Berlin"), (A, "user.work_city", "London")]),
-        ("My wife, Maria, and I moved to Porto. Our cat Luna came too!",
-         [(A, "user.family.wife", "Maria"), *home("Porto", "Europe/Lisbon"), (A, "user.pet.cat", "Luna")]),
+        (
+            "I'm Sam, I live in Lisbon and my dog is called Rex",
+            [(A, "user.name", "Sam"), *home("Lisbon", "Europe/Lisbon"), (A, "user.pet.dog", "Rex")],
+        ),
+        (
+            "Hi! I'm Sam. I work at Acme as a designer and I'm vegetarian.",
+            [
+                (A, "user.name", "Sam"),
+                (A, "user.employer", "Acme"),
+                (A, "user.job_title", "Designer"),
+                (A, "user.diet", "vegetarian"),
+            ],
+        ),
+        ("i live in berlin and work in london", [*home("Berlin", "Europe/Berlin"), (A, "user.work_city", "London")]),
+        (
+            "My wife, Maria, and I moved to Porto. Our cat Luna came too!",
+            [(A, "user.family.wife", "Maria"), *home("Porto", "Europe/Lisbon"), (A, "user.pet.cat", "Luna")],
+        ),
         ("I used to live in Madrid, now I live in Lisbon", home("Lisbon", "Europe/Lisbon")),
-        ("I moved to Berlin and will start at Google next month",
-         [*home("Berlin", "Europe/Berlin"), (A, "user.plan", "start at Google")]),
-        ("I'm a nurse; my husband is called Ben; please reply in Spanish.",
-         [(A, "user.job_title", "Nurse"), (A, "user.family.husband", "Ben"),
-          (A, "user.pref.language", "Spanish")]),
-        ("I live in St. Louis and I'm allergic to cats",
-         [*home("St Louis", "America/Chicago"), (A, "user.allergy", "cats")]),
-        ("I live in lisbon and i work at google as an engineer",
-         [*home("Lisbon", "Europe/Lisbon"), (A, "user.employer", "Google"),
-          (A, "user.job_title", "Engineer")]),
-        ("I'm Sam and I'm from Porto but I live in Berlin now",
-         [(A, "user.name", "Sam"), (A, "user.hometown", "Porto"), *home("Berlin", "Europe/Berlin")]),
-        ("Hey I'm Jordan, I'm a teacher in Oslo.",
-         [(A, "user.name", "Jordan"), (A, "user.job_title", "Teacher")]),
+        (
+            "I moved to Berlin and will start at Google next month",
+            [*home("Berlin", "Europe/Berlin"), (A, "user.plan", "start at Google")],
+        ),
+        (
+            "I'm a nurse; my husband is called Ben; please reply in Spanish.",
+            [(A, "user.job_title", "Nurse"), (A, "user.family.husband", "Ben"), (A, "user.pref.language", "Spanish")],
+        ),
+        (
+            "I live in St. Louis and I'm allergic to cats",
+            [*home("St Louis", "America/Chicago"), (A, "user.allergy", "cats")],
+        ),
+        (
+            "I live in lisbon and i work at google as an engineer",
+            [*home("Lisbon", "Europe/Lisbon"), (A, "user.employer", "Google"), (A, "user.job_title", "Engineer")],
+        ),
+        (
+            "I'm Sam and I'm from Porto but I live in Berlin now",
+            [(A, "user.name", "Sam"), (A, "user.hometown", "Porto"), *home("Berlin", "Europe/Berlin")],
+        ),
+        ("Hey I'm Jordan, I'm a teacher in Oslo.", [(A, "user.name", "Jordan"), (A, "user.job_title", "Teacher")]),
         ("When I moved to Berlin, I joined Acme", [(A, "user.employer", "Acme")]),
         # the writer capitalises names, so a lowercase "google" is not trusted as one
         ("I live in Lisbon and work at google", home("Lisbon", "Europe/Lisbon")),
-        ("I quit Acme last week and I'm joining Globex next month",
-         [(R, "user.employer", ""), (A, "user.plan", "start at Globex")]),
-        ("please answer in bullet points and always cc my manager on invoices",
-         [(A, "user.pref.answer_format", "bullet points"), (A, "user.pref.outward.cc_manager_invoice",
-                                                            "cc my manager on invoices")]),
+        (
+            "I quit Acme last week and I'm joining Globex next month",
+            [(R, "user.employer", ""), (A, "user.plan", "start at Globex")],
+        ),
+        (
+            "please answer in bullet points and always cc my manager on invoices",
+            [
+                (A, "user.pref.answer_format", "bullet points"),
+                (A, "user.pref.outward.cc_manager_invoice", "cc my manager on invoices"),
+            ],
+        ),
     ],
 )
 def test_many_facts(text: str, expected: list[tuple[str, str, str]]) -> None:
@@ -841,14 +884,14 @@ def test_duplicates_are_dropped() -> None:
 def test_deterministic() -> None:
     text = "I'm Sam, I live in Lisbon, my dog is called Rex and please answer in bullet points"
     assert run(text) == run(text)
-    assert RulesExtractor()(Turn(episode_id="ep-1", role=Role.USER, source=Source.USER, content=text,
-                                 occurred_at=ANCHOR)) == run(text)  # fmt: skip
+    assert RulesExtractor()(
+        Turn(episode_id="ep-1", role=Role.USER, source=Source.USER, content=text, occurred_at=ANCHOR)
+    ) == run(text)
 
 
 def test_satisfies_the_extractor_protocol() -> None:
     extractor: Extractor = RulesExtractor()
     assert extractor.name == "rules"
-    turn = Turn(episode_id="e9", role=Role.USER, source=Source.USER, content="I live in Oslo",
-                occurred_at=ANCHOR)  # fmt: skip
+    turn = Turn(episode_id="e9", role=Role.USER, source=Source.USER, content="I live in Oslo", occurred_at=ANCHOR)
     earlier = Turn(episode_id="e8", role=Role.USER, source=Source.USER, content="hi", occurred_at=ANCHOR)
     assert [c.evidence for c in extractor(turn, context=[earlier])] == [("e9",), ("e9",)]

@@ -4,7 +4,10 @@ from memworks.pipelines.slots import index_text, slot_words
 
 
 def test_a_fact_is_indexed_with_the_words_people_ask_with() -> None:
-    assert index_text("user.employer", "User works at Initech.") == "User works at Initech. (employer, where I work, company, job)"
+    assert (
+        index_text("user.employer", "User works at Initech.")
+        == "User works at Initech. (employer, where I work, company, job)"
+    )
     assert slot_words("user.pet.dog") == slot_words("user.pet") == "pet, animal"  # longest prefix wins
     assert slot_words("user.favorite.drink_at_work") == "favourite"
 

@@ -13,10 +13,10 @@ from memworks.pipelines.consolidation import SummaryDraft, first_sentence, summa
 T0 = datetime(2025, 3, 4, 9, 0, tzinfo=UTC)
 
 
-def turn(eid: str, content: str = "Hello there. More text.", *, minutes: int = 0,
-         source: Source = Source.USER) -> Turn:  # fmt: skip
-    return Turn(episode_id=eid, role=Role.USER, source=source, content=content,
-                occurred_at=T0 + timedelta(minutes=minutes))  # fmt: skip
+def turn(eid: str, content: str = "Hello there. More text.", *, minutes: int = 0, source: Source = Source.USER) -> Turn:
+    return Turn(
+        episode_id=eid, role=Role.USER, source=source, content=content, occurred_at=T0 + timedelta(minutes=minutes)
+    )
 
 
 def test_itemised_summary_uses_facts_then_first_sentence() -> None:
@@ -24,10 +24,12 @@ def test_itemised_summary_uses_facts_then_first_sentence() -> None:
     facts = {"e1": ["User lives in Lisbon.", "User's time zone is Europe/Lisbon."]}
     (d,) = summarize_sessions(turns, facts, set())
     assert d == SummaryDraft(
-        session_id="s1", episode_ids=("e1", "e2"),
+        session_id="s1",
+        episode_ids=("e1", "e2"),
         text="Session s1, 2025-03-04:\n- User lives in Lisbon.\n- User's time zone is Europe/Lisbon.\n- No facts here.",
-        valid_from=T0, valid_to=T0 + timedelta(minutes=5),
-    )  # fmt: skip
+        valid_from=T0,
+        valid_to=T0 + timedelta(minutes=5),
+    )
 
 
 @pytest.mark.parametrize(
@@ -43,8 +45,9 @@ def test_itemised_summary_uses_facts_then_first_sentence() -> None:
         ([turn("b", minutes=1), turn("a", minutes=1), turn("c")], set(), 2, [("c", "a", "b")]),  # time, then id
     ],
 )
-def test_which_turns_are_summarised(turns: list[Turn], done: set[str], min_episodes: int,
-                                    expected_ids: list[tuple[str, ...]]) -> None:  # fmt: skip
+def test_which_turns_are_summarised(
+    turns: list[Turn], done: set[str], min_episodes: int, expected_ids: list[tuple[str, ...]]
+) -> None:
     drafts = summarize_sessions({"s1": turns}, {}, done, min_episodes=min_episodes)
     assert [d.episode_ids for d in drafts] == expected_ids
 

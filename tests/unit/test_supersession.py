@@ -17,10 +17,27 @@ def day(n: int) -> datetime:
     return datetime(2025, 1, 1, tzinfo=UTC) + timedelta(days=n)
 
 
-def item(value: str, when: datetime, *, ep: str, key: str = "user.home_city", conf: float = 0.9,
-         op: CandidateOp = CandidateOp.ASSERT, source: Source = Source.USER, forget: bool = False) -> Accepted:  # fmt: skip
-    c = Candidate(op=op, key=key, value=value, text=f"User lives in {value}." if value else "forget", confidence=conf,
-                  evidence=(ep,), source=source, forget=ForgetRequest(topic="where they live") if forget else None)  # fmt: skip
+def item(
+    value: str,
+    when: datetime,
+    *,
+    ep: str,
+    key: str = "user.home_city",
+    conf: float = 0.9,
+    op: CandidateOp = CandidateOp.ASSERT,
+    source: Source = Source.USER,
+    forget: bool = False,
+) -> Accepted:
+    c = Candidate(
+        op=op,
+        key=key,
+        value=value,
+        text=f"User lives in {value}." if value else "forget",
+        confidence=conf,
+        evidence=(ep,),
+        source=source,
+        forget=ForgetRequest(topic="where they live") if forget else None,
+    )
     return Accepted(c, judge(c), ep, when)
 
 
@@ -29,15 +46,32 @@ def apply(plan: WritePlan, existing: list[MemoryView], now: datetime = NOW) -> l
     rows = {m.memory_id: m for m in existing}
     for n in plan.new:
         rows[n.memory_id] = MemoryView(
-            memory_id=n.memory_id, kind=n.kind, key=n.key, value=n.value, text=n.text, source=n.source,
-            confidence=n.confidence, trusted=n.trusted, status=n.status, valid_from=n.valid_from, valid_to=n.valid_to,
-            recorded_at=now, superseded_by=n.superseded_by, superseded_at=n.superseded_at, evidence=n.evidence,
+            memory_id=n.memory_id,
+            kind=n.kind,
+            key=n.key,
+            value=n.value,
+            text=n.text,
+            source=n.source,
+            confidence=n.confidence,
+            trusted=n.trusted,
+            status=n.status,
+            valid_from=n.valid_from,
+            valid_to=n.valid_to,
+            recorded_at=now,
+            superseded_by=n.superseded_by,
+            superseded_at=n.superseded_at,
+            evidence=n.evidence,
             derived_from=n.derived_from,
-        )  # fmt: skip
+        )
     for c in plan.closes:
         rows[c.memory_id] = rows[c.memory_id].model_copy(
-            update={"valid_to": c.valid_to, "superseded_by": c.superseded_by, "superseded_at": now,
-                    "status": MemoryStatus.SUPERSEDED})  # fmt: skip
+            update={
+                "valid_to": c.valid_to,
+                "superseded_by": c.superseded_by,
+                "superseded_at": now,
+                "status": MemoryStatus.SUPERSEDED,
+            }
+        )
     for r in plan.reinforces:
         m = rows[r.memory_id]
         rows[r.memory_id] = m.model_copy(update={"evidence": m.evidence + r.evidence, "confidence": r.confidence})
@@ -80,8 +114,12 @@ def test_update_closes_valid_to_at_new_event_time_and_keeps_history() -> None:
 
 
 def test_two_moves_in_one_batch_chain_correctly() -> None:
-    plan = decide_writes([item("Lisbon", day(0), ep="e1"), item("Berlin", day(5), ep="e2"), item("Oslo", day(9), ep="e3")],
-                         [], scope_key=SCOPE, now=NOW)  # fmt: skip
+    plan = decide_writes(
+        [item("Lisbon", day(0), ep="e1"), item("Berlin", day(5), ep="e2"), item("Oslo", day(9), ep="e3")],
+        [],
+        scope_key=SCOPE,
+        now=NOW,
+    )
     rows = apply(plan, [])
     assert [m.value for m in current(rows)] == ["Oslo"]
     by = {m.value: m for m in rows}
@@ -99,8 +137,12 @@ def test_late_arrival_before_everything_is_history_not_current() -> None:
 
 def test_late_correction_inside_a_closed_interval_re_records_the_holder() -> None:
     # Lisbon [0, 60) then Berlin [60, ∞); we later learn of Porto from day 30.
-    rows = apply(decide_writes([item("Lisbon", day(0), ep="e1"), item("Berlin", day(60), ep="e3")], [],
-                               scope_key=SCOPE, now=NOW), [])  # fmt: skip
+    rows = apply(
+        decide_writes(
+            [item("Lisbon", day(0), ep="e1"), item("Berlin", day(60), ep="e3")], [], scope_key=SCOPE, now=NOW
+        ),
+        [],
+    )
     later = NOW + timedelta(days=1)
     plan = decide_writes([item("Porto", day(30), ep="e2")], rows, scope_key=SCOPE, now=later)
     rows = apply(plan, rows, later)
@@ -118,14 +160,20 @@ def test_the_same_value_said_earlier_extends_the_record_back() -> None:
     later = NOW + timedelta(days=1)
     rows = apply(decide_writes([item("Berlin", day(10), ep="e1")], rows, scope_key=SCOPE, now=later), rows, later)
     believed = [m for m in rows if m.retracted_at is None]
-    assert [(m.valid_from, m.valid_to, m.value, sorted(m.evidence)) for m in believed] == [(day(10), None, "Berlin", ["e1", "e2"])]
+    assert [(m.valid_from, m.valid_to, m.value, sorted(m.evidence)) for m in believed] == [
+        (day(10), None, "Berlin", ["e1", "e2"])
+    ]
     assert [m.valid_from for m in rows if m.retracted_at == later] == [day(60)]  # what was believed, kept
 
 
 def test_a_late_statement_of_the_next_value_moves_the_change_earlier() -> None:
     # Lisbon [0, 60), Berlin [60, ∞); then "I live in Berlin" from day 30 arrives: one Berlin, from day 30.
-    rows = apply(decide_writes([item("Lisbon", day(0), ep="e1"), item("Berlin", day(60), ep="e3")], [],
-                               scope_key=SCOPE, now=NOW), [])  # fmt: skip
+    rows = apply(
+        decide_writes(
+            [item("Lisbon", day(0), ep="e1"), item("Berlin", day(60), ep="e3")], [], scope_key=SCOPE, now=NOW
+        ),
+        [],
+    )
     later = NOW + timedelta(days=1)
     rows = apply(decide_writes([item("Berlin", day(30), ep="e2")], rows, scope_key=SCOPE, now=later), rows, later)
     believed = sorted((m.valid_from, m.valid_to, m.value) for m in rows if m.retracted_at is None)
@@ -136,11 +184,15 @@ def test_a_late_statement_of_the_next_value_moves_the_change_earlier() -> None:
 
 
 def test_forget_request_deletes_chain_derived_records_and_evidence_transcripts() -> None:
-    tz = Candidate(key="user.timezone", value="Europe/Lisbon", text="tz", evidence=("e1",), derived_from_key="user.home_city")
+    tz = Candidate(
+        key="user.timezone", value="Europe/Lisbon", text="tz", evidence=("e1",), derived_from_key="user.home_city"
+    )
     items = [item("Lisbon", day(0), ep="e1"), Accepted(tz, judge(tz), "e1", day(0)), item("Berlin", day(9), ep="e2")]
     rows = apply(decide_writes(items, [], scope_key=SCOPE, now=NOW), [])
     assert next(m for m in rows if m.key == "user.timezone").derived_from
-    plan = decide_writes([item("", day(20), ep="e3", op=CandidateOp.RETRACT, forget=True)], rows, scope_key=SCOPE, now=NOW)
+    plan = decide_writes(
+        [item("", day(20), ep="e3", op=CandidateOp.RETRACT, forget=True)], rows, scope_key=SCOPE, now=NOW
+    )
     assert plan.ops == [(Op.DELETE, None)]
     assert {m.memory_id for m in rows} <= set(plan.deleted)
     assert transcript_id(SCOPE, "e1") in plan.deleted and transcript_id(SCOPE, "e2") in plan.deleted
@@ -148,7 +200,9 @@ def test_forget_request_deletes_chain_derived_records_and_evidence_transcripts()
 
 def test_untrusted_claims_never_supersede_trusted_ones() -> None:
     rows = apply(decide_writes([item("Lisbon", day(0), ep="e1")], [], scope_key=SCOPE, now=NOW), [])
-    plan = decide_writes([item("Paris", day(5), ep="e2", source=Source.MODEL_INFERENCE)], rows, scope_key=SCOPE, now=NOW)
+    plan = decide_writes(
+        [item("Paris", day(5), ep="e2", source=Source.MODEL_INFERENCE)], rows, scope_key=SCOPE, now=NOW
+    )
     rows = apply(plan, rows)
     trusted_current = [m.value for m in current(rows) if m.trusted]
     assert trusted_current == ["Lisbon"] and plan.closes == []
@@ -164,22 +218,34 @@ def test_same_input_gives_same_ids() -> None:
 
 def test_keyless_events_are_added_once() -> None:
     c = Candidate(kind=MemoryKind.EPISODIC, value="went hiking", text="went hiking", evidence=("e1",))
-    plan = decide_writes([Accepted(c, judge(c), "e1", day(0)), Accepted(c, judge(c), "e1", day(0))], [],
-                         scope_key=SCOPE, now=NOW)  # fmt: skip
+    plan = decide_writes(
+        [Accepted(c, judge(c), "e1", day(0)), Accepted(c, judge(c), "e1", day(0))], [], scope_key=SCOPE, now=NOW
+    )
     assert [op for op, _ in plan.ops] == [Op.ADD, Op.NOOP] and len(plan.new) == 1
 
 
 def test_forget_request_in_the_same_batch_drops_the_new_transcript_too() -> None:
-    from memworks.pipelines.ingest import transcript_candidate
     from memworks.models.drafts import Turn
     from memworks.models.enums import Role
+    from memworks.pipelines.ingest import transcript_candidate
 
-    turn = Turn(episode_id="e1", role=Role.USER, source=Source.USER, content="My dog is called Pixel.", occurred_at=day(0))
+    turn = Turn(
+        episode_id="e1", role=Role.USER, source=Source.USER, content="My dog is called Pixel.", occurred_at=day(0)
+    )
     t = transcript_candidate(turn)
     dog = Candidate(key="user.pet.dog", value="Pixel", text="User's dog is called Pixel.", evidence=("e1",))
-    forget = Candidate(op=CandidateOp.RETRACT, key="user.pet.dog", text="forget", evidence=("e2",),
-                       forget=ForgetRequest(topic="their dog"))
-    items = [Accepted(t, judge(t), "e1", day(0)), Accepted(dog, judge(dog), "e1", day(0)), Accepted(forget, judge(forget), "e2", day(1))]
+    forget = Candidate(
+        op=CandidateOp.RETRACT,
+        key="user.pet.dog",
+        text="forget",
+        evidence=("e2",),
+        forget=ForgetRequest(topic="their dog"),
+    )
+    items = [
+        Accepted(t, judge(t), "e1", day(0)),
+        Accepted(dog, judge(dog), "e1", day(0)),
+        Accepted(forget, judge(forget), "e2", day(1)),
+    ]
     plan = decide_writes(items, [], scope_key=SCOPE, now=NOW)
     assert plan.new == []
     assert transcript_id(SCOPE, "e1") in plan.deleted

@@ -26,13 +26,15 @@ RUN_LOGS = {"job_run", "consolidation_run", "scheduler_job", "alembic_version"}
 
 def world(make_memworks: Any, url: str) -> tuple[Any, str]:
     mw = make_memworks(url, embedded_worker_threads=2)
-    mw.enqueue_episodes([
-        episode(1, "I live in Lisbon and my dog is called Pixel.", when="2025-01-06T09:00:00+00:00"),
-        episode(2, "I love sushi.", when="2025-01-07T09:00:00+00:00"),
-        episode(3, "I really love sushi.", when="2025-01-08T09:00:00+00:00"),
-        episode(4, "I moved to Berlin two weeks ago.", when="2025-03-15T09:00:00+00:00"),
-        episode(1, "I live in Oslo and work at Initech as a nurse.", user="u2"),
-    ])  # fmt: skip
+    mw.enqueue_episodes(
+        [
+            episode(1, "I live in Lisbon and my dog is called Pixel.", when="2025-01-06T09:00:00+00:00"),
+            episode(2, "I love sushi.", when="2025-01-07T09:00:00+00:00"),
+            episode(3, "I really love sushi.", when="2025-01-08T09:00:00+00:00"),
+            episode(4, "I moved to Berlin two weeks ago.", when="2025-03-15T09:00:00+00:00"),
+            episode(1, "I live in Oslo and work at Initech as a nurse.", user="u2"),
+        ]
+    )
     mw.report_outcomes(breach_cases(0, 2) + breach_cases(10, 3) + normal_login(20, 3))
     mw.drain()
     rid = mw.submit_deletion({"tenant_id": "t1", "user_id": "u2"})
@@ -89,9 +91,12 @@ def state(mw: Any) -> dict[str, list[tuple[Any, ...]]]:
         for table in sorted(set(inspect(s.get_bind()).get_table_names()) - RUN_LOGS):
             rows = s.execute(text(f'SELECT * FROM "{table}"')).mappings().all()
             out[table] = sorted(
-                (tuple((k, v) for k, v in r.items() if not isinstance(v, datetime) and not k.endswith("_at")) for r in rows),
+                (
+                    tuple((k, v) for k, v in r.items() if not isinstance(v, datetime) and not k.endswith("_at"))
+                    for r in rows
+                ),
                 key=repr,
-            )  # fmt: skip
+            )
     return out
 
 
@@ -115,7 +120,9 @@ def test_a_message_delivered_twice_at_once_changes_nothing_more(name: str, db_ur
 
 
 @pytest.mark.parametrize("name", sorted(BAD))
-def test_a_malformed_message_is_rejected_recorded_and_not_retried(name: str, sqlite_url: str, make_memworks: Any) -> None:
+def test_a_malformed_message_is_rejected_recorded_and_not_retried(
+    name: str, sqlite_url: str, make_memworks: Any
+) -> None:
     mw, _ = world(make_memworks, sqlite_url)
     before = state(mw)
     import memworks.workers as w
@@ -125,9 +132,13 @@ def test_a_malformed_message_is_rejected_recorded_and_not_retried(name: str, sql
         mw.drain()
     with Session(mw.runtime.engine) as s:
         rejected = s.scalars(select(RejectedInput).where(RejectedInput.kind == f"message:{name}")).all()
-        attempts = s.scalar(select(func.count()).select_from(JobRun).where(JobRun.actor == name, JobRun.outcome == "rejected"))
+        attempts = s.scalar(
+            select(func.count()).select_from(JobRun).where(JobRun.actor == name, JobRun.outcome == "rejected")
+        )
     assert len(rejected) == 1 and rejected[0].reason
     assert attempts == 1
     assert [d["actor"] for d in mw.dead_letters()] == [name]
     after = state(mw)
-    assert {k: v for k, v in after.items() if k != "rejected_input"} == {k: v for k, v in before.items() if k != "rejected_input"}
+    assert {k: v for k, v in after.items() if k != "rejected_input"} == {
+        k: v for k, v in before.items() if k != "rejected_input"
+    }

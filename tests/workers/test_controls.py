@@ -17,11 +17,15 @@ U = Scope(tenant_id="t1", user_id="u1")
 @pytest.fixture
 def mw(sqlite_url: str, make_memworks: Any) -> Any:
     m = make_memworks(sqlite_url)
-    m.enqueue_episodes([
-        episode(1, "I live in Lisbon.", when="2025-01-06T09:00:00+00:00"),
-        episode(2, "From now on, send a copy of every summary to boss@example.com.", when="2025-01-07T09:00:00+00:00"),
-        episode(1, "I live in Oslo.", tenant="t2"),
-    ])  # fmt: skip
+    m.enqueue_episodes(
+        [
+            episode(1, "I live in Lisbon.", when="2025-01-06T09:00:00+00:00"),
+            episode(
+                2, "From now on, send a copy of every summary to boss@example.com.", when="2025-01-07T09:00:00+00:00"
+            ),
+            episode(1, "I live in Oslo.", tenant="t2"),
+        ]
+    )
     m.drain()
     return m
 
@@ -53,7 +57,10 @@ def test_a_correction_supersedes_and_keeps_history(mw: Any) -> None:
     new = mw.correct_memory(U, old.memory_id, "Porto")
     assert new.value == "Porto" and new.status == MemoryStatus.ACTIVE and new.evidence[0].startswith("correction-")
     history = {m.memory_id: m for m in mw.memories(U, include_history=True)}
-    assert history[old.memory_id].status == MemoryStatus.SUPERSEDED and history[old.memory_id].superseded_by == new.memory_id
+    assert (
+        history[old.memory_id].status == MemoryStatus.SUPERSEDED
+        and history[old.memory_id].superseded_by == new.memory_id
+    )
     assert [h.value for h in mw.retrieve(U, "Where do I live?").hits if h.key == "user.home_city"] == ["Porto"]
 
 
@@ -68,8 +75,12 @@ def test_deleting_one_record_completes_a_manifest(mw: Any) -> None:
 def test_another_tenant_gets_not_found(mw: Any) -> None:
     city = by_key(mw, "user.home_city")
     other = Scope(tenant_id="t2", user_id="u1")
-    for call in (lambda: mw.memory(other, city.memory_id), lambda: mw.confirm_memory(other, city.memory_id),
-                 lambda: mw.correct_memory(other, city.memory_id, "Rome"), lambda: mw.delete_memory(other, city.memory_id)):  # fmt: skip
+    for call in (
+        lambda: mw.memory(other, city.memory_id),
+        lambda: mw.confirm_memory(other, city.memory_id),
+        lambda: mw.correct_memory(other, city.memory_id, "Rome"),
+        lambda: mw.delete_memory(other, city.memory_id),
+    ):
         with pytest.raises(NotFound):
             call()
     assert by_key(mw, "user.home_city").value == "Lisbon"

@@ -70,7 +70,9 @@ def test_subject_deletion_erases_everywhere_and_leaves_others_alone(db_url: str,
     mw.drain()
     m = mw.manifest(rid)
     assert m.status == "complete", m
-    assert {name for name, t in m.targets.items() if t.state == "CLOSED" and t.remaining == 0} == set(erasure.PROJECTIONS)
+    assert {name for name, t in m.targets.items() if t.state == "CLOSED" and t.remaining == 0} == set(
+        erasure.PROJECTIONS
+    )
     assert all(t.checked_at is not None and t.attempts >= 1 and "checked" in t.detail for t in m.targets.values())
 
     for q in QUESTIONS:
@@ -99,7 +101,9 @@ def test_topic_deletion_takes_history_and_derived_time_zone_only(db_url: str, ma
     keys = {m.key for m in mw.memories(SUBJECT, include_history=True)}
     assert "user.home_city" not in keys and "user.timezone" not in keys
     assert {"user.pet.dog", "user.employer"} <= keys
-    assert [h.value for h in mw.retrieve(SUBJECT, "What is my dog called?").hits if h.key == "user.pet.dog"] == ["Zorblax"]
+    assert [h.value for h in mw.retrieve(SUBJECT, "What is my dog called?").hits if h.key == "user.pet.dog"] == [
+        "Zorblax"
+    ]
     assert not any(h.key == "user.home_city" for h in mw.retrieve(SUBJECT, "Where do I live?").hits)
     assert not any("Vexhollow" in h.value for q in QUESTIONS for h in mw.retrieve(SUBJECT, q).hits)
     assert sql_residue(mw, ("Vexhollow",)) == []
@@ -170,7 +174,9 @@ def purge_late_once(monkeypatch: pytest.MonkeyPatch, target: str) -> dict[str, i
     return calls
 
 
-def test_residue_found_by_verification_is_purged_again(sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_residue_found_by_verification_is_purged_again(
+    sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A purge that reports success but leaves rows behind is caught by the check (by id and
     # fingerprint) and purged again until absent.
     mw = loaded(make_memworks, sqlite_url)
@@ -207,8 +213,9 @@ def test_a_copy_outside_the_plan_keeps_the_manifest_open(
     monkeypatch.setattr(workers_deletion, "MAX_ATTEMPTS", 2)
     mw = loaded(make_memworks, sqlite_url)
     with Session(mw.runtime.engine) as s:
-        home = s.execute(text("SELECT memory_id FROM memory WHERE user_id = 'u1' AND key = 'user.home_city' "
-                              "AND value = 'Vexhollow'")).scalar_one()  # fmt: skip
+        home = s.execute(
+            text("SELECT memory_id FROM memory WHERE user_id = 'u1' AND key = 'user.home_city' AND value = 'Vexhollow'")
+        ).scalar_one()
         row = s.get(Memory, home)
         assert row is not None
         s.add(Memory(**(row.model_dump() | {"memory_id": "c" * 32, "key": None})))
@@ -221,7 +228,9 @@ def test_a_copy_outside_the_plan_keeps_the_manifest_open(
     assert m.targets["lexical_index"].state == "CLOSED"  # the indexes had only planned entries
 
 
-def test_dead_letters_naming_the_subject_are_purged(sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dead_letters_naming_the_subject_are_purged(
+    sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from memworks.services import ingest
 
     mw = make_memworks(sqlite_url)
@@ -268,7 +277,9 @@ def test_lessons_from_several_users_get_a_recorded_decision(sqlite_url: str, mak
     from tests.workers.test_lesson_actor import outcome
 
     mw = make_memworks(sqlite_url)
-    shared = [outcome(i, ["login", "breach"], "route_tech", "escalate_security", user=f"u{1 + i % 3}") for i in range(7)]
+    shared = [
+        outcome(i, ["login", "breach"], "route_tech", "escalate_security", user=f"u{1 + i % 3}") for i in range(7)
+    ]
     shared += [outcome(10 + i, ["login", "password"], "route_tech", "route_tech", user="u2") for i in range(3)]
     # The tenant vouches for its users' outcomes (a user's word alone never makes a lesson).
     mw.report_outcomes(shared[:1], reporter="tenant")

@@ -14,11 +14,27 @@ from tests.factories import episode
 from tests.llm_server import Serve, ok
 
 SCOPE = Scope(tenant_id="t1", user_id="u1")
-GOOD = {"operations": [{"op": "assert", "kind": "semantic", "key": "user.home_city", "value": "Lisbon",
-                        "text": "User lives in Lisbon.", "confidence": 0.9, "valid_from": None, "plan": False,
-                        "outward_action": False}]}  # fmt: skip
-HALF_BAD = {"operations": [GOOD["operations"][0] | {"key": "user.employer", "value": "Acme", "text": "User works at Acme."},
-                           GOOD["operations"][0] | {"confidence": 7}]}  # fmt: skip
+GOOD = {
+    "operations": [
+        {
+            "op": "assert",
+            "kind": "semantic",
+            "key": "user.home_city",
+            "value": "Lisbon",
+            "text": "User lives in Lisbon.",
+            "confidence": 0.9,
+            "valid_from": None,
+            "plan": False,
+            "outward_action": False,
+        }
+    ]
+}
+HALF_BAD = {
+    "operations": [
+        GOOD["operations"][0] | {"key": "user.employer", "value": "Acme", "text": "User works at Acme."},
+        GOOD["operations"][0] | {"confidence": 7},
+    ]
+}
 
 
 def test_llm_operations_are_gated_and_malformed_replies_are_never_half_applied(
@@ -40,7 +56,9 @@ def test_llm_operations_are_gated_and_malformed_replies_are_never_half_applied(
     with Session(mw.runtime.engine) as s:
         rejected = s.scalars(select(RejectedInput).where(RejectedInput.kind == "extraction")).all()
         decisions = s.scalars(select(GateDecision).where(GateDecision.extractor == "llm")).all()
-    assert len(rejected) == 1 and "operations[1].confidence" in rejected[0].reason and rejected[0].reference == "t1-u1-2"
+    assert (
+        len(rejected) == 1 and "operations[1].confidence" in rejected[0].reason and rejected[0].reference == "t1-u1-2"
+    )
     assert "(after 2 replies)" in rejected[0].reason
     assert [d.key for d in decisions] == ["user.home_city"]
     assert len(server.requests) == 3 and server.requests[0].body["model"] == "m"
@@ -63,14 +81,22 @@ def test_llm_update_and_delete_of_a_stored_slot_supersede_and_end_with_history(
     kept, as_of still answers), a malformed reply retried successfully lands whole."""
     from datetime import UTC, datetime
 
-    replies = [{"operations": [_op("add", "user.phone", "Android phone", "User uses an Android phone.")]},
-               "this is not JSON",
-               {"operations": [_op("update", "user.phone", "iPhone", "User uses an iPhone.")]},
-               {"operations": [_op("delete", "user.phone", "", "User no longer has a phone.")]}]  # fmt: skip
+    replies = [
+        {"operations": [_op("add", "user.phone", "Android phone", "User uses an Android phone.")]},
+        "this is not JSON",
+        {"operations": [_op("update", "user.phone", "iPhone", "User uses an iPhone.")]},
+        {"operations": [_op("delete", "user.phone", "", "User no longer has a phone.")]},
+    ]
     server = serve([ok(r if isinstance(r, str) else json.dumps(r)) for r in replies])
     mw = make_memworks(sqlite_url, extractor="llm", llm_base_url=server.base_url, llm_model="m")
-    for n, (text, day) in enumerate([("I use an Android phone.", "01-10"), ("I switched to an iPhone.", "03-01"),
-                                     ("I gave my phone away.", "04-01")], start=1):  # fmt: skip
+    for n, (text, day) in enumerate(
+        [
+            ("I use an Android phone.", "01-10"),
+            ("I switched to an iPhone.", "03-01"),
+            ("I gave my phone away.", "04-01"),
+        ],
+        start=1,
+    ):
         mw.enqueue_episodes([episode(n, text, when=f"2025-{day}T09:00:00+00:00")])
         mw.drain()
     phone = {m.value: m for m in mw.memories(SCOPE, include_history=True) if m.key == "user.phone"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -22,9 +22,18 @@ S = Scope(tenant_id="t1", user_id="u1")
 
 
 def ep(n: int, when: str, content: str, **meta: str) -> dict[str, Any]:
-    return {"episode_id": f"u1-{n}", "tenant_id": "t1", "user_id": "u1", "session_id": f"s{n // 5}", "turn": n,
-            "role": "user", "source": "user", "content": content, "occurred_at": f"{when}T09:00:00+00:00",
-            "metadata": dict(meta)}  # fmt: skip
+    return {
+        "episode_id": f"u1-{n}",
+        "tenant_id": "t1",
+        "user_id": "u1",
+        "session_id": f"s{n // 5}",
+        "turn": n,
+        "role": "user",
+        "source": "user",
+        "content": content,
+        "occurred_at": f"{when}T09:00:00+00:00",
+        "metadata": dict(meta),
+    }
 
 
 def at(day: str) -> datetime:
@@ -79,24 +88,41 @@ CELLO = Scenario(
         ep(15, "2025-03-14", "I'm still learning the cello, it's going well."),
         ep(16, "2025-04-01", "I quit Acme."),
     ],
-    current={"user.phone": "iPhone", "user.sister.wedding": "in September 2025", "user.instrument.learning": "cello",
-             "user.car": "Toyota Corolla", "user.favorite.author": "N. K. Jemisin", "user.race.training": "marathon",
-             "user.language.speaking": "Portuguese", "user.home_city": "Porto"},  # fmt: skip
-    questions={"What phone do I use?": "user.phone", "When is my sister's wedding?": "user.sister.wedding",
-               "Which instrument am I learning?": "user.instrument.learning", "What car do I drive?": "user.car",
-               "Who is my favourite author?": "user.favorite.author", "Where do I live?": "user.home_city",
-               "What am I training for?": "user.race.training"},  # fmt: skip
-    changes=[Change("user.phone", "Android phone", "iPhone", "What phone do I use?"),
-             Change("user.favorite.author", "Ursula K. Le Guin", "N. K. Jemisin", "Who is my favourite author?"),
-             Change("user.sister.wedding", "on 14 June 2025", "in September 2025", "When is my sister's wedding?"),
-             Change("user.home_city", "Valencia", "Porto", "Where do I live?"),
-             Change("user.home_city", "Madrid", "Valencia", "Where do I live?")],  # fmt: skip
+    current={
+        "user.phone": "iPhone",
+        "user.sister.wedding": "in September 2025",
+        "user.instrument.learning": "cello",
+        "user.car": "Toyota Corolla",
+        "user.favorite.author": "N. K. Jemisin",
+        "user.race.training": "marathon",
+        "user.language.speaking": "Portuguese",
+        "user.home_city": "Porto",
+    },
+    questions={
+        "What phone do I use?": "user.phone",
+        "When is my sister's wedding?": "user.sister.wedding",
+        "Which instrument am I learning?": "user.instrument.learning",
+        "What car do I drive?": "user.car",
+        "Who is my favourite author?": "user.favorite.author",
+        "Where do I live?": "user.home_city",
+        "What am I training for?": "user.race.training",
+    },
+    changes=[
+        Change("user.phone", "Android phone", "iPhone", "What phone do I use?"),
+        Change("user.favorite.author", "Ursula K. Le Guin", "N. K. Jemisin", "Who is my favourite author?"),
+        Change("user.sister.wedding", "on 14 June 2025", "in September 2025", "When is my sister's wedding?"),
+        Change("user.home_city", "Valencia", "Porto", "Where do I live?"),
+        Change("user.home_city", "Madrid", "Valencia", "Where do I live?"),
+    ],
     ended=("user.employer", "Acme", "Where did I work?", "2025-03-01"),
     restated=("user.instrument.learning", ["u1-4", "u1-15"]),
     redated=("user.sister.wedding", "2025-06-14", "2025-09-01"),
     delete="user.phone",
-    still={"What car do I drive?": "user.car", "Which instrument am I learning?": "user.instrument.learning",
-           "Who is my favourite author?": "user.favorite.author"},  # fmt: skip
+    still={
+        "What car do I drive?": "user.car",
+        "Which instrument am I learning?": "user.instrument.learning",
+        "Who is my favourite author?": "user.favorite.author",
+    },
 )
 
 #: The same kind of story in other words and other slots.
@@ -117,22 +143,38 @@ TENNIS = Scenario(
         ep(13, "2024-06-09", "I still play tennis every weekend."),
         ep(14, "2024-06-20", "I left Initech."),
     ],
-    current={"user.favorite.band": "Portishead", "user.sport.playing": "tennis", "user.brother.wedding": "in October 2024",
-             "user.car": "Tesla", "user.birthday": "May 3rd", "user.language.speaking": "Italian",
-             "user.home_city": "Nantes"},  # fmt: skip
-    questions={"What is my favourite band?": "user.favorite.band", "When is my brother's wedding?": "user.brother.wedding",
-               "What car do I drive?": "user.car", "When is my birthday?": "user.birthday",
-               "Where do I live?": "user.home_city", "Which sport do I play?": "user.sport.playing"},  # fmt: skip
-    changes=[Change("user.favorite.band", "Radiohead", "Portishead", "What is my favourite band?"),
-             Change("user.car", "Honda Civic", "Tesla", "What car do I drive?"),
-             Change("user.brother.wedding", "on 10 August 2024", "in October 2024", "When is my brother's wedding?"),
-             Change("user.home_city", "Lyon", "Nantes", "Where do I live?")],  # fmt: skip
+    current={
+        "user.favorite.band": "Portishead",
+        "user.sport.playing": "tennis",
+        "user.brother.wedding": "in October 2024",
+        "user.car": "Tesla",
+        "user.birthday": "May 3rd",
+        "user.language.speaking": "Italian",
+        "user.home_city": "Nantes",
+    },
+    questions={
+        "What is my favourite band?": "user.favorite.band",
+        "When is my brother's wedding?": "user.brother.wedding",
+        "What car do I drive?": "user.car",
+        "When is my birthday?": "user.birthday",
+        "Where do I live?": "user.home_city",
+        "Which sport do I play?": "user.sport.playing",
+    },
+    changes=[
+        Change("user.favorite.band", "Radiohead", "Portishead", "What is my favourite band?"),
+        Change("user.car", "Honda Civic", "Tesla", "What car do I drive?"),
+        Change("user.brother.wedding", "on 10 August 2024", "in October 2024", "When is my brother's wedding?"),
+        Change("user.home_city", "Lyon", "Nantes", "Where do I live?"),
+    ],
     ended=("user.employer", "Initech", "Where did I work?", "2024-06-01"),
     restated=("user.sport.playing", ["u1-3", "u1-13"]),
     redated=("user.brother.wedding", "2024-08-10", "2024-10-01"),
     delete="user.car",
-    still={"What is my favourite band?": "user.favorite.band", "When is my birthday?": "user.birthday",
-           "Which sport do I play?": "user.sport.playing"},  # fmt: skip
+    still={
+        "What is my favourite band?": "user.favorite.band",
+        "When is my birthday?": "user.birthday",
+        "Which sport do I play?": "user.sport.playing",
+    },
 )
 
 
@@ -235,12 +277,15 @@ def test_deleting_one_open_key_removes_its_history_and_transcripts(
 
 
 def test_forget_requests_erase_a_matching_slot_or_wait_visibly(sqlite_url: str, make_memworks: Any) -> None:
-    """"Forget about the cello" erases the cello slot with a manifest; "forget my boat", which
+    """ "Forget about the cello" erases the cello slot with a manifest; "forget my boat", which
     matches nothing stored, is a pending request the user can see, never an active transcript."""
     mw = make_memworks(sqlite_url)
-    for turn in [ep(1, "2025-01-15", "I started learning the cello last month."), ep(2, "2025-01-20", "I drive a Volvo."),
-                 ep(3, "2025-02-01", "Forget about the cello."),
-                 ep(4, "2025-02-02", "Please forget what you know about my boat.")]:  # fmt: skip
+    for turn in [
+        ep(1, "2025-01-15", "I started learning the cello last month."),
+        ep(2, "2025-01-20", "I drive a Volvo."),
+        ep(3, "2025-02-01", "Forget about the cello."),
+        ep(4, "2025-02-02", "Please forget what you know about my boat."),
+    ]:
         mw.enqueue_episodes([turn])
         mw.drain()
     rows = mw.memories(S, include_history=True)
@@ -255,20 +300,29 @@ def test_forget_requests_erase_a_matching_slot_or_wait_visibly(sqlite_url: str, 
 def test_a_named_speaker_gets_records_of_their_own(sqlite_url: str, make_memworks: Any) -> None:
     """In a conversation of several named people (LoCoMo's metadata), first person is the speaker."""
     mw = make_memworks(sqlite_url)
-    mw.enqueue_episodes([ep(1, "2023-05-08", "Caroline: I started learning the piano last month.", speaker="Caroline"),
-                         ep(2, "2023-05-08", "Melanie: I use an Android phone.", speaker="Melanie")])  # fmt: skip
+    mw.enqueue_episodes(
+        [
+            ep(1, "2023-05-08", "Caroline: I started learning the piano last month.", speaker="Caroline"),
+            ep(2, "2023-05-08", "Melanie: I use an Android phone.", speaker="Melanie"),
+        ]
+    )
     mw.drain()
     keys = {m.key: (m.value, m.text.split()[0]) for m in mw.memories(S) if m.key}
-    assert keys == {"person.caroline.instrument.learning": ("piano", "Caroline"),
-                    "person.melanie.phone": ("Android phone", "Melanie")}  # fmt: skip
+    assert keys == {
+        "person.caroline.instrument.learning": ("piano", "Caroline"),
+        "person.melanie.phone": ("Android phone", "Melanie"),
+    }
 
 
 def test_madrid_valencia_porto_present_top_three_holds_no_superseded_statement(
     sqlite_url: str, make_memworks: Any
 ) -> None:
     mw = make_memworks(sqlite_url)
-    for turn in [ep(1, "2025-01-06", "I live in Madrid."), ep(2, "2025-02-06", "I moved to Valencia."),
-                 ep(3, "2025-03-06", "I moved to Porto last week.")]:  # fmt: skip
+    for turn in [
+        ep(1, "2025-01-06", "I live in Madrid."),
+        ep(2, "2025-02-06", "I moved to Valencia."),
+        ep(3, "2025-03-06", "I moved to Porto last week."),
+    ]:
         mw.enqueue_episodes([turn])
         mw.drain()
     hits = mw.retrieve(S, "Where do I live?").hits
@@ -288,8 +342,14 @@ def test_consolidation_merges_restatements_across_wording_inside_a_slot(sqlite_u
     consolidation runs, then the restatements are one record holding the evidence of every
     mention, the merged one points at it, and the neighbouring fact stays its own record."""
     mw = make_memworks(sqlite_url)
-    for n, text in enumerate(["I like dark mode in my code editor.", "I like a light theme in my terminal.",
-                              "I really like dark mode in the code editor."], start=1):  # fmt: skip
+    for n, text in enumerate(
+        [
+            "I like dark mode in my code editor.",
+            "I like a light theme in my terminal.",
+            "I really like dark mode in the code editor.",
+        ],
+        start=1,
+    ):
         mw.enqueue_episodes([ep(n, f"2025-0{n}-01", text)])
         mw.drain()
     assert len(current(mw, "user.likes")) == 3
@@ -329,9 +389,14 @@ def test_bad_input_crashes_nothing_keys_nothing_and_leaves_a_gate_reason(sqlite_
     keyed = {m.key: m.value for m in mw.memories(S) if m.key}
     assert keyed == {"user.car": "Volvo", "user.language.speaking": "Italian"}
     with Session(mw.runtime.engine) as s:
-        reasons = {d.episode_id: d.reason for d in s.scalars(select(GateDecision).where(GateDecision.extractor == "open"))
-                   if d.outcome.value == "rejected"}  # fmt: skip
-    assert reasons == {"u1-1": "not read by the open extractor: not English",
-                       "u1-2": "not read by the open extractor: no words: emoji, symbols or code only",
-                       "u1-3": "not read by the open extractor: longer than 2000 characters: pasted material, not a statement",
-                       "u1-4": "not read by the open extractor: no words: emoji, symbols or code only"}  # fmt: skip
+        reasons = {
+            d.episode_id: d.reason
+            for d in s.scalars(select(GateDecision).where(GateDecision.extractor == "open"))
+            if d.outcome.value == "rejected"
+        }
+    assert reasons == {
+        "u1-1": "not read by the open extractor: not English",
+        "u1-2": "not read by the open extractor: no words: emoji, symbols or code only",
+        "u1-3": "not read by the open extractor: longer than 2000 characters: pasted material, not a statement",
+        "u1-4": "not read by the open extractor: no words: emoji, symbols or code only",
+    }

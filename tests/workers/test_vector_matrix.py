@@ -19,13 +19,22 @@ from memworks.store.projections.scope_cache import SCOPES
 from tests.factories import episode
 
 U = Scope(tenant_id="t1", user_id="u1")
-LINES = ["I live in Lisbon.", "My dog is called Pixel.", "I work at Globex as a nurse.", "I love sushi.",
-         "I moved to Berlin two weeks ago.", "thanks!", "Can you draft a note for the team meeting?"]  # fmt: skip
+LINES = [
+    "I live in Lisbon.",
+    "My dog is called Pixel.",
+    "I work at Globex as a nurse.",
+    "I love sushi.",
+    "I moved to Berlin two weeks ago.",
+    "thanks!",
+    "Can you draft a note for the team meeting?",
+]
 
 
 def loaded(make_memworks: Any, url: str) -> Any:
     mw = make_memworks(url)
-    mw.enqueue_episodes([episode(i, t, when=f"2025-0{1 + i // 4}-1{i % 4}T09:00:00+00:00") for i, t in enumerate(LINES)])
+    mw.enqueue_episodes(
+        [episode(i, t, when=f"2025-0{1 + i // 4}-1{i % 4}T09:00:00+00:00") for i, t in enumerate(LINES)]
+    )
     mw.drain()
     return mw
 
@@ -33,9 +42,11 @@ def loaded(make_memworks: Any, url: str) -> Any:
 def exact(mw: Any, q: np.ndarray, limit: int, now: datetime) -> dict[str, float]:
     """Filter first in SQL, then score every visible vector: the reference."""
     with Session(mw.runtime.engine) as s:
-        rows = s.execute(select(VectorEntry.memory_id, VectorEntry.vector)
-                         .join(Memory, Memory.memory_id == VectorEntry.memory_id)
-                         .where(*visible(U, now=now, as_of=None, known_at=None))).all()  # fmt: skip
+        rows = s.execute(
+            select(VectorEntry.memory_id, VectorEntry.vector)
+            .join(Memory, Memory.memory_id == VectorEntry.memory_id)
+            .where(*visible(U, now=now, as_of=None, known_at=None))
+        ).all()
     sims = {m: float(np.frombuffer(v, dtype=np.float32) @ q) for m, v in rows}
     return dict(sorted(sims.items(), key=lambda kv: -kv[1])[:limit])
 
@@ -62,8 +73,11 @@ def bm25_reference(s: Session, query: str, where: list[Any], limit: int) -> list
     n, avg = s.execute(select(func.count(), func.avg(LexicalDoc.length)).where(*scope)).one()
     length = dict(s.execute(select(LexicalDoc.memory_id, LexicalDoc.length).where(*scope)).all())
     words = query_terms(query)
-    posts = [(t, m, tf) for t, m, tf in s.execute(select(LexicalPosting.term, LexicalPosting.memory_id, LexicalPosting.tf))
-             if t in words and m in length]  # fmt: skip
+    posts = [
+        (t, m, tf)
+        for t, m, tf in s.execute(select(LexicalPosting.term, LexicalPosting.memory_id, LexicalPosting.tf))
+        if t in words and m in length
+    ]
     df = {t: sum(1 for p in posts if p[0] == t) for t in words}
     score: dict[str, float] = {}
     for t, m, tf in posts:
@@ -80,7 +94,10 @@ def test_lexical_search_equals_filtering_first_then_scoring(db_url: str, make_me
     mw.enqueue_episodes([episode(30, "I moved to Porto.", when="2025-06-01T09:00:00+00:00")])  # Berlin is history now
     mw.drain()
     now = datetime.now(UTC)
-    reads = {"present": dict(as_of=None, known_at=None), "then": dict(as_of=datetime(2025, 3, 1, tzinfo=UTC), known_at=None)}
+    reads = {
+        "present": dict(as_of=None, known_at=None),
+        "then": dict(as_of=datetime(2025, 3, 1, tzinfo=UTC), known_at=None),
+    }
     for query in ("Where do I live?", "Berlin", "dog Pixel", "work nurse Globex", "sushi"):
         for name, when in reads.items():
             where = visible(U, now=now, **when)
@@ -90,8 +107,10 @@ def test_lexical_search_equals_filtering_first_then_scoring(db_url: str, make_me
     old = [m.memory_id for m in mw.memories(U, include_history=True) if m.value == "Berlin" and m.superseded_by]
     assert old, "moving to Porto supersedes the Berlin record"
     with Session(mw.runtime.engine) as s:  # the superseded record is found for a past moment only
-        now_hits, then_hits = (lexical.search(s, scope=U, query="Berlin", where=visible(U, now=now, **w),
-                                              present=n == "present") for n, w in reads.items())  # fmt: skip
+        now_hits, then_hits = (
+            lexical.search(s, scope=U, query="Berlin", where=visible(U, now=now, **w), present=n == "present")
+            for n, w in reads.items()
+        )
     assert old[0] in then_hits and old[0] not in now_hits
 
 

@@ -7,7 +7,8 @@ Pairs with cosine at least ``threshold`` form a sparse graph, and so do two reco
 whose values name the same thing in other words (:func:`restated`: "dark mode in my code
 editor" / "dark mode in the code editor", the same words once filler is dropped; open slots
 only); the graph's
-connected components (SciPy) are candidate groups. Because a component may chain A~B~C with A and C apart, every member is re-checked
+connected components (SciPy) are candidate groups. Because a component may chain A~B~C with A and C apart,
+every member is re-checked
 against the group's representative: cosine, same key, and no :func:`contradicts`. Members
 that fail are reported in ``blocked`` and are not merged.
 
@@ -205,7 +206,9 @@ def _block_groups(block: list[MemoryView], unit: npt.NDArray[np.float64], thresh
                 merged.append(m)
         evidence = tuple(dict.fromkeys(e for x in (rep, *merged) for e in x.evidence))
         confidence = max(x.confidence for x in (rep, *merged))
-        groups.append(MergeGroup(rep.memory_id, tuple(x.memory_id for x in merged), evidence, confidence, tuple(blocked)))
+        groups.append(
+            MergeGroup(rep.memory_id, tuple(x.memory_id for x in merged), evidence, confidence, tuple(blocked))
+        )
     return groups
 
 

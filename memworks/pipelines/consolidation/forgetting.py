@@ -85,7 +85,9 @@ def _reason(m: MemoryView, now: datetime) -> str:
     return f"capacity: low confidence {m.confidence:.2f} ({verified}, attention {m.attention:.2f})"
 
 
-def select_evictions(records: Sequence[MemoryView], *, now: datetime, policy: ForgettingPolicy) -> list[tuple[str, str]]:
+def select_evictions(
+    records: Sequence[MemoryView], *, now: datetime, policy: ForgettingPolicy
+) -> list[tuple[str, str]]:
     """``(memory_id, reason)`` for the records to evict so live records fit ``max_records``.
 
     Pass one user scope at a time. Only live records count and only live records are evicted.

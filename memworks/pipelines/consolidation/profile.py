@@ -3,7 +3,8 @@
 Eligible records (see :func:`eligible`) are ordered procedural first (how to answer), then
 semantic by key (keyless last), then ``memory_id``, and added one line at a time while the
 whole rendered block, measured with the caller's ``count_tokens``, stays within
-``max_tokens`` (lines are counted one by one, the block once at the end). A line that does not fit is skipped and the next (possibly shorter) line is
+``max_tokens`` (lines are counted one by one, the block once at the end). A line that does not fit is skipped
+and the next (possibly shorter) line is
 tried. The cap is hard; an empty profile renders to ``""`` with 0 tokens.
 
 The profile speaks of the user in the third person: a record text that kept the speaker's own
@@ -52,7 +53,9 @@ def eligible(m: MemoryView, *, now: datetime | None, min_confidence: float) -> b
     (``valid_from <= now < valid_to``); without it, only status and flags are checked.
     """
     timely = now is None or (
-        (m.expires_at is None or m.expires_at > now) and (m.valid_to is None or m.valid_to > now) and m.valid_from <= now
+        (m.expires_at is None or m.expires_at > now)
+        and (m.valid_to is None or m.valid_to > now)
+        and m.valid_from <= now
     )
     return (
         timely
@@ -75,11 +78,15 @@ def _order(m: MemoryView) -> tuple[int, bool, str, str]:
 #: First-person words and their third-person forms. "I" counts only before a lower-case word
 #: or a contraction ("I'm", "I play"), so a title ("I, Robot", "I Will Survive") is left alone.
 _THIRD_PERSON = (
-    (re.compile(r"\b(?:my|our)\b"), "their"), (re.compile(r"\b(?:myself|ourselves)\b"), "themselves"),
-    (re.compile(r"\b(?:mine|ours)\b"), "theirs"), (re.compile(r"\b(?:me|us)\b"), "them"),
-    (re.compile(r"\bI'm\b"), "they're"), (re.compile(r"\bI've\b"), "they've"), (re.compile(r"\bI'd\b"), "they'd"),
+    (re.compile(r"\b(?:my|our)\b"), "their"),
+    (re.compile(r"\b(?:myself|ourselves)\b"), "themselves"),
+    (re.compile(r"\b(?:mine|ours)\b"), "theirs"),
+    (re.compile(r"\b(?:me|us)\b"), "them"),
+    (re.compile(r"\bI'm\b"), "they're"),
+    (re.compile(r"\bI've\b"), "they've"),
+    (re.compile(r"\bI'd\b"), "they'd"),
     (re.compile(r"\bI(?= [a-z])"), "they"),
-)  # fmt: skip
+)
 _QUOTED = re.compile(r"(\"[^\"]*\"|“[^”]*”)")
 
 

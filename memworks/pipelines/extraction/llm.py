@@ -179,8 +179,10 @@ def parse_operations(raw: str, turn: Turn, *, stored: Collection[str] | None = N
                 raise ExtractionRejected(f"operations[{i}].key: {op.op} names a slot that is not stored")
     candidates: list[Candidate] = []
     for op in reply.operations:
-        valid_from, event_at = (t.replace(tzinfo=turn.occurred_at.tzinfo) if t is not None and t.tzinfo is None else t
-                                for t in (op.valid_from, op.event_at))  # fmt: skip
+        valid_from, event_at = (
+            t.replace(tzinfo=turn.occurred_at.tzinfo) if t is not None and t.tzinfo is None else t
+            for t in (op.valid_from, op.event_at)
+        )
         candidates.append(
             Candidate(
                 op=op.candidate_op,
@@ -241,8 +243,9 @@ class LLMExtractor:
             raise ValueError("attempts must be at least 1")
         self._complete, self.attempts = complete, attempts
 
-    def __call__(self, turn: Turn, *, context: Sequence[Turn] = (),
-                 known: Sequence[MemoryView] | None = None) -> list[Candidate]:  # fmt: skip
+    def __call__(
+        self, turn: Turn, *, context: Sequence[Turn] = (), known: Sequence[MemoryView] | None = None
+    ) -> list[Candidate]:
         """Extract candidates from a user turn. Other roles return ``[]`` without a model call.
 
         Assistant, tool and system text is not the user speaking, so it never becomes a
@@ -265,4 +268,5 @@ class LLMExtractor:
                     suffix = f" (after {len(reasons)} replies)" if len(reasons) > 1 else ""
                     raise ExtractionRejected(exc.reason + suffix) from exc
             prompt = build_prompt(turn, context, known or ()) + (
-                f"\nYour previous reply was refused: {reasons[-1]}. Reply again with only the JSON object.\n")
+                f"\nYour previous reply was refused: {reasons[-1]}. Reply again with only the JSON object.\n"
+            )

@@ -153,10 +153,12 @@ class OpenVocabularyExtractor:
         said = {value_terms(c.value) for c in ruled if c.op is CandidateOp.ASSERT and c.key and c.value.strip()}
         forgot = any(c.forget is not None for c in ruled)
         opened = [
-            _candidate(st, turn, person) for st in found
-            if not (st.forget_terms and forgot) and (st.forget_terms or st.key not in taken)
+            _candidate(st, turn, person)
+            for st in found
+            if not (st.forget_terms and forgot)
+            and (st.forget_terms or st.key not in taken)
             and not (st.op is CandidateOp.ASSERT and value_terms(st.value) in said)
-        ]  # fmt: skip
+        ]
         return _dedupe([*ruled, *opened])
 
     def _rules(self, turn: Turn, person: Person) -> list[Candidate]:
@@ -203,6 +205,8 @@ def _sentences(line: str) -> list[str]:
         start = m.end()
     out.append(line[start:].strip())
     return [s for s in out if s]
+
+
 _FIRST_PERSON_WORD = re.compile(r"\b(?:i|i'm|i've|i'd|im|ive|we|we're|we've|my|our|me)\b", re.IGNORECASE)
 _MY = re.compile(r"\b(?:my|our)\b", re.IGNORECASE)
 _THIRD = re.compile(r"\b(?:he|she|his|her)\b", re.IGNORECASE)
@@ -242,8 +246,12 @@ _POINTS_ELSEWHERE = re.compile(
 )
 _FIRST_PERSON_VALUE = re.compile(r"\b(?:I|my|me|mine)\b")
 _GERUND_PLAN = re.compile(r"^start at \w+ing\b", re.I)
-_FIRST_PERSON = ((re.compile(r"\b(?:my|our)\b", re.I), "their"), (re.compile(r"\b(?:me|us)\b"), "them"),
-                 (re.compile(r"\b(?:myself|ourselves)\b", re.I), "themselves"), (re.compile(r"\bI\b"), "they"))  # fmt: skip
+_FIRST_PERSON = (
+    (re.compile(r"\b(?:my|our)\b", re.I), "their"),
+    (re.compile(r"\b(?:me|us)\b"), "them"),
+    (re.compile(r"\b(?:myself|ourselves)\b", re.I), "themselves"),
+    (re.compile(r"\bI\b"), "they"),
+)
 
 
 def _tidy(c: Candidate) -> Candidate | None:
@@ -297,8 +305,9 @@ def _as_person(c: Candidate, person: Person) -> Candidate:
     key = f"{person.key}.{c.key.removeprefix('user.')}" if c.key else None
     derived = f"{person.key}.{c.derived_from_key.removeprefix('user.')}" if c.derived_from_key else None
     text = re.sub(r"\bUser(?=\b|'s)", person.name, c.text)
-    return c.model_copy(update={"key": key, "derived_from_key": derived, "text": text,
-                                "extra": {**c.extra, "subject": person.key}})  # fmt: skip
+    return c.model_copy(
+        update={"key": key, "derived_from_key": derived, "text": text, "extra": {**c.extra, "subject": person.key}}
+    )
 
 
 def _candidate(st: Statement, turn: Turn, person: Person) -> Candidate:
@@ -309,11 +318,21 @@ def _candidate(st: Statement, turn: Turn, person: Person) -> Candidate:
         extra["retracted_value"] = st.retracted
     forget = ForgetRequest(topic=st.forget_topic, terms=st.forget_terms) if st.forget_terms else None
     return Candidate(
-        op=st.op, kind=st.kind, key=None if forget else st.key, value="" if st.op is CandidateOp.RETRACT else st.value,
-        text=st.text, confidence=st.confidence, valid_from=st.time.when if st.time else None,
-        evidence=(turn.episode_id,), source=turn.source, extractor=OpenVocabularyExtractor.name, extra=extra,
-        event_at=st.event_at, forget=forget, key_is_prefix=st.key_is_prefix,
-    )  # fmt: skip
+        op=st.op,
+        kind=st.kind,
+        key=None if forget else st.key,
+        value="" if st.op is CandidateOp.RETRACT else st.value,
+        text=st.text,
+        confidence=st.confidence,
+        valid_from=st.time.when if st.time else None,
+        evidence=(turn.episode_id,),
+        source=turn.source,
+        extractor=OpenVocabularyExtractor.name,
+        extra=extra,
+        event_at=st.event_at,
+        forget=forget,
+        key_is_prefix=st.key_is_prefix,
+    )
 
 
 def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
@@ -326,8 +345,12 @@ def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
         ident = (c.op.value, c.key, c.value, c.text if c.key is None else "")
         if ident in seen:
             continue
-        if c.op is CandidateOp.RETRACT and c.key and c.forget is None and any(
-                a == c.key or (c.key_is_prefix and a.startswith(c.key + ".")) for a in asserted):  # fmt: skip
+        if (
+            c.op is CandidateOp.RETRACT
+            and c.key
+            and c.forget is None
+            and any(a == c.key or (c.key_is_prefix and a.startswith(c.key + ".")) for a in asserted)
+        ):
             continue
         seen.add(ident)
         out.append(c)

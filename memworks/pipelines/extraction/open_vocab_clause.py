@@ -11,8 +11,7 @@ The frames that read a clause live in :mod:`.open_vocab_frames`.
 from __future__ import annotations
 
 import re
-
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from memworks.models.enums import CandidateOp, MemoryKind
@@ -36,7 +35,7 @@ _TIME_HEADS = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday january february march april may "
     "june july august september october november december spring summer autumn fall winter "
     "mon tue tues wed thu thur thurs fri sat sun".split()
-)  # fmt: skip
+)
 #: A phrase goes to dateparser only with one of these (never "once a month", "every week").
 _DATED = frozenset("ago last next this past previous coming before after earlier fortnight".split()) | frozenset(
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun".split()
@@ -120,8 +119,11 @@ def clause_heads(s: Sentence) -> list[Token]:
             if c.pos not in ("VERB", "AUX") or own is None or own.lower not in FIRST:
                 continue
             marks = {m.lower for m in s.children(c.i, "mark")}
-            if (c.dep == "ccomp" and v.lemma not in _REPORTING and not marks) or c.dep == "parataxis" or (
-                    c.dep == "advcl" and marks and marks <= {"after", "before"}):  # fmt: skip
+            if (
+                (c.dep == "ccomp" and v.lemma not in _REPORTING and not marks)
+                or c.dep == "parataxis"
+                or (c.dep == "advcl" and marks and marks <= {"after", "before"})
+            ):
                 stack.append(c)
     return heads
 
@@ -149,8 +151,11 @@ def make_clause(s: Sentence, verb: Token, state: TurnState) -> Clause | None:
     if addresses_listener(s, verb):
         return None
     negated = any(c.dep == "neg" for c in kids) or any(c.lower == "never" for c in kids)
-    ended = any(c.lower in ("anymore", "longer") or (c.lower == "more" and s.child(c.i, "det")) for c in s.subtree(verb.i)
-                if c.dep in ("advmod", "npadvmod"))  # fmt: skip
+    ended = any(
+        c.lower in ("anymore", "longer") or (c.lower == "more" and s.child(c.i, "det"))
+        for c in s.subtree(verb.i)
+        if c.dep in ("advmod", "npadvmod")
+    )
     if any(c.lower == "longer" and any(k.lower == "no" for k in s.children(c.i)) for c in kids):
         negated = ended = True
     ended = ended and negated
@@ -158,8 +163,10 @@ def make_clause(s: Sentence, verb: Token, state: TurnState) -> Clause | None:
         return None
     span = own_tokens(s, verb)
     # A day or month name that modifies a noun ("the Sunday mass", "the May issue") is no time.
-    text = "".join((" " * len(s.tokens[i].text) if _names_a_thing(s, s.tokens[i]) else s.tokens[i].text)
-                   + s.tokens[i].ws for i in span)  # fmt: skip
+    text = "".join(
+        (" " * len(s.tokens[i].text) if _names_a_thing(s, s.tokens[i]) else s.tokens[i].text) + s.tokens[i].ws
+        for i in span
+    )
     time = read_time(text, state.anchor, phrases=time_phrases(s, span))
     if time is not None and (
         any(s.tokens[i].lower in _HABITUAL for i in span)  # "we usually watch movies at Thanksgiving"
@@ -172,8 +179,13 @@ def make_clause(s: Sentence, verb: Token, state: TurnState) -> Clause | None:
 
 def _names_a_thing(s: Sentence, t: Token) -> bool:
     head = s.tokens[t.head]
-    return (t.dep in ("compound", "amod") and t.lemma in _TIME_HEADS and head.pos == "NOUN"
-            and head.lemma not in _TIME_HEADS and not any(ch.isdigit() for ch in head.text))  # fmt: skip
+    return (
+        t.dep in ("compound", "amod")
+        and t.lemma in _TIME_HEADS
+        and head.pos == "NOUN"
+        and head.lemma not in _TIME_HEADS
+        and not any(ch.isdigit() for ch in head.text)
+    )
 
 
 def person_of(s: Sentence, subj: Token, state: TurnState) -> tuple[Person | None, float]:
@@ -217,8 +229,12 @@ def remember_people(s: Sentence, state: TurnState) -> None:
 
 
 def addresses_listener(s: Sentence, verb: Token) -> bool:
-    core = [t for c in s.children(verb.i) if c.dep not in ("advcl", "ccomp", "conj", "parataxis", "intj", "npadvmod")
-            for t in s.subtree(c.i)]  # fmt: skip
+    core = [
+        t
+        for c in s.children(verb.i)
+        if c.dep not in ("advcl", "ccomp", "conj", "parataxis", "intj", "npadvmod")
+        for t in s.subtree(c.i)
+    ]
     return any(t.lower in ("you", "your", "yours", "ya", "u") for t in core)
 
 
@@ -226,8 +242,11 @@ def own_tokens(s: Sentence, verb: Token) -> list[int]:
     """The clause's tokens: the verb's subtree without coordinated or side clauses."""
     skip: set[int] = set()
     for c in s.children(verb.i):
-        if (c.dep == "conj" and c.pos in ("VERB", "AUX")) or c.dep in ("parataxis", "intj", "cc", "ccomp") or (
-                c.dep == "advcl" and subject_of(s, c) is not None):  # fmt: skip
+        if (
+            (c.dep == "conj" and c.pos in ("VERB", "AUX"))
+            or c.dep in ("parataxis", "intj", "cc", "ccomp")
+            or (c.dep == "advcl" and subject_of(s, c) is not None)
+        ):
             skip.update(t.i for t in s.subtree(c.i))
     return [t.i for t in s.subtree(verb.i) if t.i not in skip]
 
@@ -288,11 +307,16 @@ def _proper_adjective(t: Token) -> bool:
 
 def names_thing(c: Clause, t: Token | None) -> bool:
     """Does ``t`` name a thing (not a pronoun, not vague, nothing that points elsewhere)?"""
-    return (t is not None and (t.pos in ("NOUN", "PROPN", "NUM") or _proper_adjective(t) and t.dep in ("dobj", "acomp"))
-            and t.lemma not in L.VAGUE_OBJECTS
-            and not _ORDINAL.fullmatch(t.lower)
-            and t.lower not in UNSAID and t.i not in c.time_tokens and not _dangling(c.s, t)
-            and not any(q.lower in _QUANTITIES for q in c.s.children(t.i, "amod", "nummod", "det", "quantmod")))  # fmt: skip
+    return (
+        t is not None
+        and (t.pos in ("NOUN", "PROPN", "NUM") or _proper_adjective(t) and t.dep in ("dobj", "acomp"))
+        and t.lemma not in L.VAGUE_OBJECTS
+        and not _ORDINAL.fullmatch(t.lower)
+        and t.lower not in UNSAID
+        and t.i not in c.time_tokens
+        and not _dangling(c.s, t)
+        and not any(q.lower in _QUANTITIES for q in c.s.children(t.i, "amod", "nummod", "det", "quantmod"))
+    )
 
 
 _DEMONSTRATIVE = frozenset({"this", "that", "these", "those"})
@@ -306,8 +330,12 @@ _IDENTIFYING = frozenset({"compound", "appos", "prep", "relcl", "acl", "nmod", "
 def _dangling(s: Sentence, t: Token) -> bool:
     """ "this book", "that painting": a thing shown or said before, named by nothing here."""
     demonstrative = any(d.lower in _DEMONSTRATIVE for d in s.children(t.i, "det"))
-    return demonstrative and t.lemma in L.ARTIFACTS and t.pos == "NOUN" and not any(
-        k.dep in _IDENTIFYING or k.pos == "PROPN" for k in s.children(t.i))
+    return (
+        demonstrative
+        and t.lemma in L.ARTIFACTS
+        and t.pos == "NOUN"
+        and not any(k.dep in _IDENTIFYING or k.pos == "PROPN" for k in s.children(t.i))
+    )
 
 
 def category_of(c: Clause, t: Token) -> str | None:
@@ -351,8 +379,11 @@ def clause_text(c: Clause, *, keep_time: bool = False, drop: frozenset[int] = fr
     gone = set(drop) | (set() if keep_time else set(c.time_tokens))
     gone |= {t.i for t in c.s.children(c.verb.i, "advmod") if t.lower in ("lately", "recently", "currently")}
     gone |= _asides(c, keep) | {t.i for t in c.s.children(c.verb.i, "mark")}
-    if any(c.s.tokens[i].pos == "PRON" and c.s.tokens[i].lower in _POINTING and c.s.tokens[i].dep in _ARGUMENTS
-           for i in keep if i not in gone):  # fmt: skip
+    if any(
+        c.s.tokens[i].pos == "PRON" and c.s.tokens[i].lower in _POINTING and c.s.tokens[i].dep in _ARGUMENTS
+        for i in keep
+        if i not in gone
+    ):
         return ""  # "how to make this": the statement leans on something said or shown before
     return render(c.s, keep, subject=c.subject, person=c.person, time=None if keep_time else c.time, drop=gone)
 
@@ -366,8 +397,9 @@ def _asides(c: Clause, keep: list[int]) -> set[int]:
         t = s.tokens[i]
         if i == c.verb.i:
             continue
-        side = (t.dep in ("advcl", "relcl", "acl", "parataxis") and not noun_part(s, t)) or (t.dep == "conj" and t.pos == "VERB"
-                                                                  and s.tokens[t.head].pos in ("NOUN", "PROPN"))
+        side = (t.dep in ("advcl", "relcl", "acl", "parataxis") and not noun_part(s, t)) or (
+            t.dep == "conj" and t.pos == "VERB" and s.tokens[t.head].pos in ("NOUN", "PROPN")
+        )
         opener = t.head == c.verb.i and t.i < c.subject.i and t.dep in ("prep", "advmod", "npadvmod", "punct")
         if side or opener:
             out.update(x.i for x in s.subtree(i))
@@ -376,12 +408,32 @@ def _asides(c: Clause, keep: list[int]) -> set[int]:
     return out
 
 
-def statement(c: Clause, rule: str, attribute: tuple[str, ...], value: str, *, text: str = "", drop: frozenset[int] = frozenset(),
-              kind: MemoryKind = MemoryKind.SEMANTIC, event_at: datetime | None = None,
-              op: CandidateOp = CandidateOp.ASSERT, key_is_prefix: bool = False) -> Statement:  # fmt: skip
+def statement(
+    c: Clause,
+    rule: str,
+    attribute: tuple[str, ...],
+    value: str,
+    *,
+    text: str = "",
+    drop: frozenset[int] = frozenset(),
+    kind: MemoryKind = MemoryKind.SEMANTIC,
+    event_at: datetime | None = None,
+    op: CandidateOp = CandidateOp.ASSERT,
+    key_is_prefix: bool = False,
+) -> Statement:
     """A statement of clause ``c`` about its person; the text is the rewritten clause by default."""
     if c.time is not None and c.time.phrase and c.time.phrase in value:  # "a new group last Tues"
         value = " ".join(value.replace(c.time.phrase, " ").split()).strip(" ,") or value
-    return Statement(rule, c.person, tuple(a for a in attribute if a), value, text or clause_text(c, drop=drop), op=op,
-                     kind=kind, time=c.time, event_at=event_at, confidence=c.confidence,
-                     key_is_prefix=key_is_prefix)  # fmt: skip
+    return Statement(
+        rule,
+        c.person,
+        tuple(a for a in attribute if a),
+        value,
+        text or clause_text(c, drop=drop),
+        op=op,
+        kind=kind,
+        time=c.time,
+        event_at=event_at,
+        confidence=c.confidence,
+        key_is_prefix=key_is_prefix,
+    )

@@ -26,7 +26,9 @@ def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
     verb = root
     if root.lemma == "stop" and (x := s.child(root.i, "xcomp")) and x.lemma in ("remember", "store", "keep"):
         verb = x
-    elif root.lemma not in _FORGET_VERBS and not (root.lemma in ("remember", "keep", "store") and s.child(root.i, "neg")):
+    elif root.lemma not in _FORGET_VERBS and not (
+        root.lemma in ("remember", "keep", "store") and s.child(root.i, "neg")
+    ):
         return None
     subj = s.child(root.i, "nsubj")
     if subj is not None and subj.lower != "you":
@@ -38,14 +40,26 @@ def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
         return None
     words = "".join(t.text + t.ws for t in s.subtree(topic.i)).strip(" .!?")
     shown = " ".join("their" if w.lower() in MY else "them" if w.lower() == "me" else w for w in words.split())
-    terms = tuple(dict.fromkeys(
-        t.lemma for t in s.subtree(topic.i)
-        if t.pos in ("NOUN", "PROPN", "ADJ", "VERB") and t.lemma not in _TOPIC_STOP and t.lower not in MY
-    ))  # fmt: skip
+    terms = tuple(
+        dict.fromkeys(
+            t.lemma
+            for t in s.subtree(topic.i)
+            if t.pos in ("NOUN", "PROPN", "ADJ", "VERB") and t.lemma not in _TOPIC_STOP and t.lower not in MY
+        )
+    )
     if not terms:
         return []
-    st = Statement("forget", state.speaker, (), "", f"{state.speaker.name} asked to forget {shown}.", op=CandidateOp.RETRACT,
-                   confidence=0.9, forget_topic=shown, forget_terms=terms)  # fmt: skip
+    st = Statement(
+        "forget",
+        state.speaker,
+        (),
+        "",
+        f"{state.speaker.name} asked to forget {shown}.",
+        op=CandidateOp.RETRACT,
+        confidence=0.9,
+        forget_topic=shown,
+        forget_terms=terms,
+    )
     return [st]
 
 

@@ -53,8 +53,8 @@ from memworks.pipelines.extraction.open_vocab_clause import (
 )
 from memworks.pipelines.extraction.open_vocab_forget import forget_request
 from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
-from memworks.pipelines.extraction.open_vocab_states import interest_frame, measures_in, state_frame
 from memworks.pipelines.extraction.open_vocab_render import phrase, slug
+from memworks.pipelines.extraction.open_vocab_states import interest_frame, measures_in, state_frame
 from memworks.pipelines.extraction.open_vocab_time import TimeRead, read_time, written
 
 __all__ = ["statements_in"]
@@ -210,15 +210,19 @@ def _attribute(c: Clause) -> list[Statement]:
         return []
     text = f"{c.person.possessive} {'favorite ' if attr[0] == 'favorite' else ''}{noun.text.lower()} is {value}."
     if attr == ("interests",):
-        return [statement(c, "attribute.interest", attr, v, text=f"{c.person.name} is into {v}.")
-                for v, _ in conjuncts(c, value_tok)]  # fmt: skip
+        return [
+            statement(c, "attribute.interest", attr, v, text=f"{c.person.name} is into {v}.")
+            for v, _ in conjuncts(c, value_tok)
+        ]
     st = statement(c, "attribute", attr, value, text=_words_of_attr(c, noun, text))
     # "my birthday is May 3rd": a date inside the value says nothing about when the fact began.
     return [replace(st, time=None) if st.time and st.time.phrase.lower() in value.lower() else st]
 
 
 def _words_of_attr(c: Clause, noun: Token, fallback: str) -> str:
-    mods = [m.text.lower() for m in c.s.children(noun.i, "amod", "compound") if m.i < noun.i and m.lower not in _DROP_MODS]
+    mods = [
+        m.text.lower() for m in c.s.children(noun.i, "amod", "compound") if m.i < noun.i and m.lower not in _DROP_MODS
+    ]
     name = " ".join([*mods, noun.text.lower()]).replace("favourite", "favorite")
     return fallback.replace(f" {noun.text.lower()} is", f" {name} is", 1).replace("favorite favorite", "favorite")
 
@@ -244,8 +248,12 @@ def _redate(c: Clause) -> list[Statement]:
         return []
     words = "".join(t.text + t.ws for t in c.s.subtree(target.i)).strip()
     # "to September" / "to next Friday": read as a date with a preposition timeparse knows.
-    when = read_time(f"in {words}" if words.lower().split()[0] not in ("next", "this", "last") else words,
-                     c.state.anchor, future=True, phrases=(words,))  # fmt: skip
+    when = read_time(
+        f"in {words}" if words.lower().split()[0] not in ("next", "this", "last") else words,
+        c.state.anchor,
+        future=True,
+        phrases=(words,),
+    )
     if when is None:
         return []
     owner = c.person
@@ -280,9 +288,13 @@ def _hold(c: Clause) -> list[Statement]:
         return []
     if cat in L.SETTINGS:
         adjs = [m.lower for m in c.s.children(obj.i, "amod", "compound") if m.pos in ("ADJ", "NOUN") and m.i < obj.i]
-        where = next((c.s.child(p.i, "pobj") for p in c.s.children(obj.i, "prep") if p.lower in ("in", "for", "on")), None)
+        where = next(
+            (c.s.child(p.i, "pobj") for p in c.s.children(obj.i, "prep") if p.lower in ("in", "for", "on")), None
+        )
         if where is None:
-            where = next((c.s.child(p.i, "pobj") for p in c.s.children(v.i, "prep") if p.lower in ("in", "for", "on")), None)
+            where = next(
+                (c.s.child(p.i, "pobj") for p in c.s.children(v.i, "prep") if p.lower in ("in", "for", "on")), None
+            )
         if not adjs:
             return []
         named = where is not None and names_thing(c, where)
@@ -321,8 +333,10 @@ def _activity(c: Clause) -> list[Statement]:
     cat = category_of(c, obj) or ({"read": "book", "watch": "show"}.get(v.lemma) if obj.pos == "PROPN" else None)
     family = cat or head_slug(c, obj)
     if cat == "language" and v.lemma == "speak":
-        return [statement(c, "activity.language", ("language", "speaking"), value.title(), drop=drop)
-                for value, drop in conjuncts(c, obj)]  # fmt: skip
+        return [
+            statement(c, "activity.language", ("language", "speaking"), value.title(), drop=drop)
+            for value, drop in conjuncts(c, obj)
+        ]
     if (family, aspect) in L.MULTI_ASPECTS:
         return [statement(c, "activity", (family, aspect), value, drop=drop) for value, drop in conjuncts(c, obj)]
     return [statement(c, "activity", (family, aspect), phrase(c.s, obj, keep_det=False))]
@@ -340,22 +354,40 @@ def _event(c: Clause) -> list[Statement]:
     if escorted:  # "took my kids to a pottery workshop": the event is the workshop
         obj = next((c.s.child(p.i, "pobj") for p in c.s.children(v.i, "prep") if p.lower == "to"), None)
     if v.lemma == "go" and obj is not None and obj.tag == "VBG":  # "we went camping"
-        st = statement(c, "event", (slug(obj.lower), "go"), obj.text.lower(), kind=MemoryKind.EPISODIC,
-                       event_at=c.time.when if c.time else None)  # fmt: skip
+        st = statement(
+            c,
+            "event",
+            (slug(obj.lower), "go"),
+            obj.text.lower(),
+            kind=MemoryKind.EPISODIC,
+            event_at=c.time.when if c.time else None,
+        )
         return [replace(st, confidence=c.confidence if c.time is not None else min(c.confidence, 0.7))]
     if obj is None or not names_thing(c, obj):
         return []
-    if v.lemma in ("have", "take") and not escorted and obj.lemma not in L.EVENT_NOUNS | {"class", "course", "lesson", "trip"}:
+    if (
+        v.lemma in ("have", "take")
+        and not escorted
+        and obj.lemma not in L.EVENT_NOUNS | {"class", "course", "lesson", "trip"}
+    ):
         return []
     cat = category_of(c, obj)
     family = cat if cat in ("race", "pet") else head_slug(c, obj)
     value = phrase(c.s, obj, keep_det=False)
     confidence = c.confidence if c.time is not None else min(c.confidence, 0.7)
-    st = statement(c, "event", (family, v.lemma), value, kind=MemoryKind.EPISODIC,
-                   event_at=c.time.when if c.time else None)  # fmt: skip
+    st = statement(
+        c, "event", (family, v.lemma), value, kind=MemoryKind.EPISODIC, event_at=c.time.when if c.time else None
+    )
     return [replace(st, confidence=confidence)]
 
 
 _FRAMES: tuple[Callable[[Clause], list[Statement]], ...] = (
-    _end, _attribute, state_frame, interest_frame, _redate, _hold, _activity, _event,
-)  # fmt: skip
+    _end,
+    _attribute,
+    state_frame,
+    interest_frame,
+    _redate,
+    _hold,
+    _activity,
+    _event,
+)

@@ -18,11 +18,17 @@ def _words(category: str, text: str) -> dict[str, str]:
 
 #: Object word or brand (lower case, words joined by spaces) → category.
 CATEGORY: dict[str, str] = {
-    **_words("phone", "phone smartphone cellphone iphone android pixel galaxy oneplus nokia blackberry "
-                      "motorola xiaomi huawei cell_phone mobile_phone flip_phone"),
-    **_words("car", "car prius corolla civic camry tesla jeep bmw audi mercedes volkswagen vw golf toyota "
-                    "honda ford subaru mazda kia hyundai volvo porsche ferrari lexus nissan chevy chevrolet "
-                    "suv sedan minivan hatchback convertible pickup model_3 model_y mustang outback rav4"),
+    **_words(
+        "phone",
+        "phone smartphone cellphone iphone android pixel galaxy oneplus nokia blackberry "
+        "motorola xiaomi huawei cell_phone mobile_phone flip_phone",
+    ),
+    **_words(
+        "car",
+        "car prius corolla civic camry tesla jeep bmw audi mercedes volkswagen vw golf toyota "
+        "honda ford subaru mazda kia hyundai volvo porsche ferrari lexus nissan chevy chevrolet "
+        "suv sedan minivan hatchback convertible pickup model_3 model_y mustang outback rav4",
+    ),
     **_words("laptop", "laptop macbook thinkpad chromebook macbook_pro macbook_air"),
     **_words("computer", "computer pc desktop imac mac"),
     **_words("tablet", "tablet ipad"),
@@ -35,12 +41,18 @@ CATEGORY: dict[str, str] = {
     **_words("browser", "browser firefox chrome safari"),
     **_words("operating_system", "linux ubuntu windows macos debian fedora"),
     **_words("camera", "camera dslr gopro"),
-    **_words("instrument", "instrument cello violin viola guitar piano drums drum flute clarinet saxophone sax "
-                           "trumpet trombone ukulele harp banjo mandolin harmonica accordion oboe bassoon tuba "
-                           "synth synthesizer keyboard bass double_bass electric_guitar bass_guitar"),
-    **_words("sport", "tennis soccer football basketball baseball volleyball golf hockey rugby cricket "
-                      "badminton squash climbing bouldering surfing skiing snowboarding yoga pilates boxing "
-                      "karate judo jiu-jitsu cycling rowing pickleball swimming running skating"),
+    **_words(
+        "instrument",
+        "instrument cello violin viola guitar piano drums drum flute clarinet saxophone sax "
+        "trumpet trombone ukulele harp banjo mandolin harmonica accordion oboe bassoon tuba "
+        "synth synthesizer keyboard bass double_bass electric_guitar bass_guitar",
+    ),
+    **_words(
+        "sport",
+        "tennis soccer football basketball baseball volleyball golf hockey rugby cricket "
+        "badminton squash climbing bouldering surfing skiing snowboarding yoga pilates boxing "
+        "karate judo jiu-jitsu cycling rowing pickleball swimming running skating",
+    ),
     **_words("race", "marathon half-marathon half_marathon 5k 10k triathlon ultramarathon ironman race run"),
     **_words("children", "kid kids child children son sons daughter daughters baby twins"),
     **{w: "language" for w in P.LANGUAGES},
@@ -68,12 +80,24 @@ HOLD_PREPS = {"switch": "to", "upgrade": "to", "change": "to"}
 
 #: Activity verbs → the aspect that ends the slot key (``user.instrument.learning``).
 ASPECT: dict[str, str] = {
-    "learn": "learning", "study": "learning", "practice": "learning", "practise": "learning",
-    "play": "playing", "train": "training", "read": "reading", "watch": "watching",
-    "speak": "speaking", "volunteer": "volunteering", "teach": "teaching", "coach": "coaching",
-    "collect": "collecting", "write": "writing", "knit": "knitting", "paint": "painting",
+    "learn": "learning",
+    "study": "learning",
+    "practice": "learning",
+    "practise": "learning",
+    "play": "playing",
+    "train": "training",
+    "read": "reading",
+    "watch": "watching",
+    "speak": "speaking",
+    "volunteer": "volunteering",
+    "teach": "teaching",
+    "coach": "coaching",
+    "collect": "collecting",
+    "write": "writing",
+    "knit": "knitting",
+    "paint": "painting",
     "run": "running",
-}  # fmt: skip
+}
 #: Categories whose aspect slots hold several values at once (several languages, sports).
 MULTI_ASPECTS = frozenset({("language", "speaking"), ("sport", "playing"), ("instrument", "playing")})
 #: Verbs that begin an activity named by their complement ("started learning", "took up").
@@ -130,9 +154,16 @@ NOT_FACT_VERBS = frozenset(
     "can could should might may must will shall".split()
 )
 #: Relations that can be a subject ("my sister", "our son"); "mom" → "mother" and so on.
-RELATIONS: dict[str, str] = {**P.RELATIONS, "friend": "friend", "best friend": "best_friend",
-                             "roommate": "roommate", "boss": "boss", "kids": "children",
-                             "children": "children", "parents": "parents"}  # fmt: skip
+RELATIONS: dict[str, str] = {
+    **P.RELATIONS,
+    "friend": "friend",
+    "best friend": "best_friend",
+    "roommate": "roommate",
+    "boss": "boss",
+    "kids": "children",
+    "children": "children",
+    "parents": "parents",
+}
 #: Attributes ("my X") owned by the rules extractor's fixed keys: the open layer leaves them.
 RULES_ATTRIBUTES = frozenset(
     "name job title role position employer company city hometown diet allergy allergies address "
@@ -154,14 +185,41 @@ SEASONS: dict[str, int] = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "wi
 
 #: Irregular verb forms of the verbs the frames read (regular ones are derived).
 IRREGULAR: dict[str, str] = {
-    "go": "went gone goes", "have": "had has 've 'd", "take": "took taken", "run": "ran", "buy": "bought",
-    "get": "got gotten", "sell": "sold", "give": "gave given", "meet": "met", "win": "won", "lose": "lost",
-    "speak": "spoke spoken", "write": "wrote written", "teach": "taught", "drive": "drove driven",
-    "ride": "rode ridden", "begin": "began begun", "bring": "brought", "break": "broke broken",
-    "do": "did done does", "be": "am is are was were 'm 're 's been", "hold": "held", "leave": "left",
-    "pay": "paid", "fly": "flew flown", "swim": "swam", "sing": "sang", "build": "built", "study": "studied studies",
-    "practise": "practised", "rid": "rid", "move": "moved", "shift": "shifted", "change": "changed",
-}  # fmt: skip
+    "go": "went gone goes",
+    "have": "had has 've 'd",
+    "take": "took taken",
+    "run": "ran",
+    "buy": "bought",
+    "get": "got gotten",
+    "sell": "sold",
+    "give": "gave given",
+    "meet": "met",
+    "win": "won",
+    "lose": "lost",
+    "speak": "spoke spoken",
+    "write": "wrote written",
+    "teach": "taught",
+    "drive": "drove driven",
+    "ride": "rode ridden",
+    "begin": "began begun",
+    "bring": "brought",
+    "break": "broke broken",
+    "do": "did done does",
+    "be": "am is are was were 'm 're 's been",
+    "hold": "held",
+    "leave": "left",
+    "pay": "paid",
+    "fly": "flew flown",
+    "swim": "swam",
+    "sing": "sang",
+    "build": "built",
+    "study": "studied studies",
+    "practise": "practised",
+    "rid": "rid",
+    "move": "moved",
+    "shift": "shifted",
+    "change": "changed",
+}
 
 
 def _forms(lemma: str) -> set[str]:
@@ -175,10 +233,20 @@ def _forms(lemma: str) -> set[str]:
 
 
 #: Words without which no frame reads anything: a sentence lacking all of them is not parsed.
-TRIGGERS: frozenset[str] = frozenset(
-    w
-    for lemma in (HOLD_VERBS | set(ASPECT) | EVENT_VERBS | END_VERBS | REDATE_VERBS | BEGIN_VERBS
-                  | {"give", "stop", "forget", "delete", "erase", "remove", "wipe", "remember", "store", "unlearn"})
-    for w in _forms(lemma)
-) | frozenset(STATES) | frozenset("into passionate fan enthusiast old favorite favourite fave longer anymore best "
-                                "record".split())
+TRIGGERS: frozenset[str] = (
+    frozenset(
+        w
+        for lemma in (
+            HOLD_VERBS
+            | set(ASPECT)
+            | EVENT_VERBS
+            | END_VERBS
+            | REDATE_VERBS
+            | BEGIN_VERBS
+            | {"give", "stop", "forget", "delete", "erase", "remove", "wipe", "remember", "store", "unlearn"}
+        )
+        for w in _forms(lemma)
+    )
+    | frozenset(STATES)
+    | frozenset("into passionate fan enthusiast old favorite favourite fave longer anymore best record".split())
+)

@@ -51,14 +51,16 @@ def slug(text: str) -> str:
 
 
 #: Modifiers kept in a value phrase; relative clauses and asides are not.
-_PHRASE_DEPS = frozenset("det compound amod nummod poss case nmod quantmod appos conj cc prep pobj "
-                         "npadvmod advmod punct acl".split())  # fmt: skip
+_PHRASE_DEPS = frozenset(
+    "det compound amod nummod poss case nmod quantmod appos conj cc prep pobj npadvmod advmod punct acl".split()
+)
 _DEMONSTRATIVES = {"this": "the", "that": "the", "these": "the", "those": "the"}
 _POSSESSIVES = {"my": "their", "our": "their"}
 
 
-def phrase(s: Sentence, head: Token, *, keep_det: bool = True, limit: int = 10, with_preps: bool = False,
-           conj: bool = True) -> str:  # fmt: skip
+def phrase(
+    s: Sentence, head: Token, *, keep_det: bool = True, limit: int = 10, with_preps: bool = False, conj: bool = True
+) -> str:
     """The noun phrase headed by ``head``: its modifiers, appositions and (with ``conj``) its
     conjuncts, no clauses. Without ``keep_det`` the leading article or possessive goes too."""
     keep: set[int] = set()
@@ -66,8 +68,13 @@ def phrase(s: Sentence, head: Token, *, keep_det: bool = True, limit: int = 10, 
     def walk(t: Token, depth: int) -> None:
         keep.add(t.i)
         for c in s.children(t.i):
-            if (not conj and depth == 0 and c.dep in ("conj", "cc")) or c.dep not in _PHRASE_DEPS or (c.dep in ("prep", "pobj") and not with_preps and depth == 0
-                                             and c.lower != "of") or c.dep == "advmod" and c.pos != "ADV":  # fmt: skip
+            if (
+                (not conj and depth == 0 and c.dep in ("conj", "cc"))
+                or c.dep not in _PHRASE_DEPS
+                or (c.dep in ("prep", "pobj") and not with_preps and depth == 0 and c.lower != "of")
+                or c.dep == "advmod"
+                and c.pos != "ADV"
+            ):
                 continue
             if c.dep == "acl":
                 if noun_part(s, c):
@@ -92,8 +99,13 @@ def phrase(s: Sentence, head: Token, *, keep_det: bool = True, limit: int = 10, 
 def noun_part(s: Sentence, t: Token) -> bool:
     """A bare "-ing" word right after a noun names the thing with it ("a poetry reading", "a wine
     tasting"), however the parse attached it."""
-    return (t.tag == "VBG" and t.dep in ("acl", "advcl") and t.i > 0 and s.tokens[t.i - 1].pos == "NOUN"
-            and all(s.tokens[k].dep in ("npadvmod", "advmod") for k in s.kids[t.i]))  # fmt: skip
+    return (
+        t.tag == "VBG"
+        and t.dep in ("acl", "advcl")
+        and t.i > 0
+        and s.tokens[t.i - 1].pos == "NOUN"
+        and all(s.tokens[k].dep in ("npadvmod", "advmod") for k in s.kids[t.i])
+    )
 
 
 def _word(t: Token) -> str:
@@ -112,10 +124,21 @@ def _word(t: Token) -> str:
 
 
 #: Words dropped from a rewritten clause: fillers that say nothing about the fact.
-_FILLER = frozenset("just really so actually also finally totally definitely pretty super kinda "
-                    "literally honestly basically even too well oh yeah".split())  # fmt: skip
-_THIRD = {"am": "is", "'m": "is", "are": "is", "'re": "is", "were": "was", "have": "has", "'ve": "has",
-          "do": "does", "ai": "is"}  # fmt: skip
+_FILLER = frozenset(
+    "just really so actually also finally totally definitely pretty super kinda "
+    "literally honestly basically even too well oh yeah".split()
+)
+_THIRD = {
+    "am": "is",
+    "'m": "is",
+    "are": "is",
+    "'re": "is",
+    "were": "was",
+    "have": "has",
+    "'ve": "has",
+    "do": "does",
+    "ai": "is",
+}
 
 
 def third_person(verb: Token, *, bare: bool = False) -> str:
@@ -133,8 +156,15 @@ def third_person(verb: Token, *, bare: bool = False) -> str:
     return verb.text + "s"
 
 
-def render(s: Sentence, keep: Iterable[int], *, subject: Token | None, person: Person,
-           time: TimeRead | None, drop: Iterable[int] = ()) -> str:  # fmt: skip
+def render(
+    s: Sentence,
+    keep: Iterable[int],
+    *,
+    subject: Token | None,
+    person: Person,
+    time: TimeRead | None,
+    drop: Iterable[int] = (),
+) -> str:
     """Tokens ``keep`` (minus ``drop``) written about ``person``, time resolved, as one sentence."""
     dropped = set(drop)
     tokens = [s.tokens[i] for i in sorted(set(keep)) if i not in dropped]

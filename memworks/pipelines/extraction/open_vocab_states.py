@@ -61,8 +61,10 @@ def interest_frame(c: Clause) -> list[Statement]:
         target = pcomp
     if target is None or not (names_thing(c, target) or target.pos == "VERB"):
         return []
-    return [statement(c, "interest", ("interests",), v, text=f"{c.person.name} is into {v}.")
-            for v, _ in conjuncts(c, target)]  # fmt: skip
+    return [
+        statement(c, "interest", ("interests",), v, text=f"{c.person.name} is into {v}.")
+        for v, _ in conjuncts(c, target)
+    ]
 
 
 #: Modifiers that make a noun a personal measure ("personal best time", "fastest lap").
@@ -83,8 +85,11 @@ def measures_in(s: Sentence, state: TurnState) -> list[Statement]:
             continue
         mine = any(p.lower in MY for p in s.children(t.i, "poss"))
         verb = s.tokens[t.head] if t.dep == "dobj" else None
-        said = verb is not None and verb.lemma in _MEASURE_VERBS and any(
-            k.lower in FIRST for k in s.children(verb.i, "nsubj"))
+        said = (
+            verb is not None
+            and verb.lemma in _MEASURE_VERBS
+            and any(k.lower in FIRST for k in s.children(verb.i, "nsubj"))
+        )
         if not (mine or said):
             continue
         value = _measure_value(s, t) or (_number_under(s, verb) if said and verb is not None else None)
@@ -99,8 +104,14 @@ def measures_in(s: Sentence, state: TurnState) -> list[Statement]:
 
 def _number_under(s: Sentence, verb: Token) -> str | None:
     """The one number given "of"/"with" anywhere under ``verb`` ("... with a time of 27:12")."""
-    found = [t.text for t in s.subtree(verb.i) if t.pos == "NUM" and _DIGITS.search(t.text) and t.dep == "pobj"
-             and s.tokens[t.head].lower in ("of", "with", "at")]  # fmt: skip
+    found = [
+        t.text
+        for t in s.subtree(verb.i)
+        if t.pos == "NUM"
+        and _DIGITS.search(t.text)
+        and t.dep == "pobj"
+        and s.tokens[t.head].lower in ("of", "with", "at")
+    ]
     return found[0] if len(found) == 1 else None
 
 

@@ -28,8 +28,7 @@ from memworks.pipelines.extraction.timeparse import find_time, has_future_marker
 
 __all__ = ["TimeRead", "read_time", "written"]
 
-_MONTH_NAMES = ("January February March April May June July August September October November "
-                "December").split()  # fmt: skip
+_MONTH_NAMES = ("January February March April May June July August September October November December").split()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +82,9 @@ def _granularity(phrase: str) -> str:
 
 # --- seasons and holidays --------------------------------------------------------------------
 
-_SEASON = re.compile(r"\b(?:(?P<mod>last|this|next|past|coming|the)\s+)?(?P<s>spring|summer|autumn|fall|winter)\b",
-                     re.IGNORECASE)  # fmt: skip
+_SEASON = re.compile(
+    r"\b(?:(?P<mod>last|this|next|past|coming|the)\s+)?(?P<s>spring|summer|autumn|fall|winter)\b", re.IGNORECASE
+)
 
 
 def _season(m: re.Match[str], anchor: datetime, future: bool) -> datetime | None:
@@ -131,15 +131,22 @@ def _thanksgiving(year: int) -> date:
 
 _SMALL = {"two": 2, "three": 3, "four": 4}
 _HOLIDAYS = {
-    "christmas eve": lambda y: date(y, 12, 24), "christmas": lambda y: date(y, 12, 25),
-    "xmas": lambda y: date(y, 12, 25), "new year's eve": lambda y: date(y, 12, 31),
-    "new years eve": lambda y: date(y, 12, 31), "new year's day": lambda y: date(y, 1, 1),
-    "new year's": lambda y: date(y, 1, 1), "halloween": lambda y: date(y, 10, 31),
-    "valentine's day": lambda y: date(y, 2, 14), "valentines day": lambda y: date(y, 2, 14),
-    "fourth of july": lambda y: date(y, 7, 4), "independence day": lambda y: date(y, 7, 4),
-    "thanksgiving": _thanksgiving, "black friday": lambda y: _thanksgiving(y) + timedelta(days=1),
+    "christmas eve": lambda y: date(y, 12, 24),
+    "christmas": lambda y: date(y, 12, 25),
+    "xmas": lambda y: date(y, 12, 25),
+    "new year's eve": lambda y: date(y, 12, 31),
+    "new years eve": lambda y: date(y, 12, 31),
+    "new year's day": lambda y: date(y, 1, 1),
+    "new year's": lambda y: date(y, 1, 1),
+    "halloween": lambda y: date(y, 10, 31),
+    "valentine's day": lambda y: date(y, 2, 14),
+    "valentines day": lambda y: date(y, 2, 14),
+    "fourth of july": lambda y: date(y, 7, 4),
+    "independence day": lambda y: date(y, 7, 4),
+    "thanksgiving": _thanksgiving,
+    "black friday": lambda y: _thanksgiving(y) + timedelta(days=1),
     "easter": _easter,
-}  # fmt: skip
+}
 _HOLIDAY = re.compile(
     r"\b(?:(?P<n>a|one|two|three|\d{1,2})\s+(?P<unit>days?|weeks?)\s+(?P<dir>before|after)\s+)?"
     r"(?:(?P<mod>last|this|next|past|on|at|over|for|during)\s+)?(?P<h>"
@@ -199,9 +206,12 @@ def _weekends_ago(m: re.Match[str], anchor: datetime, future: bool) -> datetime 
 
 
 _OWN = (
-    (_SEASON, _season, "season"), (_HOLIDAY, _holiday, "day"), (_THIS, _this_period, ""),
-    (_BEFORE_LAST, _before_last, ""), (_WEEKENDS_AGO, _weekends_ago, "weekend"),
-)  # fmt: skip
+    (_SEASON, _season, "season"),
+    (_HOLIDAY, _holiday, "day"),
+    (_THIS, _this_period, ""),
+    (_BEFORE_LAST, _before_last, ""),
+    (_WEEKENDS_AGO, _weekends_ago, "weekend"),
+)
 
 
 # --- the reader ------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ def alt(words: Iterable[str]) -> str:
 
 #: Head nouns that make "I'm a/an ..." a job title. False positives are worse than misses, so
 #: hobbies and traits (runner, fan, cook by taste) are left out on purpose.
-JOB_WORDS = frozenset("""
+JOB_WORDS = frozenset(
+    """
 engineer developer programmer architect designer nurse doctor physician surgeon dentist
 pharmacist therapist psychologist psychiatrist teacher professor lecturer tutor researcher
 scientist analyst consultant accountant auditor lawyer attorney paralegal solicitor barrister
@@ -39,7 +40,8 @@ coordinator strategist representative broker banker trader realtor coach trainer
 counselor counsellor caregiver midwife optometrist physiotherapist hairdresser stylist
 tailor janitor gardener courier welder machinist supervisor foreman principal dean pastor
 priest rabbi imam nanny practitioner officer lead sysadmin tester copywriter
-""".split())
+""".split()
+)
 #: Modifiers that turn "I'm a good cook"-style sentences into opinions, or past jobs.
 TITLE_NOT_CURRENT = frozenset(
     "good great bad terrible awful lousy decent big huge fast slow amateur hobby aspiring "
@@ -48,51 +50,125 @@ TITLE_NOT_CURRENT = frozenset(
 ACRONYMS = frozenset("ceo cto cfo coo cio cmo vp ux ui qa it hr ai ml pr".split())
 
 DIETS: dict[str, str] = {
-    "vegetarian": "vegetarian", "veggie": "vegetarian", "vegan": "vegan",
-    "plant based": "vegan", "pescatarian": "pescatarian", "pescetarian": "pescatarian",
-    "flexitarian": "flexitarian", "keto": "keto", "kosher": "kosher", "halal": "halal",
-    "gluten free": "gluten-free", "celiac": "gluten-free", "coeliac": "gluten-free",
-    "lactose intolerant": "lactose-free", "lactose free": "lactose-free",
+    "vegetarian": "vegetarian",
+    "veggie": "vegetarian",
+    "vegan": "vegan",
+    "plant based": "vegan",
+    "pescatarian": "pescatarian",
+    "pescetarian": "pescatarian",
+    "flexitarian": "flexitarian",
+    "keto": "keto",
+    "kosher": "kosher",
+    "halal": "halal",
+    "gluten free": "gluten-free",
+    "celiac": "gluten-free",
+    "coeliac": "gluten-free",
+    "lactose intolerant": "lactose-free",
+    "lactose free": "lactose-free",
     "dairy free": "dairy-free",
-}  # fmt: skip
+}
 SPECIES: dict[str, str] = {
-    "dog": "dog", "puppy": "dog", "pup": "dog", "doggo": "dog", "cat": "cat", "kitten": "cat",
-    "kitty": "cat", "parrot": "parrot", "bird": "bird", "budgie": "budgie",
-    "parakeet": "parakeet", "rabbit": "rabbit", "bunny": "rabbit", "hamster": "hamster",
-    "guinea pig": "guinea_pig", "ferret": "ferret", "turtle": "turtle", "tortoise": "tortoise",
-    "snake": "snake", "lizard": "lizard", "gecko": "gecko", "horse": "horse", "pony": "pony",
-    "goldfish": "fish", "fish": "fish",
-}  # fmt: skip
+    "dog": "dog",
+    "puppy": "dog",
+    "pup": "dog",
+    "doggo": "dog",
+    "cat": "cat",
+    "kitten": "cat",
+    "kitty": "cat",
+    "parrot": "parrot",
+    "bird": "bird",
+    "budgie": "budgie",
+    "parakeet": "parakeet",
+    "rabbit": "rabbit",
+    "bunny": "rabbit",
+    "hamster": "hamster",
+    "guinea pig": "guinea_pig",
+    "ferret": "ferret",
+    "turtle": "turtle",
+    "tortoise": "tortoise",
+    "snake": "snake",
+    "lizard": "lizard",
+    "gecko": "gecko",
+    "horse": "horse",
+    "pony": "pony",
+    "goldfish": "fish",
+    "fish": "fish",
+}
 RELATIONS: dict[str, str] = {
-    "mom": "mother", "mum": "mother", "mother": "mother", "mommy": "mother", "mama": "mother",
-    "dad": "father", "father": "father", "daddy": "father", "papa": "father",
-    "sister": "sister", "brother": "brother", "wife": "wife", "husband": "husband",
-    "partner": "partner", "spouse": "spouse", "girlfriend": "girlfriend",
-    "boyfriend": "boyfriend", "fiance": "fiance", "fiancé": "fiance", "fiancee": "fiance",
-    "fiancée": "fiance", "son": "son", "daughter": "daughter", "grandmother": "grandmother",
-    "grandma": "grandmother", "granny": "grandmother", "nana": "grandmother",
-    "grandfather": "grandfather", "grandpa": "grandfather", "granddad": "grandfather",
-    "grandad": "grandfather", "aunt": "aunt", "auntie": "aunt", "uncle": "uncle",
-    "cousin": "cousin", "niece": "niece", "nephew": "nephew", "stepmother": "stepmother",
-    "stepmom": "stepmother", "stepfather": "stepfather", "stepdad": "stepfather",
-    "stepson": "stepson", "stepdaughter": "stepdaughter",
-}  # fmt: skip
-LANGUAGES = frozenset("""
+    "mom": "mother",
+    "mum": "mother",
+    "mother": "mother",
+    "mommy": "mother",
+    "mama": "mother",
+    "dad": "father",
+    "father": "father",
+    "daddy": "father",
+    "papa": "father",
+    "sister": "sister",
+    "brother": "brother",
+    "wife": "wife",
+    "husband": "husband",
+    "partner": "partner",
+    "spouse": "spouse",
+    "girlfriend": "girlfriend",
+    "boyfriend": "boyfriend",
+    "fiance": "fiance",
+    "fiancé": "fiance",
+    "fiancee": "fiance",
+    "fiancée": "fiance",
+    "son": "son",
+    "daughter": "daughter",
+    "grandmother": "grandmother",
+    "grandma": "grandmother",
+    "granny": "grandmother",
+    "nana": "grandmother",
+    "grandfather": "grandfather",
+    "grandpa": "grandfather",
+    "granddad": "grandfather",
+    "grandad": "grandfather",
+    "aunt": "aunt",
+    "auntie": "aunt",
+    "uncle": "uncle",
+    "cousin": "cousin",
+    "niece": "niece",
+    "nephew": "nephew",
+    "stepmother": "stepmother",
+    "stepmom": "stepmother",
+    "stepfather": "stepfather",
+    "stepdad": "stepfather",
+    "stepson": "stepson",
+    "stepdaughter": "stepdaughter",
+}
+LANGUAGES = frozenset(
+    """
 english spanish french german italian portuguese dutch swedish norwegian danish finnish
 polish czech greek turkish russian ukrainian arabic hebrew hindi bengali urdu chinese
 mandarin cantonese japanese korean vietnamese thai indonesian malay tagalog swahili
 romanian hungarian catalan basque irish welsh persian farsi
-""".split())
+""".split()
+)
 #: Answer-format phrases → the value stored in ``user.pref.answer_format``.
 FORMATS: dict[str, str] = {
-    "bullet points": "bullet points", "bullet point": "bullet points", "bullets": "bullet points",
-    "bullet lists": "bullet points", "a bulleted list": "bullet points",
-    "bulleted lists": "bullet points", "a bullet list": "bullet points",
-    "tables": "tables", "a table": "tables", "table form": "tables", "table format": "tables",
-    "numbered lists": "numbered lists", "a numbered list": "numbered lists",
-    "markdown": "markdown", "plain text": "plain text", "json": "json", "prose": "prose",
-    "short paragraphs": "short paragraphs", "one paragraph": "one paragraph",
-}  # fmt: skip
+    "bullet points": "bullet points",
+    "bullet point": "bullet points",
+    "bullets": "bullet points",
+    "bullet lists": "bullet points",
+    "a bulleted list": "bullet points",
+    "bulleted lists": "bullet points",
+    "a bullet list": "bullet points",
+    "tables": "tables",
+    "a table": "tables",
+    "table form": "tables",
+    "table format": "tables",
+    "numbered lists": "numbered lists",
+    "a numbered list": "numbered lists",
+    "markdown": "markdown",
+    "plain text": "plain text",
+    "json": "json",
+    "prose": "prose",
+    "short paragraphs": "short paragraphs",
+    "one paragraph": "one paragraph",
+}
 COUNTRIES: dict[str, str] = {
     c.lower(): c
     for c in """Portugal|Spain|France|Germany|Italy|United Kingdom|UK|England|Scotland|Wales
@@ -101,39 +177,53 @@ COUNTRIES: dict[str, str] = {
     |America|Canada|Mexico|Brazil|Argentina|Chile|Colombia|Peru|Venezuela|Japan|China|India
     |Pakistan|Bangladesh|Korea|South Korea|Vietnam|Thailand|Indonesia|Malaysia|Philippines
     |Australia|New Zealand|Egypt|Morocco|Nigeria|Kenya|South Africa|Ethiopia|Ghana|Israel
-    |Iran|Iraq|Saudi Arabia|UAE|Qatar|Lebanon|Jordan|Cuba|Croatia|Serbia|Bulgaria""".replace(
-        "\n", ""
-    ).split("|")
-} | {"uk": "United Kingdom", "us": "United States", "usa": "United States", "america": "United States",
-     "uae": "United Arab Emirates", "czechia": "Czech Republic"}  # fmt: skip
-_DEMONYMS = frozenset("""
+    |Iran|Iraq|Saudi Arabia|UAE|Qatar|Lebanon|Jordan|Cuba|Croatia|Serbia|Bulgaria""".replace("\n", "").split("|")
+} | {
+    "uk": "United Kingdom",
+    "us": "United States",
+    "usa": "United States",
+    "america": "United States",
+    "uae": "United Arab Emirates",
+    "czechia": "Czech Republic",
+}
+_DEMONYMS = frozenset(
+    """
 american canadian british irish scottish welsh french german spanish portuguese italian dutch
 belgian swiss austrian swedish norwegian danish finnish polish czech greek turkish russian
 ukrainian brazilian mexican argentinian chilean colombian japanese chinese indian korean
 vietnamese thai filipino australian egyptian nigerian kenyan israeli iranian pakistani
-""".split())
+""".split()
+)
 #: Words that look like a name after "I'm"/"my sister is" but are not one.
-NAME_BLOCK = frozenset(
-    "back fine good great ok okay sorry here there done ready sure glad happy tired busy home "
-    "free hungry bored excited lost confused curious new old married single retired pregnant "
-    "not so just also still really very pretty interested looking trying working doing feeling "
-    "going coming later tomorrow today when maybe crazy anything whatever sick ill dead alive "
-    "gone away out in on at a an the my your our his her their it this that engineer developer "
-    "nurse doctor teacher student manager designer lawyer".split()
-) | _DEMONYMS | LANGUAGES | frozenset(DIETS) | frozenset(RELATIONS)
+NAME_BLOCK = (
+    frozenset(
+        "back fine good great ok okay sorry here there done ready sure glad happy tired busy home "
+        "free hungry bored excited lost confused curious new old married single retired pregnant "
+        "not so just also still really very pretty interested looking trying working doing feeling "
+        "going coming later tomorrow today when maybe crazy anything whatever sick ill dead alive "
+        "gone away out in on at a an the my your our his her their it this that engineer developer "
+        "nurse doctor teacher student manager designer lawyer".split()
+    )
+    | _DEMONYMS
+    | LANGUAGES
+    | frozenset(DIETS)
+    | frozenset(RELATIONS)
+)
 #: Lowercase words that cannot be an employer even from a user who never capitalises.
 ORG_BLOCK = frozenset(
     "home night nights weekends work myself yourself free hours it them him her this that "
     "school least most some everyone nobody people".split()
 )
-STOP = frozenset("""
+STOP = frozenset(
+    """
 and but or so because cause since as with for from to in on at by now then last next this
 that which who where when while ago yesterday today tomorrow tonight recently already
 anymore too also though tho btw lol haha right currently actually really just still a an the
 my our your his her their it is was are were be been after before about around near if i
 i'm we you please thanks these those days years weeks months nowadays full-time part-time
 remotely again forever permanently temporarily soon anyway here there until till ever
-""".split())
+""".split()
+)
 PLACE_STOP = STOP - {"of"}
 NAME_STOP = STOP | {"by", "and"}
 
@@ -147,11 +237,11 @@ def words_of(rest: str, limit: int, stop: frozenset[str] = STOP) -> list[str]:
     """Leading words of ``rest`` up to a stop word, punctuation or ``limit`` words."""
     out: list[str] = []
     for raw in rest.split():
-        word = _END_PUNCT.sub("", raw.strip("\"“”()[]")).strip("\"“”")
+        word = _END_PUNCT.sub("", raw.strip('"“”()[]')).strip('"“”')
         if not word or word.lower() in stop or not (any(c.isalpha() for c in word) or word == "&"):
             break
         out.append(word)
-        ends = _END_PUNCT.search(raw.rstrip("\"”")) and not raw.lower().startswith(_NAME_ABBREVIATIONS)
+        ends = _END_PUNCT.search(raw.rstrip('"”')) and not raw.lower().startswith(_NAME_ABBREVIATIONS)
         if len(out) >= limit or ends:
             break
     return out
@@ -243,11 +333,13 @@ def take_title(rest: str, require_head: bool) -> str | None:
             return None
         words = words[: heads[-1] + 1]
     return " ".join(
-        w.upper() if w.lower() in ACRONYMS
-        else w.lower() if i and w.lower() in _TITLE_PARTICLES
+        w.upper()
+        if w.lower() in ACRONYMS
+        else w.lower()
+        if i and w.lower() in _TITLE_PARTICLES
         else capitalize(w.lower())
         for i, w in enumerate(words)
-    )  # fmt: skip
+    )
 
 
 def slug(text: str) -> str:

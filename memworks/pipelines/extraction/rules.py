@@ -137,27 +137,48 @@ _TOPIC_TAIL = _re(
 _JOB = ("user.employer", "user.job_title")
 # (topic, slots, label); pets and relatives are matched separately because the slot varies.
 _TOPICS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
-    (_re(r"where\s+i\s+(?:live|stay|(?:'m|am)\s+(?:based|living))|my\s+(?:home\s+)?(?:address|city"
-         r"|location|home|whereabouts)|my\s+home\s+city|where\s+my\s+home\s+is"),
-     ("user.home_city",), "where they live"),
-    (_re(r"my\s+(?:job|work|career|employment)|where\s+i\s+work|who\s+i\s+work\s+for"
-         r"|what\s+i\s+do(?:\s+for\s+(?:a\s+)?(?:living|work))?"), _JOB, "their job"),
+    (
+        _re(
+            r"where\s+i\s+(?:live|stay|(?:'m|am)\s+(?:based|living))|my\s+(?:home\s+)?(?:address|city"
+            r"|location|home|whereabouts)|my\s+home\s+city|where\s+my\s+home\s+is"
+        ),
+        ("user.home_city",),
+        "where they live",
+    ),
+    (
+        _re(
+            r"my\s+(?:job|work|career|employment)|where\s+i\s+work|who\s+i\s+work\s+for"
+            r"|what\s+i\s+do(?:\s+for\s+(?:a\s+)?(?:living|work))?"
+        ),
+        _JOB,
+        "their job",
+    ),
     (_re(r"my\s+(?:job\s+)?(?:title|role|position)"), ("user.job_title",), "their job title"),
-    (_re(r"my\s+(?:employer|company)|the\s+company\s+i\s+work\s+(?:at|for)"), ("user.employer",),
-     "their employer"),
-    (_re(r"where\s+i(?:'m|\s+am)\s+from|where\s+i\s+(?:grew\s+up|come\s+from|was\s+born)"
-         r"|my\s+home\s?town"), ("user.hometown",), "where they are from"),
+    (_re(r"my\s+(?:employer|company)|the\s+company\s+i\s+work\s+(?:at|for)"), ("user.employer",), "their employer"),
+    (
+        _re(
+            r"where\s+i(?:'m|\s+am)\s+from|where\s+i\s+(?:grew\s+up|come\s+from|was\s+born)"
+            r"|my\s+home\s?town"
+        ),
+        ("user.hometown",),
+        "where they are from",
+    ),
     (_re(r"my\s+(?:full\s+)?name|what\s+my\s+name\s+is"), ("user.name",), "their name"),
-    (_re(r"my\s+(?:diet|dietary\s+(?:preferences?|restrictions?|requirements?)|eating\s+habits)"),
-     ("user.diet",), "their diet"),
+    (
+        _re(r"my\s+(?:diet|dietary\s+(?:preferences?|restrictions?|requirements?)|eating\s+habits)"),
+        ("user.diet",),
+        "their diet",
+    ),
     (_re(r"my\s+(?:food\s+)?allerg(?:y|ies)"), ("user.allergy",), "their allergies"),
     (_re(r"my\s+time\s?zone"), ("user.timezone",), "their time zone"),
     (_re(r"my\s+(?:seat\s+preference|preferred\s+seat)"), ("user.pref.seat",), "their seat preference"),
-    (_re(r"my\s+(?:language\s+preference|preferred\s+language)"), ("user.pref.language",),
-     "their language preference"),
-    (_re(r"my\s+(?:format(?:ting)?\s+preferences?|answer\s+format)|how\s+i\s+like\s+(?:my\s+)?answers"),
-     ("user.pref.answer_format",), "their answer format preference"),
-)  # fmt: skip
+    (_re(r"my\s+(?:language\s+preference|preferred\s+language)"), ("user.pref.language",), "their language preference"),
+    (
+        _re(r"my\s+(?:format(?:ting)?\s+preferences?|answer\s+format)|how\s+i\s+like\s+(?:my\s+)?answers"),
+        ("user.pref.answer_format",),
+        "their answer format preference",
+    ),
+)
 _PET_TOPIC = _re(rf"my\s+(?P<w>{SPECIES_ALT})(?:'s|s)?(?:\s+names?)?")
 _REL_TOPIC = _re(rf"my\s+(?P<w>{P.alt(P.RELATIONS)})(?:'s)?(?:\s+name)?")
 _MEMBER_TOPICS = ((_PET_TOPIC, "user.pet.", P.SPECIES), (_REL_TOPIC, "user.family.", P.RELATIONS))
@@ -165,30 +186,54 @@ _FAV_TOPIC = _re(r"my\s+fav(?:ou?rite|e)\s+(?P<w>[a-z][a-z\s-]{0,30})")
 
 # (rule, pattern, slot family, needs "no longer"/"anymore" somewhere in the clause)
 _CHANGES: tuple[tuple[str, re.Pattern[str], str, bool], ...] = (
-    ("retract.employer", _re(r"^i\s+(?:no\s+longer|don't|do\s+not)\s+work\s+(?:at|for|with)\s+(?P<v>.+)$"),
-     "employer", True),
-    ("retract.employer", _re(
-        rf"^{IM}\s+(?:no\s+longer|not)\s+(?:at|with|employed\s+(?:at|by)|working\s+(?:at|for))\s+(?P<v>.+)$"
-    ), "employer", True),
-    ("retract.employer", _re(
-        rf"^i(?:'ve|\s+have)?\s+{ADV}(?:quit|left|resigned\s+from|(?:was|got|been)\s+(?:fired|laid\s+off"
-        r"|let\s+go)\s+(?:from|by)|stopped\s+working\s+(?:at|for))\s+(?P<v>.+)$"
-    ), "employer", False),
-    ("retract.home", _re(r"^(?:i|we)\s+(?:no\s+longer|don't|do\s+not)\s+live\s+in\s+(?P<v>.+)$"),
-     "home", True),
-    ("retract.home", _re(rf"^(?:i|we)(?:'ve|\s+have)?\s+{ADV}moved\s+(?:away\s+from|out\s+of)\s+(?P<v>.+)$"),
-     "home", False),
-    ("retract.diet", _re(rf"^(?:{IM}|{WERE})\s+(?:no\s+longer|not)\s+(?:an?\s+)?(?P<v>{DIET_ALT})\b"),
-     "diet", True),
-    ("retract.diet", _re(rf"^(?:i|we)\s+{ADV}(?:eat|started\s+eating|(?:'m|am)\s+eating)\s+meat\s+again$"),
-     "diet", False),
-    ("retract.diet", _re(rf"^(?:i|we)\s+{ADV}(?:stopped|quit)\s+being\s+(?:an?\s+)?(?P<v>{DIET_ALT})\b"),
-     "diet", False),
-    ("retract.pet", _re(
-        rf"^(?:i|we)\s+(?:no\s+longer|don't|do\s+not)\s+have\s+(?:an?\s+)?(?P<v>{SPECIES_ALT})\b"
+    (
+        "retract.employer",
+        _re(r"^i\s+(?:no\s+longer|don't|do\s+not)\s+work\s+(?:at|for|with)\s+(?P<v>.+)$"),
+        "employer",
+        True,
     ),
-     "pet", True),
-)  # fmt: skip
+    (
+        "retract.employer",
+        _re(rf"^{IM}\s+(?:no\s+longer|not)\s+(?:at|with|employed\s+(?:at|by)|working\s+(?:at|for))\s+(?P<v>.+)$"),
+        "employer",
+        True,
+    ),
+    (
+        "retract.employer",
+        _re(
+            rf"^i(?:'ve|\s+have)?\s+{ADV}(?:quit|left|resigned\s+from|(?:was|got|been)\s+(?:fired|laid\s+off"
+            r"|let\s+go)\s+(?:from|by)|stopped\s+working\s+(?:at|for))\s+(?P<v>.+)$"
+        ),
+        "employer",
+        False,
+    ),
+    ("retract.home", _re(r"^(?:i|we)\s+(?:no\s+longer|don't|do\s+not)\s+live\s+in\s+(?P<v>.+)$"), "home", True),
+    (
+        "retract.home",
+        _re(rf"^(?:i|we)(?:'ve|\s+have)?\s+{ADV}moved\s+(?:away\s+from|out\s+of)\s+(?P<v>.+)$"),
+        "home",
+        False,
+    ),
+    ("retract.diet", _re(rf"^(?:{IM}|{WERE})\s+(?:no\s+longer|not)\s+(?:an?\s+)?(?P<v>{DIET_ALT})\b"), "diet", True),
+    (
+        "retract.diet",
+        _re(rf"^(?:i|we)\s+{ADV}(?:eat|started\s+eating|(?:'m|am)\s+eating)\s+meat\s+again$"),
+        "diet",
+        False,
+    ),
+    (
+        "retract.diet",
+        _re(rf"^(?:i|we)\s+{ADV}(?:stopped|quit)\s+being\s+(?:an?\s+)?(?P<v>{DIET_ALT})\b"),
+        "diet",
+        False,
+    ),
+    (
+        "retract.pet",
+        _re(rf"^(?:i|we)\s+(?:no\s+longer|don't|do\s+not)\s+have\s+(?:an?\s+)?(?P<v>{SPECIES_ALT})\b"),
+        "pet",
+        True,
+    ),
+)
 _ANYMORE = _re(r"\b(?:no\s+longer|any\s?more)\b")
 _MY_JOB = _re(r"^(?:my\s+)?(?:job|position|role|company|work)\b(?:\s+(?:at|with)\s+(?P<org>.+))?")
 
@@ -209,8 +254,10 @@ def _forget(c: Clause) -> list[Fact]:
     topic = _TOPIC_TAIL.sub("", m["topic"]).strip(" ,")
     if that := re.match(r"(?:the\s+fact\s+)?that\s+(.+)$", topic, re.IGNORECASE):
         said = Clause(text=that[1], raw=that[1], casual=c.casual)
-        return [_retract("forget.that", f.key, f"User asked to forget their {_label(f.key)}.", f.value)
-                for f in facts_for(said)]  # fmt: skip
+        return [
+            _retract("forget.that", f.key, f"User asked to forget their {_label(f.key)}.", f.value)
+            for f in facts_for(said)
+        ]
     for rx, keys, label in _TOPICS:
         if rx.fullmatch(topic):
             return [_retract("forget.topic", key, f"User asked to forget {label}.") for key in keys]
@@ -261,15 +308,32 @@ _WILL = (
     rf"(?:be\s+)?{ADV}"
 )
 _PLANS: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    ("plan.move", _re(_WILL + r"(?:mov(?:e|ing)|relocat(?:e|ing)|transfer(?:ring|red)?|emigrat(?:e|ing))"
-                      r"\s+(?:back\s+|over\s+)?to\s+(?P<v>.+)$"), "move to"),
-    ("plan.job", _re(_WILL + r"(?:start(?:ing)?|join(?:ing)?|begin(?:ning)?)\s+(?:(?:a\s+|my\s+)?(?:new\s+)?"
-                     r"(?:job|position|role|work(?:ing)?)\s+)?(?:at\s+|with\s+)?(?P<v>.+)$"), "start at"),
-    ("plan.leave", _re(_WILL + r"(?:quit(?:ting)?|leav(?:e|ing)|resign(?:ing)?\s+from)\s+(?P<v>.+)$"),
-     "leave"),
-    ("plan.travel", _re(_WILL + r"(?:(?:fly(?:ing)?|travel(?:l?ing)?|go(?:ing)?|head(?:ing)?)\s+(?:back\s+)?"
-                        r"(?:to\s+)?|visit(?:ing)?\s+|in\s+)(?P<v>.+)$"), "travel to"),
-)  # fmt: skip
+    (
+        "plan.move",
+        _re(
+            _WILL + r"(?:mov(?:e|ing)|relocat(?:e|ing)|transfer(?:ring|red)?|emigrat(?:e|ing))"
+            r"\s+(?:back\s+|over\s+)?to\s+(?P<v>.+)$"
+        ),
+        "move to",
+    ),
+    (
+        "plan.job",
+        _re(
+            _WILL + r"(?:start(?:ing)?|join(?:ing)?|begin(?:ning)?)\s+(?:(?:a\s+|my\s+)?(?:new\s+)?"
+            r"(?:job|position|role|work(?:ing)?)\s+)?(?:at\s+|with\s+)?(?P<v>.+)$"
+        ),
+        "start at",
+    ),
+    ("plan.leave", _re(_WILL + r"(?:quit(?:ting)?|leav(?:e|ing)|resign(?:ing)?\s+from)\s+(?P<v>.+)$"), "leave"),
+    (
+        "plan.travel",
+        _re(
+            _WILL + r"(?:(?:fly(?:ing)?|travel(?:l?ing)?|go(?:ing)?|head(?:ing)?)\s+(?:back\s+)?"
+            r"(?:to\s+)?|visit(?:ing)?\s+|in\s+)(?P<v>.+)$"
+        ),
+        "travel to",
+    ),
+)
 
 
 def _plans(c: Clause) -> list[Fact]:
@@ -296,12 +360,20 @@ def _plans(c: Clause) -> list[Fact]:
 _SPELLING = tuple(
     (re.compile(pattern, re.IGNORECASE), repl)
     for pattern, repl in (
-        (r"[\u2018\u2019`\u00b4]", "'"), (r"\bim\b", "i am"), (r"\bive\b", "i have"),
-        (r"\bdont\b", "don't"), (r"\bi'm\b", "i am"), (r"\bi've\b", "i have"),
-        (r"\bi'll\b", "i will"), (r"\bi'd\b", "i would"), (r"\bwe're\b", "we are"),
-        (r"\bwe've\b", "we have"), (r"\bwe'll\b", "we will"), (r"\bwe'd\b", "we would"),
+        (r"[\u2018\u2019`\u00b4]", "'"),
+        (r"\bim\b", "i am"),
+        (r"\bive\b", "i have"),
+        (r"\bdont\b", "don't"),
+        (r"\bi'm\b", "i am"),
+        (r"\bi've\b", "i have"),
+        (r"\bi'll\b", "i will"),
+        (r"\bi'd\b", "i would"),
+        (r"\bwe're\b", "we are"),
+        (r"\bwe've\b", "we have"),
+        (r"\bwe'll\b", "we will"),
+        (r"\bwe'd\b", "we would"),
     )
-)  # fmt: skip
+)
 
 
 def _sentences(text: str) -> Iterator[tuple[str, bool]]:
@@ -408,21 +480,35 @@ def _candidates(fact: Fact, clause: Clause, when: TimeMatch | None, turn: Turn) 
         extra["time_expression"] = when.phrase
         text = f"{text[:-1]} ({when.phrase})." if fact.plan else text
     first = Candidate(
-        op=fact.op, kind=fact.kind, key=fact.key, value=fact.value, text=text, confidence=confidence,
-        valid_from=when.when if when else None, evidence=(turn.episode_id,), source=turn.source,
-        plan=fact.plan, outward_action=fact.outward, extractor=RulesExtractor.name, extra=extra,
-    )  # fmt: skip
+        op=fact.op,
+        kind=fact.kind,
+        key=fact.key,
+        value=fact.value,
+        text=text,
+        confidence=confidence,
+        valid_from=when.when if when else None,
+        evidence=(turn.episode_id,),
+        source=turn.source,
+        plan=fact.plan,
+        outward_action=fact.outward,
+        extractor=RulesExtractor.name,
+        extra=extra,
+    )
     if fact.key != "user.home_city" or fact.op == _RETRACT:
         return [first]
     zone = timezone_for_city(fact.value)
     if zone is None:
         return [first]
-    derived = first.model_copy(update={
-        "key": "user.timezone", "value": zone,
-        "text": f"User's time zone is {zone} (derived from home city).",
-        "confidence": min(confidence, DERIVED_CAP), "derived_from_key": "user.home_city",
-        "extra": {**extra, "rule": "timezone.from_home_city"},
-    })  # fmt: skip
+    derived = first.model_copy(
+        update={
+            "key": "user.timezone",
+            "value": zone,
+            "text": f"User's time zone is {zone} (derived from home city).",
+            "confidence": min(confidence, DERIVED_CAP),
+            "derived_from_key": "user.home_city",
+            "extra": {**extra, "rule": "timezone.from_home_city"},
+        }
+    )
     return [first, derived]
 
 

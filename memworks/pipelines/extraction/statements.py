@@ -72,37 +72,80 @@ ANYMORE = _re(r"\b(?:no\s+longer|any\s?more)\b")
 
 # (rule, pattern, key, known places only, confidence)
 _PLACE_RULES: tuple[tuple[str, re.Pattern[str], str, bool, float], ...] = (
-    ("home.live_in", _re(
-        rf"^(?:i|we)\s+{ADV}(?:(?:'m|am|'re|are)\s+{ADV}living|live|(?:'ve|have)\s+{ADV}"
-        rf"(?:been\s+living|lived))\s+{ADV}(?:here\s+)?in\s+(?P<place>.+)$"
-    ), "user.home_city", False, EXPLICIT),
-    ("home.based_in", _re(
-        rf"^(?:{IM}|{WERE})\s+{ADV}(?:based|located|settled|living)\s+(?:out\s+of|in)\s+(?P<place>.+)$"
-    ), "user.home_city", False, EXPLICIT),
-    ("home.moved_to", _re(
-        rf"^(?:i|we)(?:'ve|\s+have)?\s+{ADV}(?:moved|relocated)\s+(?:here\s+)?(?:back\s+)?to\s+(?P<place>.+)$"
-    ), "user.home_city", False, EXPLICIT),
-    ("home.home_is", _re(r"^(?:my\s+)?home\s+is\s+(?:now\s+)?(?:in\s+)?(?P<place>.+)$"),
-     "user.home_city", False, EXPLICIT),
-    ("home.is_home", _re(r"^(?P<place>.+?)(?<!\s)\s+is\s+(?:now\s+)?(?:my\s+)?home(?:\s+now)?$"),
-     "user.home_city", True, EXPLICIT),
-    ("home.my_place", _re(r"^(?:my|our)\s+(?:place|apartment|flat|house|home)\s+in\s+(?P<place>.+)$"),
-     "user.home_city", False, INDIRECT),
-    ("hometown.from", _re(
-        rf"^(?:{IM}|{WERE}|(?:i|we)\s+{ADV}come)\s+{ADV}(?:originally\s+)?from\s+(?P<place>.+)$"
+    (
+        "home.live_in",
+        _re(
+            rf"^(?:i|we)\s+{ADV}(?:(?:'m|am|'re|are)\s+{ADV}living|live|(?:'ve|have)\s+{ADV}"
+            rf"(?:been\s+living|lived))\s+{ADV}(?:here\s+)?in\s+(?P<place>.+)$"
+        ),
+        "user.home_city",
+        False,
+        EXPLICIT,
     ),
-     "user.hometown", True, EXPLICIT),
-    ("hometown.grew_up", _re(
-        r"^i\s+(?:grew\s+up|was\s+(?:born\s+and\s+raised|born|raised))\s+in\s+(?P<place>.+)$"
-    ), "user.hometown", False, EXPLICIT),
+    (
+        "home.based_in",
+        _re(rf"^(?:{IM}|{WERE})\s+{ADV}(?:based|located|settled|living)\s+(?:out\s+of|in)\s+(?P<place>.+)$"),
+        "user.home_city",
+        False,
+        EXPLICIT,
+    ),
+    (
+        "home.moved_to",
+        _re(rf"^(?:i|we)(?:'ve|\s+have)?\s+{ADV}(?:moved|relocated)\s+(?:here\s+)?(?:back\s+)?to\s+(?P<place>.+)$"),
+        "user.home_city",
+        False,
+        EXPLICIT,
+    ),
+    (
+        "home.home_is",
+        _re(r"^(?:my\s+)?home\s+is\s+(?:now\s+)?(?:in\s+)?(?P<place>.+)$"),
+        "user.home_city",
+        False,
+        EXPLICIT,
+    ),
+    (
+        "home.is_home",
+        _re(r"^(?P<place>.+?)(?<!\s)\s+is\s+(?:now\s+)?(?:my\s+)?home(?:\s+now)?$"),
+        "user.home_city",
+        True,
+        EXPLICIT,
+    ),
+    (
+        "home.my_place",
+        _re(r"^(?:my|our)\s+(?:place|apartment|flat|house|home)\s+in\s+(?P<place>.+)$"),
+        "user.home_city",
+        False,
+        INDIRECT,
+    ),
+    (
+        "hometown.from",
+        _re(rf"^(?:{IM}|{WERE}|(?:i|we)\s+{ADV}come)\s+{ADV}(?:originally\s+)?from\s+(?P<place>.+)$"),
+        "user.hometown",
+        True,
+        EXPLICIT,
+    ),
+    (
+        "hometown.grew_up",
+        _re(r"^i\s+(?:grew\s+up|was\s+(?:born\s+and\s+raised|born|raised))\s+in\s+(?P<place>.+)$"),
+        "user.hometown",
+        False,
+        EXPLICIT,
+    ),
     ("hometown.is", _re(r"^my\s+home\s?town\s+is\s+(?P<place>.+)$"), "user.hometown", False, EXPLICIT),
-    ("work_city.work_in", _re(
-        rf"^(?:i|we)\s+{ADV}(?:work|'m\s+working|am\s+working)\s+(?:here\s+)?in\s+(?P<place>.+)$"
-    ), "user.work_city", True, EXPLICIT),
+    (
+        "work_city.work_in",
+        _re(rf"^(?:i|we)\s+{ADV}(?:work|'m\s+working|am\s+working)\s+(?:here\s+)?in\s+(?P<place>.+)$"),
+        "user.work_city",
+        True,
+        EXPLICIT,
+    ),
     ("work_city.office", _re(r"^my\s+office\s+is\s+in\s+(?P<place>.+)$"), "user.work_city", True, EXPLICIT),
-)  # fmt: skip
-_PLACE_TEXT = {"user.home_city": "User lives in {}.", "user.hometown": "User is from {}.",
-               "user.work_city": "User works in {}."}  # fmt: skip
+)
+_PLACE_TEXT = {
+    "user.home_city": "User lives in {}.",
+    "user.hometown": "User is from {}.",
+    "user.work_city": "User works in {}.",
+}
 
 
 def _places(c: Clause) -> list[Fact]:
@@ -116,8 +159,7 @@ def _places(c: Clause) -> list[Fact]:
         if what == "country" and key == "user.work_city":
             continue
         key = "user.home_country" if what == "country" and key == "user.home_city" else key
-        out.append(Fact(rule, key, name, _PLACE_TEXT.get(key, "User lives in {}.").format(name),
-                        confidence=conf))  # fmt: skip
+        out.append(Fact(rule, key, name, _PLACE_TEXT.get(key, "User lives in {}.").format(name), confidence=conf))
     return out[:1] if out else out
 
 
@@ -128,37 +170,45 @@ _AS_TITLE = _re(r"\bas\s+(?P<title>(?:an?\s+|the\s+)?.+)$")
 _AT_ORG = _re(r"\s(?:at|for|with)\s+(?P<org>.+)$")
 # (rule, pattern, lowercase names accepted from all-lowercase writers)
 _EMPLOYER_RULES: tuple[tuple[str, re.Pattern[str], bool], ...] = (
-    ("employer.work_at", _re(
-        rf"^i\s+{ADV}(?:work|am\s+{ADV}working|have\s+{ADV}(?:been\s+working|worked))"
-        rf"(?:\s+(?:remotely|full[\s-]time|part[\s-]time|freelance))?\s+(?:at|for)\s+(?P<org>.+)$"
-    ), True),
+    (
+        "employer.work_at",
+        _re(
+            rf"^i\s+{ADV}(?:work|am\s+{ADV}working|have\s+{ADV}(?:been\s+working|worked))"
+            rf"(?:\s+(?:remotely|full[\s-]time|part[\s-]time|freelance))?\s+(?:at|for)\s+(?P<org>.+)$"
+        ),
+        True,
+    ),
     ("employer.joined", _re(rf"^i(?:'ve|\s+have)?\s+{ADV}joined\s+(?P<org>.+)$"), True),
-    ("employer.got_job", _re(
-        rf"^i\s+{ADV}(?:got|landed|accepted|took|started)\s+(?:a\s+|the\s+|my\s+)?(?:new\s+)?"
-        r"(?:job|position|role|gig)\s+(?:at|with)\s+(?P<org>.+)$"
-    ), True),
-    ("employer.hired", _re(
-        rf"^i\s+{ADV}(?:got|was|'ve\s+been|have\s+been)\s+hired\s+(?:at|by)\s+(?P<org>.+)$"
-    ), True),
+    (
+        "employer.got_job",
+        _re(
+            rf"^i\s+{ADV}(?:got|landed|accepted|took|started)\s+(?:a\s+|the\s+|my\s+)?(?:new\s+)?"
+            r"(?:job|position|role|gig)\s+(?:at|with)\s+(?P<org>.+)$"
+        ),
+        True,
+    ),
+    ("employer.hired", _re(rf"^i\s+{ADV}(?:got|was|'ve\s+been|have\s+been)\s+hired\s+(?:at|by)\s+(?P<org>.+)$"), True),
     ("employer.started_at", _re(rf"^i\s+{ADV}started\s+(?:working\s+)?(?:at|with)\s+(?P<org>.+)$"), True),
     ("employer.employed", _re(rf"^{IM}\s+{ADV}employed\s+(?:at|by)\s+(?P<org>.+)$"), True),
     ("employer.my_employer", _re(r"^my\s+(?:current\s+)?employer\s+is\s+(?P<org>.+)$"), True),
-    ("employer.my_company", _re(
-        r"^(?:my\s+company|the\s+company\s+i\s+work\s+(?:at|for))\s+is\s+(?P<org>.+)$"
-    ), False),
-)  # fmt: skip
+    ("employer.my_company", _re(r"^(?:my\s+company|the\s+company\s+i\s+work\s+(?:at|for))\s+is\s+(?P<org>.+)$"), False),
+)
 # (rule, pattern, the last word must be a known job noun)
 _TITLE_RULES: tuple[tuple[str, re.Pattern[str], bool], ...] = (
     ("job.im_a", _re(rf"^{IM}\s+{ADV}(?P<title>an?\s+.+)$"), True),
     ("job.work_as", _re(rf"^i\s+{ADV}(?:work|'m\s+working|am\s+working)\s+as\s+(?P<title>.+)$"), True),
-    ("job.title_is", _re(
-        r"^my\s+(?:(?:job|official|current|new)\s+)?(?:title|role|position)\s+is\s+(?:now\s+)?(?P<title>.+)$"
-    ), False),
+    (
+        "job.title_is",
+        _re(r"^my\s+(?:(?:job|official|current|new)\s+)?(?:title|role|position)\s+is\s+(?:now\s+)?(?P<title>.+)$"),
+        False,
+    ),
     ("job.job_is", _re(r"^my\s+job\s+is\s+(?P<title>.+)$"), True),
-    ("job.promoted", _re(
-        rf"^i\s+{ADV}(?:got|was|'ve\s+been|have\s+been|just\s+got)\s+promoted\s+to\s+(?P<title>.+)$"
-    ), False),
-)  # fmt: skip
+    (
+        "job.promoted",
+        _re(rf"^i\s+{ADV}(?:got|was|'ve\s+been|have\s+been|just\s+got)\s+promoted\s+to\s+(?P<title>.+)$"),
+        False,
+    ),
+)
 
 
 def _employer(rule: str, org: str) -> Fact:
@@ -200,12 +250,17 @@ def _work(c: Clause) -> list[Fact]:
 # (rule, pattern, lowercase accepted from casual writers, the name must end the clause)
 _NAME_RULES: tuple[tuple[str, re.Pattern[str], bool, bool], ...] = (
     ("name.my_name", _re(r"^my\s+(?:full\s+|first\s+)?name(?:'s|\s+is)\s+(?P<name>.+)$"), True, False),
-    ("name.call_me", _re(
-        r"^(?:(?:you\s+can\s+|just\s+|feel\s+free\s+to\s+)?call\s+me|(?:everyone|people|my\s+friends|friends)"
-        r"\s+calls?\s+me)\s+(?P<name>.+)$"
-    ), True, False),
+    (
+        "name.call_me",
+        _re(
+            r"^(?:(?:you\s+can\s+|just\s+|feel\s+free\s+to\s+)?call\s+me|(?:everyone|people|my\s+friends|friends)"
+            r"\s+calls?\s+me)\s+(?P<name>.+)$"
+        ),
+        True,
+        False,
+    ),
     ("name.im", _re(rf"^{IM}\s+(?P<name>.+)$"), False, True),
-)  # fmt: skip
+)
 
 
 def _name(c: Clause) -> list[Fact]:
@@ -220,15 +275,21 @@ def _name(c: Clause) -> list[Fact]:
 
 
 _DIET_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("diet.i_am", _re(
-        rf"^(?:{IM}|{WERE}|i(?:'ve|\s+have)\s+been|i\s+(?:became|went|turned|(?:'ve|have)\s+become))"
-        rf"\s+{ADV}(?:(?:a|an)\s+)?(?:(?:strict|full[\s-]time|lifelong)\s+)?(?P<diet>{DIET_ALT})\b"
-    )),
-    ("diet.follow", _re(
-        rf"^(?:i|we)\s+{ADV}(?:follow|eat|keep|observe|(?:'m|am)\s+on|stick\s+to)\s+(?:an?\s+|the\s+)?"
-        rf"(?:strict\s+)?(?P<diet>{DIET_ALT})\b"
-    )),
-)  # fmt: skip
+    (
+        "diet.i_am",
+        _re(
+            rf"^(?:{IM}|{WERE}|i(?:'ve|\s+have)\s+been|i\s+(?:became|went|turned|(?:'ve|have)\s+become))"
+            rf"\s+{ADV}(?:(?:a|an)\s+)?(?:(?:strict|full[\s-]time|lifelong)\s+)?(?P<diet>{DIET_ALT})\b"
+        ),
+    ),
+    (
+        "diet.follow",
+        _re(
+            rf"^(?:i|we)\s+{ADV}(?:follow|eat|keep|observe|(?:'m|am)\s+on|stick\s+to)\s+(?:an?\s+|the\s+)?"
+            rf"(?:strict\s+)?(?P<diet>{DIET_ALT})\b"
+        ),
+    ),
+)
 _NO_MEAT = _re(
     rf"^(?:i|we)\s+{ADV}(?:don't|do\s+not|never|no\s+longer)\s+eat\s+(?:any\s+)?"
     r"(?P<what>meat|animal\s+products)(?:\s+(?:or|and|nor)\s+fish)?(?:\s+any\s?more)?$"
@@ -242,10 +303,13 @@ _ALLERGY = _re(
     r"(?P<what>[a-z][a-z\s-]{1,30}?)\s+allerg(?:y|ies)$"
 )
 _DIET_TEXT = {
-    "kosher": "User keeps kosher.", "halal": "User eats halal.", "keto": "User follows a keto diet.",
-    "gluten-free": "User eats gluten-free.", "dairy-free": "User eats dairy-free.",
+    "kosher": "User keeps kosher.",
+    "halal": "User eats halal.",
+    "keto": "User follows a keto diet.",
+    "gluten-free": "User eats gluten-free.",
+    "dairy-free": "User eats dairy-free.",
     "lactose-free": "User is lactose intolerant.",
-}  # fmt: skip
+}
 
 
 def _diet_fact(rule: str, diet: str) -> Fact:
@@ -273,10 +337,14 @@ def _member_rules(alt: str, mods: str) -> tuple[tuple[str, re.Pattern[str], bool
         ("name_is", _re(rf"{my}(?:'s|s)?\s+name\s+is\s+(?P<name>.+)$"), True),
         ("called", _re(rf"{my}\s+is\s+(?:called|named)\s+(?P<name>.+)$"), True),
         ("is", _re(rf"{my}\s+is\s+(?P<name>.+)$"), False),
-        ("have", _re(
-            rf"^(?:i|we)(?:'ve|\s+have)?\s+{ADV}(?:have|got|adopted|rescued|own|have\s+got)\s+"
-            rf"(?:an?\s+|one\s+|another\s+)?{mods}(?:\w+\s+)?(?P<w>{alt})\s+(?:called|named)\s+(?P<name>.+)$"
-        ), True),
+        (
+            "have",
+            _re(
+                rf"^(?:i|we)(?:'ve|\s+have)?\s+{ADV}(?:have|got|adopted|rescued|own|have\s+got)\s+"
+                rf"(?:an?\s+|one\s+|another\s+)?{mods}(?:\w+\s+)?(?P<w>{alt})\s+(?:called|named)\s+(?P<name>.+)$"
+            ),
+            True,
+        ),
         ("apposition", _re(rf"{my}\s*,?\s+(?P<name>.+)$"), False),
     )
 
@@ -294,8 +362,11 @@ def _members(c: Clause) -> list[Fact]:
             if not m or not (name := P.take_name(m["name"], c.casual and casual_ok)):
                 continue
             what = mapping[_norm(m["w"])]
-            text = (f"User has a {what.replace('_', ' ')} named {name}." if kind == "pet"
-                    else f"User's {what} is named {name}.")  # fmt: skip
+            text = (
+                f"User has a {what.replace('_', ' ')} named {name}."
+                if kind == "pet"
+                else f"User's {what} is named {name}."
+            )
             return [Fact(f"{kind}.{rule}", prefix + what, name, text)]
     return []
 
@@ -305,51 +376,74 @@ def _members(c: Clause) -> list[Fact]:
 _FMT_END = r"(?:\s+(?:please|always|by\s+default|when(?:ever)?\s+possible|if\s+possible))*$"
 _ANSWERS = r"(?:your\s+|the\s+|my\s+)?(?:answers|replies|responses)"
 _FORMAT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("format.reply_in", _re(
-        rf"^(?:always\s+)?(?:answer|reply|respond|write|format\s+{_ANSWERS})(?:\s+(?:to\s+)?me)?\s+"
-        rf"(?:in|with|using|as)\s+(?P<fmt>{FMT_ALT}){_FMT_END}"
-    )),
-    ("format.use", _re(
-        rf"^(?:always\s+)?(?:use|give\s+me)\s+(?:{_ANSWERS}\s+(?:in|as)\s+)?(?P<fmt>{FMT_ALT}){_FMT_END}"
-    )),
-    ("format.prefer", _re(
-        rf"{PREFER}(?:{_ANSWERS}\s+(?:in|as|with)\s+|(?:it\s+)?(?:in|as)\s+)?(?P<fmt>{FMT_ALT}){_FMT_END}"
-    )),
-    ("format.length", _re(
-        rf"{PREFER}(?P<len>short|shorter|brief|briefer|concise|long|longer|detailed|in-depth|succinct)"
-        r"\s+(?:answers|replies|responses|explanations)$"
-    )),
-    ("format.keep", _re(
-        r"^(?:always\s+)?keep\s+(?:your\s+|the\s+)?(?:answers|replies|responses|it|them|things)\s+"
-        r"(?P<len>short|brief|concise|(?:under|below|to|within)\s+\d+\s+"
-        r"(?:sentences|words|lines|paragraphs))$"
-    )),
+    (
+        "format.reply_in",
+        _re(
+            rf"^(?:always\s+)?(?:answer|reply|respond|write|format\s+{_ANSWERS})(?:\s+(?:to\s+)?me)?\s+"
+            rf"(?:in|with|using|as)\s+(?P<fmt>{FMT_ALT}){_FMT_END}"
+        ),
+    ),
+    (
+        "format.use",
+        _re(rf"^(?:always\s+)?(?:use|give\s+me)\s+(?:{_ANSWERS}\s+(?:in|as)\s+)?(?P<fmt>{FMT_ALT}){_FMT_END}"),
+    ),
+    (
+        "format.prefer",
+        _re(rf"{PREFER}(?:{_ANSWERS}\s+(?:in|as|with)\s+|(?:it\s+)?(?:in|as)\s+)?(?P<fmt>{FMT_ALT}){_FMT_END}"),
+    ),
+    (
+        "format.length",
+        _re(
+            rf"{PREFER}(?P<len>short|shorter|brief|briefer|concise|long|longer|detailed|in-depth|succinct)"
+            r"\s+(?:answers|replies|responses|explanations)$"
+        ),
+    ),
+    (
+        "format.keep",
+        _re(
+            r"^(?:always\s+)?keep\s+(?:your\s+|the\s+)?(?:answers|replies|responses|it|them|things)\s+"
+            r"(?P<len>short|brief|concise|(?:under|below|to|within)\s+\d+\s+"
+            r"(?:sentences|words|lines|paragraphs))$"
+        ),
+    ),
     ("format.be", _re(r"^(?:always\s+)?be\s+(?:more\s+)?(?P<len>brief|concise|succinct)$")),
-)  # fmt: skip
+)
 _LANGUAGE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("language.reply_in", _re(
-        r"^(?:always\s+)?(?:answer|reply|respond|write|talk|speak|communicate|chat)"
-        r"(?:\s+(?:(?:to|with)\s+)?me)?"
-        rf"\s+(?:only\s+)?in\s+(?P<lang>{LANG_ALT})(?:\s+(?:only|please))*$"
-    )),
+    (
+        "language.reply_in",
+        _re(
+            r"^(?:always\s+)?(?:answer|reply|respond|write|talk|speak|communicate|chat)"
+            r"(?:\s+(?:(?:to|with)\s+)?me)?"
+            rf"\s+(?:only\s+)?in\s+(?P<lang>{LANG_ALT})(?:\s+(?:only|please))*$"
+        ),
+    ),
     ("language.speak", _re(rf"^(?:always\s+)?(?:speak|use)\s+(?P<lang>{LANG_ALT})(?:\s+(?:to|with)\s+me)?$")),
-    ("language.prefer", _re(
-        rf"{PREFER}(?:(?:to\s+(?:talk|chat|speak|communicate)|{_ANSWERS})\s+)?(?:in\s+)?(?P<lang>{LANG_ALT})"
-        r"(?:\s+(?:over|to)\s+\w+)?$"
-    )),
+    (
+        "language.prefer",
+        _re(
+            rf"{PREFER}(?:(?:to\s+(?:talk|chat|speak|communicate)|{_ANSWERS})\s+)?(?:in\s+)?(?P<lang>{LANG_ALT})"
+            r"(?:\s+(?:over|to)\s+\w+)?$"
+        ),
+    ),
     ("language.preferred", _re(rf"^my\s+preferred\s+language\s+is\s+(?P<lang>{LANG_ALT})$")),
-)  # fmt: skip
+)
 _SEAT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("seat.prefer", _re(
-        rf"^i(?:'d|\s+would)?\s+{ADV}(?:prefer|like|want|need|choose|pick|take|book|get)\s+"
-        r"(?:an?\s+|the\s+)?(?P<seat>aisle|window)(?:\s+seats?)?\b"
-    )),
-    ("seat.book", _re(
-        r"^(?:always\s+)?(?:book|get|reserve|give|find|choose|pick)\s+(?:me\s+)?(?:an?\s+|the\s+)?"
-        r"(?P<seat>aisle|window)\s+seats?\b"
-    )),
+    (
+        "seat.prefer",
+        _re(
+            rf"^i(?:'d|\s+would)?\s+{ADV}(?:prefer|like|want|need|choose|pick|take|book|get)\s+"
+            r"(?:an?\s+|the\s+)?(?P<seat>aisle|window)(?:\s+seats?)?\b"
+        ),
+    ),
+    (
+        "seat.book",
+        _re(
+            r"^(?:always\s+)?(?:book|get|reserve|give|find|choose|pick)\s+(?:me\s+)?(?:an?\s+|the\s+)?"
+            r"(?P<seat>aisle|window)\s+seats?\b"
+        ),
+    ),
     ("seat.sit", _re(rf"^i\s+{ADV}sit\s+(?:in|on|by|at)\s+the\s+(?P<seat>aisle|window)\b")),
-)  # fmt: skip
+)
 _OVER = _re(
     rf"^i(?:\s+would)?\s+{ADV}(?:much\s+)?(?:prefer|like|rather(?:\s+have)?)\s+"
     r"(?P<x>(?!to\s)[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+"
@@ -418,15 +512,27 @@ def preferences_for(c: Clause) -> list[Fact]:
         verb = _norm(m["verb"]).replace("e mail", "email")
         rest = P.STANDING_TAIL.sub("", m["rest"]).strip(" ,")
         instruction = f"{verb} {rest}"
-        return [Fact("outward", f"user.pref.outward.{P.action_slug(verb.split()[0], rest)}", instruction,
-                     f"User wants the assistant to {instruction} (standing instruction).",
-                     kind=proc, outward=True)]  # fmt: skip
+        return [
+            Fact(
+                "outward",
+                f"user.pref.outward.{P.action_slug(verb.split()[0], rest)}",
+                instruction,
+                f"User wants the assistant to {instruction} (standing instruction).",
+                kind=proc,
+                outward=True,
+            )
+        ]
     return []
 
 
 _HANDLERS: tuple[Callable[[Clause], list[Fact]], ...] = (
-    _name, _places, _work, _diet, _members, preferences_for,
-)  # fmt: skip
+    _name,
+    _places,
+    _work,
+    _diet,
+    _members,
+    preferences_for,
+)
 
 
 def facts_for(c: Clause) -> list[Fact]:

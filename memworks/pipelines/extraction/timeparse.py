@@ -45,24 +45,68 @@ from datetime import date, datetime, time, timedelta
 __all__ = ["TimeMatch", "find_time", "has_future_marker", "resolve_time"]
 
 _MONTHS: dict[str, int] = {
-    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,
-    "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
-    "september": 9, "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11,
-    "nov": 11, "december": 12, "dec": 12,
-}  # fmt: skip
+    "january": 1,
+    "jan": 1,
+    "february": 2,
+    "feb": 2,
+    "march": 3,
+    "mar": 3,
+    "april": 4,
+    "apr": 4,
+    "may": 5,
+    "june": 6,
+    "jun": 6,
+    "july": 7,
+    "jul": 7,
+    "august": 8,
+    "aug": 8,
+    "september": 9,
+    "sept": 9,
+    "sep": 9,
+    "october": 10,
+    "oct": 10,
+    "november": 11,
+    "nov": 11,
+    "december": 12,
+    "dec": 12,
+}
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS: dict[str, int] = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-    "a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3, "several": 3,
-}  # fmt: skip
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "a couple of": 2,
+    "a couple": 2,
+    "couple of": 2,
+    "a few": 3,
+    "few": 3,
+    "several": 3,
+}
 
 # Longest alternatives first so "a couple of" is not read as "a".
-_NUM = "(?P<n>\\d+|" + "|".join(
-    sorted((k.replace(" ", r"\s+") for k in _NUMBERS), key=len, reverse=True)
-) + ")"
+_NUM = "(?P<n>\\d+|" + "|".join(sorted((k.replace(" ", r"\s+") for k in _NUMBERS), key=len, reverse=True)) + ")"
 _UNIT = r"(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?|yrs?|decades?)"
 _MON = "(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + ")"
 _ANON_NUM, _ANON_UNIT = _NUM.replace("?P<n>", "?:"), _UNIT.replace("?P<unit>", "?:")
@@ -175,7 +219,7 @@ def _date(anchor: datetime, year: int, month: int, day: int) -> datetime | None:
 def _nearest_date(anchor: datetime, month: int, day: int, future: bool) -> datetime | None:
     """The given day-of-year at or before the anchor (past) or after it (future)."""
     today = anchor.date()
-    for year in ((today.year, today.year + 1) if future else (today.year, today.year - 1)):
+    for year in (today.year, today.year + 1) if future else (today.year, today.year - 1):
         try:
             d = date(year, month, day)
         except ValueError:
@@ -190,9 +234,11 @@ def _weekday(anchor: datetime, wd: int, mode: str) -> datetime:
     back = (today.weekday() - wd) % 7
     ahead = (wd - today.weekday()) % 7
     delta = {
-        "last": -(back or 7), "next": ahead or 7,
-        "this_past": -back, "this_future": ahead,
-    }[mode]  # fmt: skip
+        "last": -(back or 7),
+        "next": ahead or 7,
+        "this_past": -back,
+        "this_future": ahead,
+    }[mode]
     return _at_day(anchor, today + timedelta(days=delta))
 
 
@@ -282,10 +328,18 @@ def _y(m: re.Match[str], a: datetime, f: bool) -> datetime | None:
 
 
 _FIXED_DAYS = {
-    "today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0,
-    "earlier today": 0, "yesterday": -1, "last night": -1, "the day before yesterday": -2,
-    "tomorrow": 1, "the day after tomorrow": 2,
-}  # fmt: skip
+    "today": 0,
+    "tonight": 0,
+    "this morning": 0,
+    "this afternoon": 0,
+    "this evening": 0,
+    "earlier today": 0,
+    "yesterday": -1,
+    "last night": -1,
+    "the day before yesterday": -2,
+    "tomorrow": 1,
+    "the day after tomorrow": 2,
+}
 _PREP = r"(?P<prep>in|since|during|from|by|until|till|last|next|this|early|mid|late|around)"
 _RULES: tuple[_Rule, ...] = (
     _rule(r"\b(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})\b(?P<mon>)", _ymd),

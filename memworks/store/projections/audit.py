@@ -30,30 +30,53 @@ def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
 
 def _planned(tenant_id: str, user_id: str, episode_ids: Sequence[str], memory_ids: Sequence[str]) -> list[Any]:
     """Decisions on the planned episodes (ids are per user) and on the planned records."""
-    out = [and_(col(GateDecision.tenant_id) == tenant_id, col(GateDecision.user_id) == user_id,
-                col(GateDecision.episode_id).in_(c)) for c in _chunks(episode_ids)]  # fmt: skip
-    out += [and_(col(GateDecision.tenant_id) == tenant_id, col(GateDecision.memory_id).in_(c)) for c in _chunks(memory_ids)]
+    out = [
+        and_(
+            col(GateDecision.tenant_id) == tenant_id,
+            col(GateDecision.user_id) == user_id,
+            col(GateDecision.episode_id).in_(c),
+        )
+        for c in _chunks(episode_ids)
+    ]
+    out += [
+        and_(col(GateDecision.tenant_id) == tenant_id, col(GateDecision.memory_id).in_(c)) for c in _chunks(memory_ids)
+    ]
     return out
 
 
-def _copies(session: Session, tenant_id: str, user_id: str, planned: set[str], prints: set[str]) -> list[tuple[str, str]]:
+def _copies(
+    session: Session, tenant_id: str, user_id: str, planned: set[str], prints: set[str]
+) -> list[tuple[str, str]]:
     """(id, reason) of the subject's other decisions whose candidate text is a planned text."""
     if not prints:
         return []
-    rows = session.execute(select(col(GateDecision.decision_id), col(GateDecision.candidate_text), col(GateDecision.reason))
-                           .where(col(GateDecision.tenant_id) == tenant_id, col(GateDecision.user_id) == user_id,
-                                  col(GateDecision.candidate_text) != ""))  # fmt: skip
+    rows = session.execute(
+        select(col(GateDecision.decision_id), col(GateDecision.candidate_text), col(GateDecision.reason)).where(
+            col(GateDecision.tenant_id) == tenant_id,
+            col(GateDecision.user_id) == user_id,
+            col(GateDecision.candidate_text) != "",
+        )
+    )
     return [(d, reason) for d, text, reason in rows if d not in planned and fingerprint(text) in prints]
 
 
-def _gate_residue(session: Session, tenant_id: str, user_id: str, episode_ids: Sequence[str], memory_ids: Sequence[str],
-                  prints: Sequence[str]) -> dict[str, str]:  # fmt: skip
+def _gate_residue(
+    session: Session,
+    tenant_id: str,
+    user_id: str,
+    episode_ids: Sequence[str],
+    memory_ids: Sequence[str],
+    prints: Sequence[str],
+) -> dict[str, str]:
     """Decision id → reason of every decision still holding the subject's text or a quoting reason."""
     planned: set[str] = set()
     dirty: dict[str, str] = {}
     for where in _planned(tenant_id, user_id, episode_ids, memory_ids):
-        for did, text, reason in session.execute(select(col(GateDecision.decision_id), col(GateDecision.candidate_text),
-                                                        col(GateDecision.reason)).where(where)):  # fmt: skip
+        for did, text, reason in session.execute(
+            select(col(GateDecision.decision_id), col(GateDecision.candidate_text), col(GateDecision.reason)).where(
+                where
+            )
+        ):
             planned.add(did)
             if text or reason != scrub_reason(reason):
                 dirty[did] = reason
@@ -62,22 +85,44 @@ def _gate_residue(session: Session, tenant_id: str, user_id: str, episode_ids: S
     return dirty
 
 
-def purge_gate(session: Session, *, tenant_id: str, user_id: str, episode_ids: Sequence[str],
-               memory_ids: Sequence[str], fingerprints: Sequence[str]) -> int:  # fmt: skip
+def purge_gate(
+    session: Session,
+    *,
+    tenant_id: str,
+    user_id: str,
+    episode_ids: Sequence[str],
+    memory_ids: Sequence[str],
+    fingerprints: Sequence[str],
+) -> int:
     doomed = _gate_residue(session, tenant_id, user_id, episode_ids, memory_ids, fingerprints)
     for did, reason in doomed.items():
-        session.execute(update(GateDecision).where(col(GateDecision.decision_id) == did)
-                        .values(candidate_text="", key=None, reason=scrub_reason(reason)))  # fmt: skip
+        session.execute(
+            update(GateDecision)
+            .where(col(GateDecision.decision_id) == did)
+            .values(candidate_text="", key=None, reason=scrub_reason(reason))
+        )
     return len(doomed)
 
 
-def gate_absent(session: Session, *, tenant_id: str, user_id: str, episode_ids: Sequence[str],
-                memory_ids: Sequence[str], fingerprints: Sequence[str]) -> Evidence:  # fmt: skip
+def gate_absent(
+    session: Session,
+    *,
+    tenant_id: str,
+    user_id: str,
+    episode_ids: Sequence[str],
+    memory_ids: Sequence[str],
+    fingerprints: Sequence[str],
+) -> Evidence:
     left = _gate_residue(session, tenant_id, user_id, episode_ids, memory_ids, fingerprints)
-    return Evidence("audit_log", len(left), [
-        "gate_decision of the planned episodes and records holding candidate text or a reason that quotes",
-        f"gate_decision of the subject outside the plan by candidate-text fingerprint ({len(fingerprints)})"],
-        datetime.now(UTC))  # fmt: skip
+    return Evidence(
+        "audit_log",
+        len(left),
+        [
+            "gate_decision of the planned episodes and records holding candidate text or a reason that quotes",
+            f"gate_decision of the subject outside the plan by candidate-text fingerprint ({len(fingerprints)})",
+        ],
+        datetime.now(UTC),
+    )
 
 
 # -- rejected input -------------------------------------------------------------------------
@@ -86,22 +131,37 @@ def gate_absent(session: Session, *, tenant_id: str, user_id: str, episode_ids: 
 def _rejected(session: Session, tenant_id: str, episode_ids: Sequence[str]) -> list[tuple[int, str, str]]:
     # A rejection names its episode by id alone (no user): one of another user's under the same
     # id loses its payload too, which holds nothing but that id.
-    return [(int(i), str(payload), str(reason)) for c in _chunks(episode_ids) for i, payload, reason in session.execute(
-        select(col(RejectedInput.id), col(RejectedInput.payload), col(RejectedInput.reason)).where(
-            col(RejectedInput.tenant_id) == tenant_id, col(RejectedInput.reference).in_(c),
-            or_(col(RejectedInput.payload) != "", col(RejectedInput.reason).contains("'"),
-                col(RejectedInput.reason).contains('"'))))]  # fmt: skip
+    return [
+        (int(i), str(payload), str(reason))
+        for c in _chunks(episode_ids)
+        for i, payload, reason in session.execute(
+            select(col(RejectedInput.id), col(RejectedInput.payload), col(RejectedInput.reason)).where(
+                col(RejectedInput.tenant_id) == tenant_id,
+                col(RejectedInput.reference).in_(c),
+                or_(
+                    col(RejectedInput.payload) != "",
+                    col(RejectedInput.reason).contains("'"),
+                    col(RejectedInput.reason).contains('"'),
+                ),
+            )
+        )
+    ]
 
 
 def purge_rejected(session: Session, *, tenant_id: str, episode_ids: Sequence[str]) -> int:
     rows = [r for r in _rejected(session, tenant_id, episode_ids) if r[1] or r[2] != scrub_reason(r[2])]
     for rid, _, reason in rows:
-        session.execute(update(RejectedInput).where(col(RejectedInput.id) == rid)
-                        .values(payload="", reason=scrub_reason(reason)))  # fmt: skip
+        session.execute(
+            update(RejectedInput).where(col(RejectedInput.id) == rid).values(payload="", reason=scrub_reason(reason))
+        )
     return len(rows)
 
 
 def rejected_absent(session: Session, *, tenant_id: str, episode_ids: Sequence[str]) -> Evidence:
     left = [r for r in _rejected(session, tenant_id, episode_ids) if r[1] or r[2] != scrub_reason(r[2])]
-    return Evidence("audit_log", len(left), ["rejected_input referring to the planned episodes holding a payload "
-                                             "or a reason that quotes"], datetime.now(UTC))  # fmt: skip
+    return Evidence(
+        "audit_log",
+        len(left),
+        ["rejected_input referring to the planned episodes holding a payload or a reason that quotes"],
+        datetime.now(UTC),
+    )

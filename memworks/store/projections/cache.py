@@ -14,7 +14,6 @@ import time
 from collections import OrderedDict
 from typing import Protocol
 
-
 #: Prefix of every cache key in Redis.
 PREFIX = "memworks:cache:"
 
@@ -27,7 +26,13 @@ class ReadCache(Protocol):
 
 
 def cache_key(
-    *, tenant_id: str, user_id: str | None, query: str, as_of: str | None, known_at: str | None, k: int,
+    *,
+    tenant_id: str,
+    user_id: str | None,
+    query: str,
+    as_of: str | None,
+    known_at: str | None,
+    k: int,
     versions: tuple[int, ...],
 ) -> str:
     raw = json.dumps([tenant_id, user_id, query, as_of, known_at, k, list(versions)], ensure_ascii=False)

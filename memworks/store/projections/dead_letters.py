@@ -103,8 +103,15 @@ class RedisDeadLetters:
             if not message_ids or mid.decode() in message_ids:
                 self._r.hdel(f"{self._ns}:{q}.XQ.msgs", mid)
                 self._r.zrem(f"{self._ns}:{q}.XQ", mid)
-                taken.append({"queue": q, "message_id": mid.decode(), "actor": m.get("actor_name"),
-                              "args": m.get("args", []), "kwargs": m.get("kwargs", {})})  # fmt: skip
+                taken.append(
+                    {
+                        "queue": q,
+                        "message_id": mid.decode(),
+                        "actor": m.get("actor_name"),
+                        "args": m.get("args", []),
+                        "kwargs": m.get("kwargs", {}),
+                    }
+                )
         return taken
 
     def purge(self, needles: set[Any]) -> int:
@@ -116,7 +123,9 @@ class RedisDeadLetters:
 
     def confirm_absent(self, needles: set[Any]) -> Evidence:
         left = sum(1 for _, _, m in self._entries() if mentions([m.get("args"), m.get("kwargs")], needles))
-        return Evidence("dead_letters", left, [f"redis {self._ns}:<queue>.XQ.msgs for {self._queues}"], datetime.now(UTC))
+        return Evidence(
+            "dead_letters", left, [f"redis {self._ns}:<queue>.XQ.msgs for {self._queues}"], datetime.now(UTC)
+        )
 
 
 def dead_letters_of(broker: dramatiq.Broker, queues: Iterable[str]) -> DeadLetters:

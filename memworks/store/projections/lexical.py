@@ -42,8 +42,9 @@ def _users(scope: Scope) -> list[str]:
     return [scope.user_id, ""] if scope.user_id is not None else [""]
 
 
-def apply(session: Session, records: Sequence[IndexRecord], fingerprints: Sequence[str], *,
-          replace: bool = True) -> None:  # fmt: skip
+def apply(
+    session: Session, records: Sequence[IndexRecord], fingerprints: Sequence[str], *, replace: bool = True
+) -> None:
     """Index ``records`` (with ``replace``, re-indexing an id replaces its entry)."""
     if not records:
         return
@@ -53,10 +54,19 @@ def apply(session: Session, records: Sequence[IndexRecord], fingerprints: Sequen
     postings: list[dict[str, Any]] = []
     for r, fp in zip(records, fingerprints, strict=True):
         counts = term_counts(r.text)
-        docs.append({"memory_id": r.memory_id, "tenant_id": r.tenant_id, "user_id": r.user_id or "",
-                     "length": sum(counts.values()), "fingerprint": fp})  # fmt: skip
-        postings += [{"tenant_id": r.tenant_id, "user_id": r.user_id or "", "term": t, "memory_id": r.memory_id, "tf": n}
-                     for t, n in counts.items()]  # fmt: skip
+        docs.append(
+            {
+                "memory_id": r.memory_id,
+                "tenant_id": r.tenant_id,
+                "user_id": r.user_id or "",
+                "length": sum(counts.values()),
+                "fingerprint": fp,
+            }
+        )
+        postings += [
+            {"tenant_id": r.tenant_id, "user_id": r.user_id or "", "term": t, "memory_id": r.memory_id, "tf": n}
+            for t, n in counts.items()
+        ]
     # One multi-row insert per table, not an ORM object per posting.
     session.execute(insert(LexicalDoc), docs)
     if postings:
@@ -81,19 +91,33 @@ def confirm_absent(
     remaining = 0
     for i in range(0, len(memory_ids), 500):
         chunk = memory_ids[i : i + 500]
-        remaining += session.scalar(select(func.count()).select_from(LexicalDoc).where(col(LexicalDoc.memory_id).in_(chunk))) or 0
-        remaining += session.scalar(
-            select(func.count()).select_from(LexicalPosting).where(col(LexicalPosting.memory_id).in_(chunk))
-        ) or 0
-    for i in range(0, len(fingerprints), 500):
-        remaining += session.scalar(
-            select(func.count()).select_from(LexicalDoc).where(
-                col(LexicalDoc.tenant_id) == tenant_id, col(LexicalDoc.user_id) == user_id,
-                col(LexicalDoc.fingerprint).in_(fingerprints[i : i + 500]),
+        remaining += (
+            session.scalar(select(func.count()).select_from(LexicalDoc).where(col(LexicalDoc.memory_id).in_(chunk)))
+            or 0
+        )
+        remaining += (
+            session.scalar(
+                select(func.count()).select_from(LexicalPosting).where(col(LexicalPosting.memory_id).in_(chunk))
             )
-        ) or 0
-    checked = [f"lexical_doc + lexical_posting by memory_id ({len(memory_ids)})",
-               f"lexical_doc of {tenant_id}/{user_id} by fingerprint ({len(fingerprints)})"]  # fmt: skip
+            or 0
+        )
+    for i in range(0, len(fingerprints), 500):
+        remaining += (
+            session.scalar(
+                select(func.count())
+                .select_from(LexicalDoc)
+                .where(
+                    col(LexicalDoc.tenant_id) == tenant_id,
+                    col(LexicalDoc.user_id) == user_id,
+                    col(LexicalDoc.fingerprint).in_(fingerprints[i : i + 500]),
+                )
+            )
+            or 0
+        )
+    checked = [
+        f"lexical_doc + lexical_posting by memory_id ({len(memory_ids)})",
+        f"lexical_doc of {tenant_id}/{user_id} by fingerprint ({len(fingerprints)})",
+    ]
     return Evidence("lexical_index", remaining, checked, datetime.now(UTC))
 
 
@@ -125,20 +149,30 @@ def _load(session: Session, scope: Scope, version: tuple[int, int]) -> _Index:
     at = {m: i for i, m in enumerate(ids)}
     by_term: dict[str, tuple[list[int], list[int]]] = {}
     for term, mid, tf in session.execute(
-        select(col(LexicalPosting.term), col(LexicalPosting.memory_id), col(LexicalPosting.tf))
-        .where(col(LexicalPosting.tenant_id) == scope.tenant_id, col(LexicalPosting.user_id).in_(users))
+        select(col(LexicalPosting.term), col(LexicalPosting.memory_id), col(LexicalPosting.tf)).where(
+            col(LexicalPosting.tenant_id) == scope.tenant_id, col(LexicalPosting.user_id).in_(users)
+        )
     ):
         if (i := at.get(mid)) is not None:
             docs_of, tfs = by_term.setdefault(term, ([], []))
             docs_of.append(i)
             tfs.append(tf)
     postings = {t: (np.array(d, dtype=np.int32), np.array(f, dtype=np.float64)) for t, (d, f) in by_term.items()}
-    return _Index(version, ids, np.array([d[1] for d in docs], dtype=np.float64), postings,
-                  live_mask(session, scope, ids))
+    return _Index(
+        version, ids, np.array([d[1] for d in docs], dtype=np.float64), postings, live_mask(session, scope, ids)
+    )
 
 
-def search(session: Session, *, scope: Scope, query: str, where: Sequence[Any], limit: int = LIMIT,
-           version: tuple[int, int] | None = None, present: bool = False) -> list[str]:  # fmt: skip
+def search(
+    session: Session,
+    *,
+    scope: Scope,
+    query: str,
+    where: Sequence[Any],
+    limit: int = LIMIT,
+    version: tuple[int, int] | None = None,
+    present: bool = False,
+) -> list[str]:
     """Memory ids matching ``query`` in ``scope`` under the ``where`` filters, best BM25 first
     (ties by memory id).
 

@@ -98,14 +98,23 @@ class ScopeCache:
 SCOPES = ScopeCache()
 
 
-def cached(session: Session, scope: Scope, projection: str, load: Callable[[tuple[int, int]], E],
-           version: tuple[int, int] | None = None) -> E:  # fmt: skip
+def cached(
+    session: Session,
+    scope: Scope,
+    projection: str,
+    load: Callable[[tuple[int, int]], E],
+    version: tuple[int, int] | None = None,
+) -> E:
     """The scope's ``projection`` index at its current version, loaded with ``load`` if stale."""
     if version is None:
         version = versions.read(session, tenant_id=scope.tenant_id, user_id=scope.user_id)
     # Keyed by database too: one process may hold facades of several stores.
-    key = (session.get_bind().engine.url.render_as_string(hide_password=True), scope.tenant_id, scope.user_id,
-           projection)  # fmt: skip
+    key = (
+        session.get_bind().engine.url.render_as_string(hide_password=True),
+        scope.tenant_id,
+        scope.user_id,
+        projection,
+    )
     hit: E | None = SCOPES.get(key, version)
     if hit is not None:
         return hit
@@ -143,8 +152,14 @@ def _doubling(order: npt.NDArray[np.intp], step: int) -> Iterator[npt.NDArray[np
         i, step = i + step, min(2 * step, 4096)
 
 
-def keep_visible(session: Session, ids: Sequence[str], scores: npt.NDArray[np.floating[Any]], where: Sequence[Any],
-                 limit: int, among: npt.NDArray[np.intp] | None = None) -> dict[str, float]:  # fmt: skip
+def keep_visible(
+    session: Session,
+    ids: Sequence[str],
+    scores: npt.NDArray[np.floating[Any]],
+    where: Sequence[Any],
+    limit: int,
+    among: npt.NDArray[np.intp] | None = None,
+) -> dict[str, float]:
     """The best ``limit`` of ``ids`` (only those at ``among``, if given) by ``scores`` that the
     read's filters admit, best first."""
     pick = np.arange(len(ids)) if among is None else among

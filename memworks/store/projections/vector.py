@@ -28,25 +28,41 @@ LIMIT = 50
 
 
 def apply(
-    session: Session, records: Sequence[IndexRecord], vectors: npt.NDArray[np.float32], fingerprints: Sequence[str],
-    *, model: str, replace: bool = True,
+    session: Session,
+    records: Sequence[IndexRecord],
+    vectors: npt.NDArray[np.float32],
+    fingerprints: Sequence[str],
+    *,
+    model: str,
+    replace: bool = True,
 ) -> None:
     """Store one vector per record (with ``replace``, replacing an existing one)."""
     if not records:
         return
     if replace:
         purge(session, [r.memory_id for r in records])
-    session.execute(insert(VectorEntry), [
-        {"memory_id": r.memory_id, "tenant_id": r.tenant_id, "user_id": r.user_id, "model": model,
-         "vector": np.ascontiguousarray(v, dtype=np.float32).tobytes(), "fingerprint": fp}
-        for r, v, fp in zip(records, vectors, fingerprints, strict=True)
-    ])  # fmt: skip
+    session.execute(
+        insert(VectorEntry),
+        [
+            {
+                "memory_id": r.memory_id,
+                "tenant_id": r.tenant_id,
+                "user_id": r.user_id,
+                "model": model,
+                "vector": np.ascontiguousarray(v, dtype=np.float32).tobytes(),
+                "fingerprint": fp,
+            }
+            for r, v, fp in zip(records, vectors, fingerprints, strict=True)
+        ],
+    )
 
 
 def purge(session: Session, memory_ids: Sequence[str]) -> int:
     total = 0
     for i in range(0, len(memory_ids), 500):
-        result: Any = session.execute(delete(VectorEntry).where(col(VectorEntry.memory_id).in_(memory_ids[i : i + 500])))
+        result: Any = session.execute(
+            delete(VectorEntry).where(col(VectorEntry.memory_id).in_(memory_ids[i : i + 500]))
+        )
         total += result.rowcount or 0
     return total
 
@@ -54,9 +70,14 @@ def purge(session: Session, memory_ids: Sequence[str]) -> int:
 def confirm_absent(session: Session, memory_ids: Sequence[str]) -> Evidence:
     remaining = 0
     for i in range(0, len(memory_ids), 500):
-        remaining += session.scalar(
-            select(func.count()).select_from(VectorEntry).where(col(VectorEntry.memory_id).in_(memory_ids[i : i + 500]))
-        ) or 0
+        remaining += (
+            session.scalar(
+                select(func.count())
+                .select_from(VectorEntry)
+                .where(col(VectorEntry.memory_id).in_(memory_ids[i : i + 500]))
+            )
+            or 0
+        )
     return Evidence("vector_index", remaining, [f"vector_entry by memory_id ({len(memory_ids)})"], datetime.now(UTC))
 
 
@@ -76,20 +97,35 @@ class _Matrix:
 
 
 def _load(session: Session, scope: Scope, version: tuple[int, int]) -> _Matrix:
-    user = col(VectorEntry.user_id).is_(None) if scope.user_id is None else or_(
-        col(VectorEntry.user_id) == scope.user_id, col(VectorEntry.user_id).is_(None))  # fmt: skip
+    user = (
+        col(VectorEntry.user_id).is_(None)
+        if scope.user_id is None
+        else or_(col(VectorEntry.user_id) == scope.user_id, col(VectorEntry.user_id).is_(None))
+    )
     rows = session.execute(
-        select(col(VectorEntry.memory_id), col(VectorEntry.vector)).where(col(VectorEntry.tenant_id) == scope.tenant_id, user)
+        select(col(VectorEntry.memory_id), col(VectorEntry.vector)).where(
+            col(VectorEntry.tenant_id) == scope.tenant_id, user
+        )
     ).all()
     ids = [r[0] for r in rows]
-    matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-              if rows else np.zeros((0, 0), dtype=np.float32))  # fmt: skip
+    matrix = (
+        np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        if rows
+        else np.zeros((0, 0), dtype=np.float32)
+    )
     return _Matrix(version, ids, matrix, {m: i for i, m in enumerate(ids)}, live_mask(session, scope, ids))
 
 
 def search(
-    session: Session, *, scope: Scope, query: npt.NDArray[np.float32], where: Sequence[Any], limit: int = LIMIT,
-    also: Sequence[str] = (), version: tuple[int, int] | None = None, present: bool = False,
+    session: Session,
+    *,
+    scope: Scope,
+    query: npt.NDArray[np.float32],
+    where: Sequence[Any],
+    limit: int = LIMIT,
+    also: Sequence[str] = (),
+    version: tuple[int, int] | None = None,
+    present: bool = False,
 ) -> dict[str, float]:
     """Cosine similarity of the best ``limit`` visible records (and of ``also``) to ``query``.
 

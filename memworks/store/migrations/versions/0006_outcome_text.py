@@ -14,25 +14,25 @@ Revision ID: 0006
 Revises: 0005
 Create Date: 2026-12-02
 """
+
 import json
 
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
-
-revision = '0006'
-down_revision = '0005'
+revision = "0006"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('outcome', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('reporter', sa.String(length=20), nullable=False, server_default='user'))
-        batch_op.add_column(sa.Column('task_text', sa.Text(), nullable=True))
-        batch_op.add_column(sa.Column('feedback', sa.Text(), nullable=True))
-    with op.batch_alter_table('lesson', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('previous_id', sa.String(length=32), nullable=True))
+    with op.batch_alter_table("outcome", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("reporter", sa.String(length=20), nullable=False, server_default="user"))
+        batch_op.add_column(sa.Column("task_text", sa.Text(), nullable=True))
+        batch_op.add_column(sa.Column("feedback", sa.Text(), nullable=True))
+    with op.batch_alter_table("lesson", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("previous_id", sa.String(length=32), nullable=True))
     op.execute("UPDATE outcome SET reporter = 'tenant' WHERE user_id IS NULL")
     _renormalise()
 
@@ -41,14 +41,15 @@ def _renormalise() -> None:
     from memworks.pipelines.features import normalize_features, outcome_features
 
     conn = op.get_bind()
-    outcome = sa.table('outcome', sa.column('id', sa.Integer), sa.column('features_raw', sa.Text),
-                       sa.column('features_json', sa.Text))
+    outcome = sa.table(
+        "outcome", sa.column("id", sa.Integer), sa.column("features_raw", sa.Text), sa.column("features_json", sa.Text)
+    )
     for row_id, raw in conn.execute(sa.select(outcome.c.id, outcome.c.features_raw)).all():
         if not raw:  # erased
             continue
         feats = json.dumps(list(outcome_features(json.loads(raw))))
         conn.execute(outcome.update().where(outcome.c.id == row_id).values(features_json=feats))
-    lesson = sa.table('lesson', sa.column('lesson_id', sa.String), sa.column('pattern_json', sa.Text))
+    lesson = sa.table("lesson", sa.column("lesson_id", sa.String), sa.column("pattern_json", sa.Text))
     for lesson_id, pattern in conn.execute(sa.select(lesson.c.lesson_id, lesson.c.pattern_json)).all():
         new = json.dumps(list(normalize_features(json.loads(pattern))))
         conn.execute(lesson.update().where(lesson.c.lesson_id == lesson_id).values(pattern_json=new))
@@ -56,9 +57,9 @@ def _renormalise() -> None:
 
 def downgrade() -> None:
     # Features and patterns stay in the stemmed form: the older rule cannot be recovered from it.
-    with op.batch_alter_table('lesson', schema=None) as batch_op:
-        batch_op.drop_column('previous_id')
-    with op.batch_alter_table('outcome', schema=None) as batch_op:
-        batch_op.drop_column('feedback')
-        batch_op.drop_column('task_text')
-        batch_op.drop_column('reporter')
+    with op.batch_alter_table("lesson", schema=None) as batch_op:
+        batch_op.drop_column("previous_id")
+    with op.batch_alter_table("outcome", schema=None) as batch_op:
+        batch_op.drop_column("feedback")
+        batch_op.drop_column("task_text")
+        batch_op.drop_column("reporter")

@@ -8,21 +8,21 @@ Revision ID: 0007
 Revises: 0006
 Create Date: 2026-12-03
 """
-from alembic import op
+
 import sqlalchemy as sa
+from alembic import op
 
-
-revision = '0007'
-down_revision = '0006'
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('memory', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('event_at', sa.DateTime(timezone=True), nullable=True))
+    with op.batch_alter_table("memory", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("event_at", sa.DateTime(timezone=True), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('memory', schema=None) as batch_op:
-        batch_op.drop_column('event_at')
+    with op.batch_alter_table("memory", schema=None) as batch_op:
+        batch_op.drop_column("event_at")

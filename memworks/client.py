@@ -141,13 +141,17 @@ class Memworks:
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
         k: int = 5,
+        asked_at: datetime | str | None = None,
     ) -> RetrieveResult:
         """Memories relevant to ``query`` in ``scope`` (required), or an abstention.
 
         ``as_of`` and ``known_at`` are aware datetimes or ISO 8601 strings with an offset
         (``"2025-02-01T00:00:00Z"``); a time without one raises ``InvalidInput`` naming the field.
+        ``asked_at`` (the same forms): when the question is asked (default now); "last year" or
+        "in May" in it resolve against that time.
         """
         valid_at, believed_at = check_time(as_of, "as_of"), check_time(known_at, "known_at")
+        asked = check_time(asked_at, "asked_at")
         rt = self.runtime
         return retrieve_memories(
             rt.engine,
@@ -161,6 +165,7 @@ class Memworks:
             cache_ttl_s=self.settings.cache_ttl_s,
             policy=rt.policy,
             now=utcnow(),
+            asked_at=asked,
         )
 
     def memories(self, scope: Scope, *, include_history: bool = False) -> list[MemoryOut]:

@@ -55,6 +55,17 @@ class Settings(BaseSettings):
     retrieve_min_similarity: float = Field(0.25, ge=-1, le=1)
     #: Cosine floor for a hit that also matched lexically.
     retrieve_min_similarity_lexical: float = Field(0.15, ge=-1, le=1)
+    #: Ranking: ``learned`` (the shipped model with its per-type relevance floors) or ``fusion``
+    #: (reciprocal rank fusion with the similarity floors above).
+    retrieve_ranker: Literal["learned", "fusion"] = "learned"
+    #: Score long records by their best sentence too (sentence vectors are stored either way).
+    retrieve_spans: bool = True
+    #: Let a turn's neighbours in its session speak for it.
+    retrieve_neighbors: bool = True
+    #: Match the period a question names ("in May 2023", "last year") against event times.
+    retrieve_time: bool = True
+    #: Check that the evidence is about the person a question names (else say it is not).
+    retrieve_subjects: bool = True
 
     #: Distinct held-out cases a lesson must fix (with no misfire) before it is promoted; raise
     #: it for a stricter gate. 1 learns from the seed shape: one held-out case per exception.

@@ -173,13 +173,15 @@ class RemoteMemworks:
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
         k: int = 5,
+        asked_at: datetime | str | None = None,
     ) -> RetrieveResult:
         """Memories relevant to ``query`` in ``scope`` (required), or an abstention.
 
-        ``as_of`` and ``known_at`` are aware datetimes or ISO 8601 strings with an offset.
+        ``as_of``, ``known_at`` and ``asked_at`` (when the question is asked) are aware
+        datetimes or ISO 8601 strings with an offset.
         """
         body: dict[str, Any] = {**_read(scope), "query": query, "k": k}
-        for name, t in (("as_of", as_of), ("known_at", known_at)):
+        for name, t in (("as_of", as_of), ("known_at", known_at), ("asked_at", asked_at)):
             if (when := check_time(t, name)) is not None:
                 body[name] = when.isoformat()
         return RetrieveResult.model_validate(self._json("POST", "/v1/retrieve", json_body=body))

@@ -140,6 +140,9 @@ class RetrieveBody(ScopedBody):
     as_of: BoundedTime | None = Field(default=None, description="valid time: what held then")
     known_at: BoundedTime | None = Field(default=None, description="transaction time: what was believed then")
     k: int = Field(default=5, ge=1, le=100)
+    asked_at: BoundedTime | None = Field(
+        default=None, description="when the question is asked (default now): periods it names resolve against it"
+    )
 
 
 class CorrectionBody(ScopedBody):

@@ -49,6 +49,7 @@ def register(sub: Any) -> None:
     r.add_argument("--as-of", type=iso_time)
     r.add_argument("--known-at", type=iso_time)
     r.add_argument("-k", type=int, default=5)
+    r.add_argument("--asked-at", type=iso_time, help="when the question is asked (default now)")
     r.add_argument("--json", action="store_true")
     r.set_defaults(handler=_retrieve)
 
@@ -170,16 +171,33 @@ def _retrieve(args: argparse.Namespace) -> int:
     from memworks.client import Memworks
 
     with Memworks.from_settings() as mw:
-        res = mw.retrieve(scope_of(args), args.query, as_of=args.as_of, known_at=args.known_at, k=args.k)
+        res = mw.retrieve(
+            scope_of(args), args.query, as_of=args.as_of, known_at=args.known_at, k=args.k, asked_at=args.asked_at
+        )
     if args.json:
         print(dumps(res))
     elif res.abstained:
         print("no memory answers this (abstained)")
     else:
+        if res.subject_mismatch:
+            print("not about the person asked about: every hit is someone else's (subject_mismatch)")
         print(
             table(
-                [(h.score, h.kind, h.key, h.value, h.valid_from, h.valid_to, ",".join(h.evidence)) for h in res.hits],
-                ["score", "kind", "key", "value", "valid_from", "valid_to", "evidence"],
+                [
+                    (
+                        h.score,
+                        h.kind,
+                        h.key,
+                        h.value,
+                        h.subject,
+                        h.event_time,
+                        h.valid_from,
+                        h.valid_to,
+                        ",".join(h.evidence),
+                    )
+                    for h in res.hits
+                ],
+                ["score", "kind", "key", "value", "subject", "event_time", "valid_from", "valid_to", "evidence"],
             )
         )
     return EXIT_OK

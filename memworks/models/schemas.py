@@ -71,6 +71,15 @@ class HitOut(BaseModel):
     event_at: datetime | None = None
     #: The record that replaced this one (a later value, or the fact a transcript stated).
     superseded_by: str | None = None
+    #: Who said it (a conversation's speaker) or whom the record is about; None when unknown.
+    subject: str | None = None
+    #: Whom the best-matching sentence is about (its speaker, or the one it addresses as "you").
+    about: str | None = None
+    #: The question names someone other than the one this hit is about.
+    subject_mismatch: bool = False
+    #: When the event happened, resolved: ``event_at``, else the time the record's words name,
+    #: else its valid-time start (for a turn, when it was said).
+    event_time: datetime | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -83,6 +92,8 @@ class HitOut(BaseModel):
 class RetrieveResult(BaseModel):
     abstained: bool
     hits: list[HitOut]
+    #: Every hit is about someone other than the person the question names: not an answer.
+    subject_mismatch: bool = False
 
 
 class MemoryOut(BaseModel):

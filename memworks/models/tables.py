@@ -102,6 +102,9 @@ class Memory(SQLModel, table=True):
     attention: float = 0.0
     #: A legal hold or a review: capacity eviction never takes it.
     hold: bool = False
+    #: Who said it (a conversation's speaker, else the episode's role) unless the extractor
+    #: named whom it is about; None when unknown (records stored before revision 0008).
+    subject: str | None = Field(default=None, max_length=200)
 
 
 class Lineage(SQLModel, table=True):
@@ -187,6 +190,8 @@ class VectorEntry(SQLModel, table=True):
     user_id: str | None = Field(default=None, max_length=200)
     model: str = Field(max_length=80)
     vector: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    #: One vector per sentence of a long text (float32, concatenated); None for short texts.
+    spans: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     fingerprint: str = Field(default="", max_length=64, index=True)
 
 

@@ -28,7 +28,12 @@ def _stem(word: str) -> str:
 def terms(text: str) -> list[str]:
     """The index terms of ``text``, in order, repeats kept."""
     words = re.findall(r"[\w']+", text.casefold())
-    return [_stem(w.replace("'", "")) for w in words if w not in STOPWORDS and len(w.strip("'")) > 1]
+    # A stop word's contraction is a stop word too ("what's", "it's").
+    return [
+        _stem(w.replace("'", ""))
+        for w in words
+        if w not in STOPWORDS and w.split("'")[0] not in STOPWORDS and len(w.strip("'")) > 1
+    ]
 
 
 def term_counts(text: str) -> Counter[str]:

@@ -19,6 +19,7 @@ from memworks.pipelines.consolidation import ForgettingPolicy
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.lessons import LessonPolicy
 from memworks.pipelines.protocols import Embedder
+from memworks.pipelines.ranker import load_model
 from memworks.pipelines.ranking import RankPolicy
 from memworks.store.consolidation import Knobs
 from memworks.store.db import get_engine, upgrade
@@ -91,9 +92,16 @@ class Deps:
 
     @property
     def policy(self) -> RankPolicy:
+        st = self.settings
         return RankPolicy(
-            min_similarity=self.settings.retrieve_min_similarity,
-            min_similarity_lexical=self.settings.retrieve_min_similarity_lexical,
+            min_similarity=st.retrieve_min_similarity,
+            min_similarity_lexical=st.retrieve_min_similarity_lexical,
+            ranker=st.retrieve_ranker,
+            spans=st.retrieve_spans,
+            neighbors=st.retrieve_neighbors,
+            time=st.retrieve_time,
+            subjects=st.retrieve_subjects,
+            model=load_model() if st.retrieve_ranker == "learned" else None,
         )
 
     @property

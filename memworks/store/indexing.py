@@ -11,6 +11,8 @@ from sqlmodel import Session
 from memworks.models.tables import Memory
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.slots import index_text
+from memworks.pipelines.spans import spans
+from memworks.store import subjects
 from memworks.store.projections import lexical, vector
 from memworks.store.projections.base import IndexRecord
 
@@ -31,12 +33,20 @@ def index_memories(
         return
     vectors = {} if vectors is None else vectors
     texts = [index_text(r.key, r.text) for r in rows]
-    missing = list(dict.fromkeys(t for t in texts if t not in vectors))
+    sentences = [spans(t) for t in texts]  # a long text is scored by its best sentence too
+    missing = list(dict.fromkeys(t for t in [*texts, *(x for s in sentences for x in s)] if t not in vectors))
     if missing:
         vectors.update(zip(missing, embedder.embed(missing), strict=True))
+    subjects.attach(session, rows)
     records = [IndexRecord(r.memory_id, r.tenant_id, r.user_id, t) for r, t in zip(rows, texts, strict=True)]
     prints = [r.fingerprint for r in rows]
     lexical.apply(session, records, prints, replace=not fresh)
     vector.apply(
-        session, records, np.stack([vectors[t] for t in texts]), prints, model=embedder.name, replace=not fresh
+        session,
+        records,
+        np.stack([vectors[t] for t in texts]),
+        prints,
+        model=embedder.name,
+        replace=not fresh,
+        spans=[np.stack([vectors[x] for x in s]) if s else None for s in sentences],
     )

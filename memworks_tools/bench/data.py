@@ -680,7 +680,7 @@ class BulkWriter:
 
     def dicts(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
         cols = _columns(table)
-        self.tuples(table, cols, [tuple(r[c] for c in cols) for r in rows])
+        self.tuples(table, cols, [tuple(r.get(c) for c in cols) for r in rows])  # a newer nullable column: NULL
 
     def tuples(self, table: str, cols: Sequence[str], rows: Sequence[tuple[Any, ...]]) -> None:
         if not rows:

@@ -14,6 +14,13 @@ foreign rows over p95 without, for the long-running process
 connections keep the planner statistics they loaded when they opened; the loader refreshes the
 statistics with ``ANALYZE`` after each load, as the nightly run does.
 
+``stages``: at the sizes in ``retrieve.stage_sizes`` the same queries run again through facades
+with the read path's stages switched on one after another (fusion alone; + sentence spans;
+the learned ranker; + neighbouring turns; + time and subject checks: every stage, the default),
+so each stage's cost shows as the step between two rows. The loader's records are single
+sentences, so before the stage runs each record of the scope is given two sentence vectors
+(its own vector plus noise): a LoCoMo turn has 2.6 on average.
+
 ``recall_vs_exact`` compares memworks' vector search (``projections.vector.search`` with the
 read path's visibility filter, top 10) with brute-force cosine over the vectors the loader
 wrote for the same scope.
@@ -110,6 +117,42 @@ class _Unavailable(Exception):
     pass
 
 
+#: Read-path stages, switched on one after another: name -> settings.
+STAGES: dict[str, dict[str, Any]] = {
+    "fusion": {
+        "retrieve_ranker": "fusion",
+        "retrieve_spans": False,
+        "retrieve_neighbors": False,
+        "retrieve_time": False,
+        "retrieve_subjects": False,
+    },
+    "+ spans": {
+        "retrieve_ranker": "fusion",
+        "retrieve_spans": True,
+        "retrieve_neighbors": False,
+        "retrieve_time": False,
+        "retrieve_subjects": False,
+    },
+    "+ learned ranker": {
+        "retrieve_ranker": "learned",
+        "retrieve_spans": True,
+        "retrieve_neighbors": False,
+        "retrieve_time": False,
+        "retrieve_subjects": False,
+    },
+    "+ neighbours": {
+        "retrieve_ranker": "learned",
+        "retrieve_spans": True,
+        "retrieve_neighbors": True,
+        "retrieve_time": False,
+        "retrieve_subjects": False,
+    },
+    "+ time, subjects (all)": {},
+}
+#: Sentence vectors given to each record before the stage runs.
+SPANS_PER_RECORD = 2
+
+
 def _database(
     opts: Options,
     db: str,
@@ -122,13 +165,14 @@ def _database(
     budget_s: float,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"by_size": {}, "foreign": {}}
+    stage_sizes: list[int] = opts.size("retrieve.stage_sizes", [10_000], [1_000, 10_000])
     for n in sizes:
         with _store(opts, db) as url:
             opts.say(f"retrieve[{db}]: loading a scope of {n:,} memories")
             loaded = data.load_isolated(
                 url, [data.UserSpec(TENANT, USER, n)], pool, seed=n, keep=[(TENANT, USER)], queries=qvecs
             )
-            row = {"memories": loaded.memories, "build_s": loaded.seconds}
+            row: dict[str, Any] = {"memories": loaded.memories, "build_s": loaded.seconds}
             with _memworks(url) as mw:
                 row |= _measure(opts, mw, loaded, warm, timed, qvecs, budget_s, f"{db} {n:,}")
                 out["by_size"][str(n)] = row
@@ -136,7 +180,57 @@ def _database(
                     out["foreign"] = _foreign(
                         opts, db, url, mw, row, loaded, foreign, pool, warm, timed, qvecs, budget_s
                     )
+            if n in stage_sizes:
+                row["stages"] = _stages(opts, url, loaded, warm, timed, qvecs, budget_s, f"{db} {n:,}")
     return out
+
+
+def _stages(
+    opts: Options,
+    url: str,
+    loaded: data.Loaded,
+    warm: list[str],
+    timed: list[str],
+    qvecs: npt.NDArray[np.float32],
+    budget_s: float,
+    label: str,
+) -> dict[str, Any]:
+    """Latency with the read path's stages switched on one after another (see the module doc)."""
+    _add_spans(url)
+    out: dict[str, Any] = {}
+    for name, settings in STAGES.items():
+        with _memworks(url, **settings) as mw:
+            out[name] = _measure(opts, mw, loaded, warm, timed, qvecs, budget_s, f"{label}, {name}")
+    return out
+
+
+def _add_spans(url: str, seed: int = 5) -> None:
+    """Give every record of the benchmark scope :data:`SPANS_PER_RECORD` sentence vectors."""
+    from sqlalchemy import bindparam, select, update
+    from sqlmodel import col
+
+    from memworks.models.tables import VectorEntry
+    from memworks.store import versions
+    from memworks.store.db import get_engine, session_scope
+
+    rng = np.random.default_rng(seed)
+    with session_scope(get_engine(url)) as s:
+        rows = s.execute(
+            select(col(VectorEntry.memory_id), col(VectorEntry.vector)).where(
+                col(VectorEntry.tenant_id) == TENANT, col(VectorEntry.user_id) == USER
+            )
+        ).all()
+        params = []
+        for mid, raw in rows:
+            v = np.frombuffer(raw, dtype=np.float32)
+            spans = v + rng.normal(0, 0.03, size=(SPANS_PER_RECORD, v.size)).astype(np.float32)
+            spans /= np.linalg.norm(spans, axis=1, keepdims=True)
+            params.append({"mid": mid, "sp": spans.astype(np.float32).tobytes()})
+        s.connection().execute(
+            update(VectorEntry).where(col(VectorEntry.memory_id) == bindparam("mid")).values(spans=bindparam("sp")),
+            params,
+        )
+        versions.bump(s, tenant_id=TENANT, user_id=USER)  # the scope's cached matrices reload with spans
 
 
 def _foreign(
@@ -203,11 +297,11 @@ def _store(opts: Options, db: str) -> Iterator[str]:
 
 
 @contextmanager
-def _memworks(url: str) -> Iterator[Any]:
+def _memworks(url: str, **settings: Any) -> Iterator[Any]:
     from memworks.client import Memworks
     from memworks.config import Settings
 
-    mw = Memworks(Settings(database_url=url, broker_url="stub://", cache_url="memory", cache_ttl_s=0))
+    mw = Memworks(Settings(database_url=url, broker_url="stub://", cache_url="memory", cache_ttl_s=0, **settings))
     try:
         yield mw
     finally:
@@ -313,6 +407,19 @@ def rows(r: dict[str, Any]) -> list[tuple[Any, ...]]:
             out.append(
                 (db, f"{int(n):,} in scope", lat["p50"], lat["p95"], lat["p99"], lat["n"], row["recall_vs_exact"])
             )
+            for stage, r in row.get("stages", {}).items():
+                lat = r["latency_ms"]
+                out.append(
+                    (
+                        db,
+                        f"{int(n):,} in scope, {stage}",
+                        lat["p50"],
+                        lat["p95"],
+                        lat["p99"],
+                        lat["n"],
+                        r["recall_vs_exact"],
+                    )
+                )
         for times, row in d["foreign"].items():
             if times != "0":
                 runs = [("open since before", row)]

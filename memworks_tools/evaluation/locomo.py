@@ -1,36 +1,58 @@
-"""``memworks eval locomo``: does retrieval find the turns a LoCoMo answer rests on?
+"""``memworks eval locomo``: does retrieval find the turns a LoCoMo answer rests on, and does
+it decline what the named person never said?
 
 Each conversation is replayed session by session, in date order, into a fresh embedded store
 through the public facade (one scope per conversation), then every question is asked with
-``retrieve``. A hit traces back to dialogue ids through its evidence episodes, so recall is
-measured against the dataset's gold evidence ids, per question category. BM25 over the same
-turn texts (``bm25s``) runs beside it as the baseline.
+``retrieve`` (asked the day after the last session). A hit traces back to dialogue ids through
+its evidence episodes, so recall is measured against the dataset's gold evidence ids, per
+question category. BM25 over the same turn texts (``bm25s``) runs beside it as the baseline;
+with ``compare``, the read path's own stages too (dense only, fused), on the same stores.
+Metrics, tables and the plot: :mod:`memworks_tools.evaluation.locomo_report`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from memworks_tools.evaluation import keyed as keyed_records
+from memworks_tools.evaluation.locomo_report import (
+    ADVERSARIAL as ADVERSARIAL,
+)
+from memworks_tools.evaluation.locomo_report import (
+    BUDGET_K as BUDGET_K,
+)
+from memworks_tools.evaluation.locomo_report import (
+    CATEGORIES as CATEGORIES,
+)
+from memworks_tools.evaluation.locomo_report import (
+    SESSION_K as SESSION_K,
+)
+from memworks_tools.evaluation.locomo_report import (
+    Tally as Tally,
+)
+from memworks_tools.evaluation.locomo_report import plot as draw
+from memworks_tools.evaluation.locomo_report import (
+    print_report,
+    report,
+)
+from memworks_tools.evaluation.locomo_report import (
+    recall_at as recall_at,
+)
+from memworks_tools.evaluation.locomo_report import (
+    session_of as session_of,
+)
 
 TENANT = "locomo"
-#: Category ids of the dataset (per its task_eval code) and their names.
-CATEGORIES: Mapping[int, str] = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
-#: The unanswerable category: the right answer is "not mentioned".
-ADVERSARIAL = 5
 #: Hits asked for per question (the largest k scored).
 DEPTH = 20
-#: Rank depth of the session-hit and text-budget metrics.
-SESSION_K, BUDGET_K = 5, 10
 METHOD = (
     "Each LoCoMo conversation replayed session by session in date order (one drain per session) into an embedded "
     "memworks store of its own (SQLite, stub broker, open extractor, default retrieval settings), one scope per "
@@ -43,7 +65,14 @@ METHOD = (
     "questions whose top 5 include a turn of a gold evidence session; chars@10 = characters of hit text in the "
     "top 10, averaged over all questions. Evidence ids are normalised ('D:11:26' -> 'D11:26', several ids in one "
     "string split); ids absent from the conversation are dropped (bad_evidence) and questions left without "
-    "evidence are not scored for recall or session hits (no_evidence). Abstention: retrieve returned no hit."
+    "evidence are not scored for recall or session hits (no_evidence). Not answered: retrieve abstained (no hit) "
+    "or flagged every hit as about someone other than the person asked about (subject_mismatch); recall still "
+    "counts whatever hits came back. Questions are asked at the last session's time plus one day (asked_at). "
+    "Latency: each memworks retrieve call timed end to end (query embedding included, read cache bypassed by "
+    "distinct questions). Compared systems (--compare) read the same stores with the same candidates: dense = "
+    "whole-text cosine only; fused = reciprocal rank fusion of BM25 and whole-text cosine (k=10) with the "
+    "similarity floors; memworks = fused candidates re-scored by sentence spans, neighbours, time and subject, "
+    "ranked by the learned model."
 )
 
 
@@ -174,54 +203,9 @@ def load(path: Path, *, limit: int | None = None) -> list[Conversation]:
 # -- metrics ------------------------------------------------------------------------------
 
 
-def session_of(dia_id: str) -> int:
-    return int(dia_id[1:].split(":", 1)[0])
-
-
-def recall_at(gold: Sequence[str], hits: Sequence[Sequence[str]], k: int) -> float:
-    """Share of ``gold`` ids among the dialogue ids that the first ``k`` hits trace back to.
-
-    ``hits[i]`` holds the dialogue ids of hit ``i`` (a transcript traces to one turn, a fact
-    to each turn it was read from). No gold ids scores 0.
-    """
-    found = {d for ids in hits[:k] for d in ids}
-    return len(set(gold) & found) / len(gold) if gold else 0.0
-
-
 def traced(evidence: Iterable[Sequence[str]], back: Mapping[str, str]) -> list[str]:
     """Dialogue ids that hits' evidence episodes trace back to, unique, in rank order."""
     return list(dict.fromkeys(back[e] for ev in evidence for e in ev if e in back))
-
-
-@dataclass
-class Tally:
-    """Running sums of one system's metrics over one category."""
-
-    ks: tuple[int, ...]
-    scored: int = 0
-    asked: int = 0
-    recall: dict[int, float] = field(default_factory=dict)
-    session_hits: int = 0
-    chars: int = 0
-
-    def add(self, gold: Sequence[str], hits: Sequence[Sequence[str]], texts: Sequence[str]) -> None:
-        """Count one question: ``hits[i]`` = dialogue ids of hit i, ``texts[i]`` its text."""
-        self.asked += 1
-        self.chars += sum(len(t) for t in texts[:BUDGET_K])
-        if not gold:
-            return
-        self.scored += 1
-        for k in self.ks:
-            self.recall[k] = self.recall.get(k, 0.0) + recall_at(gold, hits, k)
-        sessions = {session_of(g) for g in gold}
-        self.session_hits += any(session_of(d) in sessions for ids in hits[:SESSION_K] for d in ids)
-
-    def summary(self) -> dict[str, float]:
-        n = self.scored or 1
-        out = {f"recall@{k}": round(self.recall.get(k, 0.0) / n, 4) for k in self.ks}
-        out[f"session_hit@{SESSION_K}"] = round(self.session_hits / n, 4)
-        out[f"chars@{BUDGET_K}"] = round(self.chars / (self.asked or 1), 1)
-        return out
 
 
 # -- the BM25 baseline --------------------------------------------------------------------
@@ -257,12 +241,20 @@ class BM25Baseline:
 
 # -- the run ------------------------------------------------------------------------------
 
+#: Systems read from the same stores with ``compare``: name -> RankPolicy overrides.
+COMPARED: Mapping[str, Mapping[str, Any]] = {
+    "dense": {"ranker": "dense", "spans": False, "neighbors": False, "time": False, "subjects": False},
+    "fused": {"ranker": "fusion", "spans": False, "neighbors": False, "time": False, "subjects": False},
+}
+
 
 def run(
     path: Path,
     *,
     limit: int | None = None,
+    conversations: Sequence[str] | None = None,
     ks: Sequence[int] = (1, 5, 10, 20),
+    compare: bool = False,
     out: Callable[[str], None] = print,
     progress: bool = False,
 ) -> dict[str, Any]:
@@ -271,13 +263,16 @@ def run(
     Args:
         path: the LoCoMo JSON file (a list of conversations).
         limit: replay only the first ``limit`` conversations.
+        conversations: replay only these sample ids.
         ks: the recall depths (at most 20).
+        compare: also score the read path's earlier stages (:data:`COMPARED`) on the same stores.
         out: where report lines go.
         progress: also report each conversation as it finishes.
 
     Returns:
-        Per category (``"1"``..``"5"``) the question count and both systems' metrics; the
-        abstention precision and recall on category 5; counts; a description of the method.
+        Per category (``"1"``..``"5"``) the question count and each system's metrics
+        (``not_answered`` among them); the abstention precision and recall on category 5;
+        retrieve latency percentiles; counts; a description of the method.
     """
     from memworks.client import Memworks
     from memworks.config import Settings
@@ -285,31 +280,38 @@ def run(
     ks = tuple(sorted(set(ks)))
     if not ks or ks[0] < 1 or ks[-1] > DEPTH:
         raise ValueError(f"ks must lie between 1 and {DEPTH}")
-    conversations = load(path, limit=limit)
-    systems = ("memworks", "bm25")
+    chosen = load(path, limit=limit)
+    if conversations:
+        unknown = set(conversations) - {c.sample_id for c in chosen}
+        if unknown:
+            raise ValueError(f"no conversation {', '.join(sorted(unknown))} in {path}")
+        chosen = [c for c in chosen if c.sample_id in set(conversations)]
+    systems = ("memworks", "bm25", *(COMPARED if compare else ()))
     tallies = {c: {s: Tally(ks) for s in systems} for c in CATEGORIES}
     counts = {c: {"n": 0, "no_evidence": 0, "bad_evidence": 0} for c in CATEGORIES}
-    abstained: dict[int, int] = {c: 0 for c in CATEGORIES}
+    latencies: list[float] = []
     keyed: list[tuple[int, int]] = []
     with tempfile.TemporaryDirectory(prefix="memworks-locomo-") as tmp:
-        for conv in conversations:
+        for conv in chosen:
             # A store of its own per conversation: what one conversation costs does not depend
             # on how many were replayed before it.
-            settings = Settings(database_url=f"sqlite:///{Path(tmp) / conv.sample_id}.db", broker_url="stub://")
+            settings = Settings(
+                database_url=f"sqlite:///{Path(tmp) / conv.sample_id}.db", broker_url="stub://", cache_url="memory"
+            )
             with Memworks(settings) as mw:
                 t0 = time.perf_counter()
                 _replay(mw, conv)
                 keyed.append(keyed_records.keyed_turns(mw, TENANT, conv.sample_id, [t.episode_id for t in conv.turns]))
                 t1 = time.perf_counter()
-                _ask(mw, conv, tallies, counts, abstained)
+                _ask(mw, conv, tallies, counts, latencies, systems)
             if progress:
                 out(
                     f"  {conv.sample_id}: {len(conv.turns)} turns replayed in {t1 - t0:.1f}s, "
                     f"{len(conv.questions)} questions in {time.perf_counter() - t1:.1f}s"
                 )
-    result = _report(conversations, tallies, counts, abstained)
+    result = report(chosen, tallies, counts, latencies, METHOD)
     result["keyed_records"] = keyed_records.keyed_share(keyed)
-    _print(result, ks, out)
+    print_report(result, ks, out)
     out(keyed_records.keyed_line(result["keyed_records"]))
     return result
 
@@ -336,105 +338,70 @@ def _replay(mw: Any, conv: Conversation) -> None:
         mw.drain()
 
 
+def asked_at(conv: Conversation) -> datetime:
+    """When the questions are asked: the day after the conversation's last session."""
+    return conv.turns[-1].occurred_at + timedelta(days=1)
+
+
 def _ask(
     mw: Any,
     conv: Conversation,
     tallies: dict[int, dict[str, Tally]],
     counts: dict[int, dict[str, int]],
-    abstained: dict[int, int],
+    latencies: list[float],
+    systems: Sequence[str],
 ) -> None:
+    from dataclasses import replace
+
     from memworks.models.schemas import Scope
+    from memworks.store.projections.cache import MemoryCache
+    from memworks.store.retrieval import retrieve
+    from memworks.workers.runtime import utcnow
 
     scope = Scope(tenant_id=TENANT, user_id=conv.sample_id)
     back = {t.episode_id: t.dia_id for t in conv.turns}
     bm25 = BM25Baseline([t.content for t in conv.turns])
+    when = asked_at(conv)
+    rt = mw.runtime
     for q in conv.questions:
         c = counts[q.category]
         c["n"] += 1
         c["bad_evidence"] += len(q.bad_evidence)
         c["no_evidence"] += not q.evidence
-        res = mw.retrieve(scope, q.question, k=DEPTH)
-        abstained[q.category] += res.abstained
-        tallies[q.category]["memworks"].add(
-            q.evidence, [traced([h.evidence], back) for h in res.hits], [h.text for h in res.hits]
-        )
+        t0 = time.perf_counter()
+        res = mw.retrieve(scope, q.question, k=DEPTH, asked_at=when)
+        latencies.append((time.perf_counter() - t0) * 1000)
+        _count(tallies[q.category]["memworks"], q, res, back)
+        for name in systems:
+            if name in COMPARED:
+                other = retrieve(
+                    rt.engine,
+                    scope=scope,
+                    query=q.question,
+                    as_of=None,
+                    known_at=None,
+                    k=DEPTH,
+                    embedder=rt.embedder,
+                    cache=MemoryCache(),
+                    cache_ttl_s=0,
+                    policy=replace(rt.policy, **COMPARED[name]),
+                    now=utcnow(),
+                    asked_at=when,
+                )
+                _count(tallies[q.category][name], q, other, back)
         top = [conv.turns[i] for i in bm25.search(q.question, DEPTH)]
         tallies[q.category]["bm25"].add(q.evidence, [[t.dia_id] for t in top], [t.content for t in top])
 
 
-def _report(
-    conversations: Sequence[Conversation],
-    tallies: dict[int, dict[str, Tally]],
-    counts: dict[int, dict[str, int]],
-    abstained: dict[int, int],
-) -> dict[str, Any]:
-    total_abstained = sum(abstained.values())
-    adversarial = counts[ADVERSARIAL]["n"]
-    categories = {
-        str(c): {
-            "name": CATEGORIES[c],
-            **counts[c],
-            "scored": tallies[c]["memworks"].scored,
-            "abstained": abstained[c],
-            **{s: t.summary() for s, t in tallies[c].items()},
-        }
-        for c in CATEGORIES
-    }
-    return {
-        "categories": categories,
-        "abstention": {
-            "precision": round(abstained[ADVERSARIAL] / total_abstained, 4) if total_abstained else 0.0,
-            "recall": round(abstained[ADVERSARIAL] / adversarial, 4) if adversarial else 0.0,
-            "abstained": total_abstained,
-        },
-        "conversations": len(conversations),
-        "questions": sum(c["n"] for c in counts.values()),
-        "turns": sum(len(c.turns) for c in conversations),
-        "bad_evidence": sum(c["bad_evidence"] for c in counts.values()),
-        "no_evidence": sum(c["no_evidence"] for c in counts.values()),
-        "method": METHOD,
-    }
-
-
-def _print(result: Mapping[str, Any], ks: Sequence[int], out: Callable[[str], None]) -> None:
-    cols = [f"recall@{k}" for k in ks] + [f"session_hit@{SESSION_K}", f"chars@{BUDGET_K}"]
-    out(f"{'category':<16}{'n':>5}  {'system':<9}" + "".join(f"{c:>15}" for c in cols))
-    for key, cat in result["categories"].items():
-        for system in ("memworks", "bm25"):
-            m = cat[system]
-            label = f"{key} {cat['name']}" if system == "memworks" else ""
-            n = str(cat["scored"]) if system == "memworks" else ""
-            out(f"{label:<16}{n:>5}  {system:<9}" + "".join(f"{m[c]:>15}" for c in cols))
-    a = result["abstention"]
-    out(
-        f"abstention on category {ADVERSARIAL}: precision {a['precision']:.2f}, recall {a['recall']:.2f} "
-        f"({a['abstained']} abstentions over {result['questions']} questions)"
+def _count(tally: Tally, q: Question, res: Any, back: Mapping[str, str]) -> None:
+    tally.add(
+        q.evidence,
+        [traced([h.evidence], back) for h in res.hits],
+        [h.text for h in res.hits],
+        answered=not (res.abstained or res.subject_mismatch),
     )
 
 
 def plot(result: Mapping[str, Any], path: Path) -> Path:
-    """Recall@10 per category, memworks beside BM25, as a PNG."""
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    import matplotlib.pyplot as plt
-
-    cats = [c for c, v in result["categories"].items() if v["scored"]]
-    names = [f"{c} {result['categories'][c]['name']}" for c in cats]
-    fig, ax = plt.subplots(figsize=(7.2, 4))
-    width = 0.38
-    for i, (system, colour) in enumerate((("memworks", "tab:blue"), ("bm25", "tab:grey"))):
-        values = [result["categories"][c][system]["recall@10"] for c in cats]
-        xs = [x + (i - 0.5) * width for x in range(len(cats))]
-        bars = ax.bar(xs, values, width, label=system, color=colour)
-        ax.bar_label(bars, labels=[f"{v:.2f}" for v in values], fontsize=8)
-    ax.set_xticks(range(len(cats)), names)
-    ax.set_ylabel("evidence recall@10")
-    ax.set_ylim(0, 1.05)
-    ax.set_title(
-        f"LoCoMo evidence retrieval ({result['conversations']} conversations, {result['questions']} questions)"
-    )
-    ax.legend(loc="upper right")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    """The report's plot (:func:`memworks_tools.evaluation.locomo_report.plot`)."""
+    return draw(result, path)

@@ -329,7 +329,7 @@ def _judge(mw: Any, case: Case) -> dict[str, Any]:
     from memworks.models.schemas import Scope
 
     scope = Scope(tenant_id=TENANT, user_id=case.question_id)
-    res = mw.retrieve(scope, case.question, k=READ_K)
+    res = mw.retrieve(scope, case.question, k=READ_K, asked_at=case.question_date)
     sessions = {f"{case.question_id}-{sid}-" for sid in case.answer_session_ids}
     session_hit = any(e.startswith(tuple(sessions)) for h in res.hits[:SESSION_K] for e in h.evidence)
     row: dict[str, Any] = {

@@ -126,7 +126,7 @@ def test_retrieve_abstains_and_other_tenant_sees_nothing(tmp_path: Path) -> None
     unknown = json.loads(
         run(["retrieve", "--tenant", "t1", "--user", "u1", "--json", "What is my blood type?"], db).stdout
     )
-    assert unknown == {"abstained": True, "hits": []}
+    assert unknown["abstained"] is True and unknown["hits"] == []
     other = json.loads(run(["retrieve", "--tenant", "t2", "--user", "u1", "--json", "Where do I live?"], db).stdout)
     assert other["abstained"] is True
 

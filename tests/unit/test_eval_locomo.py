@@ -134,8 +134,46 @@ def test_a_tally_averages_recall_session_hits_and_text_budget() -> None:
     # And a question without evidence: its text counts towards the budget, not towards recall
     t.add([], [["D1:1"]], ["c" * 20])
     s = t.summary()
-    assert s == {"recall@1": 0.0, "recall@5": 0.5, "session_hit@5": 0.5, "chars@10": 20.0}
+    assert s == {"recall@1": 0.0, "recall@5": 0.5, "session_hit@5": 0.5, "chars@10": 20.0, "not_answered": 0.0}
     assert (t.scored, t.asked) == (2, 3)
+
+
+def test_a_tally_counts_questions_not_answered() -> None:
+    t = locomo.Tally(ks=(1,))
+    t.add(["D1:1"], [["D1:1"]], ["a"], answered=False)  # flagged as someone else's: its hits still count
+    t.add(["D1:2"], [], [], answered=False)  # abstained
+    t.add(["D1:3"], [["D1:3"]], ["b"])
+    s = t.summary()
+    assert s["not_answered"] == round(2 / 3, 4) and s["recall@1"] == round(2 / 3, 4)
+
+
+def _result(mw: dict[int, tuple[float, float, float]], bm25: dict[int, tuple[float, float]]) -> dict[str, Any]:
+    """A report holding only what the targets read: (r@1, r@10, not answered) per category."""
+    cats = {
+        str(c): {
+            "name": locomo.CATEGORIES[c],
+            "n": 10,
+            "scored": 10,
+            "memworks": {"recall@1": v[0], "recall@10": v[1], "not_answered": v[2]},
+            "bm25": {"recall@1": bm25.get(c, (0, 0))[0], "recall@10": bm25.get(c, (0, 0))[1]},
+        }
+        for c, v in mw.items()
+    }
+    answerable = sum(v[2] for c, v in mw.items() if c != 5) / 4
+    return {"categories": cats, "abstention": {"answerable_not_answered": answerable}}
+
+
+def test_the_targets_compare_with_bm25_in_the_same_run() -> None:
+    from memworks_tools.evaluation.locomo_report import targets
+
+    good = {c: (0.40, 0.90, 0.02) for c in (1, 2, 3, 4)} | {5: (0.2, 0.5, 0.45)}
+    base = {c: (0.30, 0.70) for c in (1, 2, 3, 4)}
+    assert all(t["met"] for t in targets(_result(good, base)).values())
+    short = dict(good) | {2: (0.34, 0.90, 0.02)}  # recall@1 only 0.04 above BM25
+    missed = [name for name, t in targets(_result(short, base)).items() if not t["met"]]
+    assert missed == ["2 temporal recall@1 >= bm25 + 0.05"]
+    quiet = dict(good) | {5: (0.2, 0.5, 0.39)}
+    assert [n for n, t in targets(_result(quiet, base)).items() if not t["met"]] == ["adversarial not answered >= 0.4"]
 
 
 def test_session_hit_is_any_turn_of_a_gold_session_in_the_top_five() -> None:

@@ -138,7 +138,8 @@ def test_two_stores_in_one_process_never_share_a_matrix(tmp_path: Any, make_memw
 def test_a_deletion_drops_the_scope_indexes_from_memory(sqlite_url: str, make_memworks: Any) -> None:
     mw = loaded(make_memworks, sqlite_url)
     mw.retrieve(U, "Where do I live?")
-    assert {k[3] for k in SCOPES.keys() if k[1:3] == ("t1", "u1")} == {"lexical", "vector"}
+    # The scope's in-process indexes: the two projections and the turn layout (neighbours, speakers).
+    assert {k[3] for k in SCOPES.keys() if k[1:3] == ("t1", "u1")} == {"lexical", "vector", "turns"}
     mw.submit_deletion({"tenant_id": "t1", "user_id": "u1"})
     mw.drain()
     assert not any(k[1:3] == ("t1", "u1") for k in SCOPES.keys())

@@ -132,6 +132,7 @@ class _Index:
     #: Which documents a present read may see (:func:`~memworks.store.projections.scope_cache.live_mask`).
     live: npt.NDArray[np.bool_]
     used: float = field(default_factory=time.monotonic)
+    index: dict[str, int] = field(default_factory=dict)
 
     @property
     def nbytes(self) -> int:
@@ -159,8 +160,68 @@ def _load(session: Session, scope: Scope, version: tuple[int, int]) -> _Index:
             tfs.append(tf)
     postings = {t: (np.array(d, dtype=np.int32), np.array(f, dtype=np.float64)) for t, (d, f) in by_term.items()}
     return _Index(
-        version, ids, np.array([d[1] for d in docs], dtype=np.float64), postings, live_mask(session, scope, ids)
+        version,
+        ids,
+        np.array([d[1] for d in docs], dtype=np.float64),
+        postings,
+        live_mask(session, scope, ids),
+        index=at,
     )
+
+
+@dataclass
+class Scores:
+    """One query's BM25 scores over a whole scope, and how much of the query each document
+    covers (the idf-weighted share of the query's terms it contains: an absolute measure,
+    where BM25 is only comparable within one query)."""
+
+    index: _Index
+    bm25: npt.NDArray[np.float64]
+    cover: npt.NDArray[np.float64]
+    #: Query terms no document of the scope holds.
+    unseen: frozenset[str] = frozenset()
+
+    def of(self, mid: str) -> tuple[float, float]:
+        """(BM25, cover) of record ``mid`` (zeros if it is not indexed)."""
+        i = self.index.index.get(mid)
+        return (0.0, 0.0) if i is None else (float(self.bm25[i]), float(self.cover[i]))
+
+
+def score(session: Session, *, scope: Scope, query: str, version: tuple[int, int] | None = None) -> Scores | None:
+    """BM25 of ``query`` against every document of the scope (filters not applied: see :func:`top`);
+    None when the query has no terms or the scope no documents."""
+    words = query_terms(query)
+    if not words:
+        return None
+    ix = cached(session, scope, "lexical", lambda v: _load(session, scope, v), version)
+    n_docs = len(ix.ids)
+    if not n_docs:
+        return None
+    avg_len = float(ix.lengths.mean()) or 1.0
+    scores = np.zeros(n_docs, dtype=np.float64)
+    cover = np.zeros(n_docs, dtype=np.float64)
+    # A term the scope has never seen weighs as much as the rarest possible one.
+    total = 0.0
+    for t in words:
+        docs, tf = ix.postings.get(t, (None, None))
+        df = 0 if docs is None else len(docs)
+        idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+        total += idf
+        if docs is None or tf is None:
+            continue
+        norm = K1 * (1 - B + B * ix.lengths[docs] / avg_len)
+        scores[docs] += idf * tf * (K1 + 1) / (tf + norm)  # a term lists a document once
+        cover[docs] += idf
+    return Scores(ix, scores, cover / total if total else cover, frozenset(t for t in words if t not in ix.postings))
+
+
+def top(
+    session: Session, scores: Scores, *, where: Sequence[Any], limit: int = LIMIT, present: bool = False
+) -> list[str]:
+    """The best ``limit`` matching documents that the read's filters admit, best first (ties by id)."""
+    ix = scores.index
+    among = np.flatnonzero((scores.bm25 > 0) & ix.live if present else scores.bm25)
+    return list(keep_visible(session, ix.ids, scores.bm25, where, limit, among=among))
 
 
 def search(
@@ -181,19 +242,5 @@ def search(
     in SQL, so the result equals filtering first and ranking after. ``present``: ``where`` is
     a present read's, so documents that the scope version already rules out are not even checked.
     """
-    words = query_terms(query)
-    if not words:
-        return []
-    ix = cached(session, scope, "lexical", lambda v: _load(session, scope, v), version)
-    n_docs = len(ix.ids)
-    hits = [ix.postings[t] for t in words if t in ix.postings]
-    if not n_docs or not hits:
-        return []
-    avg_len = float(ix.lengths.mean()) or 1.0
-    scores = np.zeros(n_docs, dtype=np.float64)
-    for docs, tf in hits:
-        idf = math.log(1 + (n_docs - len(docs) + 0.5) / (len(docs) + 0.5))
-        norm = K1 * (1 - B + B * ix.lengths[docs] / avg_len)
-        scores[docs] += idf * tf * (K1 + 1) / (tf + norm)  # a term lists a document once
-    among = np.flatnonzero((scores > 0) & ix.live if present else scores)
-    return list(keep_visible(session, ix.ids, scores, where, limit, among=among))
+    scored = score(session, scope=scope, query=query, version=version)
+    return [] if scored is None else top(session, scored, where=where, limit=limit, present=present)

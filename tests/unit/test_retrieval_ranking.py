@@ -1,0 +1,250 @@
+"""The read path's pure parts: sentence spans and voice, question periods, the learned ranker's
+features and model file, and the ranking decisions (floor, unknown words, someone else's words)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memworks.models.enums import MemoryKind
+from memworks.pipelines import ranker, ranking, spans, timerange
+from memworks.pipelines.ranker import FEATURES, Question, RankerModel, Signals, features, read_question
+from memworks.pipelines.ranking import RankPolicy, rank_signals
+
+ASKED = datetime(2023, 12, 20, 15, 0, tzinfo=UTC)
+
+# -- spans and voice ------------------------------------------------------------------------
+
+
+def test_a_long_turn_splits_into_sentences_that_keep_the_speaker() -> None:
+    text = "Caroline: Thanks, Mel! I ran a charity race last Saturday. It was tough but great. Ok!"
+    # "Thanks, Mel!" and "Ok!" are too short to stand alone.
+    assert spans.spans(text) == ["Caroline: I ran a charity race last Saturday.", "Caroline: It was tough but great."]
+
+
+@pytest.mark.parametrize("text", ["I live in Lisbon.", "Hi! Ok. Sure thing.", "Caroline: Thanks so much, Mel!", ""])
+def test_short_texts_have_no_spans(text: str) -> None:
+    assert spans.spans(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "about_addressee"),
+    [
+        ("Melanie: I ran a charity race for mental health.", False),
+        ("Melanie: That charity race of yours sounds great, you must be proud!", True),
+        ("Melanie: Love the necklace, any special meaning to it?", True),  # a question, no "I"
+        ("Melanie: Did I tell you about my race?", False),
+    ],
+)
+def test_voice_says_whom_a_sentence_is_about(text: str, about_addressee: bool) -> None:
+    assert spans.voice(text).about_addressee is about_addressee
+
+
+# -- time in questions ----------------------------------------------------------------------
+
+
+def _day(y: int, m: int, d: int) -> datetime:
+    return datetime(y, m, d, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("What did I do in May 2023?", _day(2023, 5, 1), _day(2023, 6, 1)),
+        ("Which book did Tim recommend on 8th December, 2023?", _day(2023, 12, 8), _day(2023, 12, 9)),
+        ("What did I cook last year?", _day(2022, 1, 1), _day(2023, 1, 1)),
+        ("What did John get in December?", _day(2023, 12, 1), _day(2024, 1, 1)),
+        ("What happened in 2022?", _day(2022, 1, 1), _day(2023, 1, 1)),
+        ("What did Andrew do on the Monday before July 24, 2023?", _day(2023, 7, 17), _day(2023, 7, 25)),
+    ],
+)
+def test_a_named_period_resolves_against_the_question_time(question: str, start: datetime, end: datetime) -> None:
+    r = timerange.question_range(question, ASKED)
+    assert r is not None and (r.start, r.end) == (start, end)
+
+
+def test_open_and_recent_periods() -> None:
+    as_of = timerange.question_range("How many pets did Andrew have, as of September 2023?", ASKED)
+    assert as_of is not None and as_of.start.year == 1 and as_of.end == _day(2023, 10, 1)
+    since = timerange.question_range("What has she painted since 2016?", ASKED)
+    assert since is not None and since.start == _day(2016, 1, 1) and since.end.year == 9999
+    recent = timerange.question_range("What cult did Tim join recently?", ASKED)
+    assert recent is not None and recent.start == ASKED - timedelta(days=timerange.RECENT_DAYS)
+    assert timerange.question_range("What did Melanie make for a local church?", ASKED) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "when"),
+    [
+        ("When did Caroline go to the support group?", True),
+        ("What year did she move?", True),
+        ("How long ago was her birthday?", True),
+        ("What did Caroline paint?", False),
+    ],
+)
+def test_asks_when(question: str, when: bool) -> None:
+    assert timerange.asks_when(question) is when
+
+
+def test_a_records_event_time_comes_from_its_words() -> None:
+    said = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert timerange.event_time("Caroline: I went to a support group yesterday.", said) == _day(2023, 5, 7)
+    assert timerange.event_time("Caroline: Hey Mel! How are you?", said) is None
+
+
+def test_range_match_is_one_inside_and_fades_outside() -> None:
+    r = timerange.TimeRange(_day(2023, 5, 1), _day(2023, 6, 1), "May 2023")
+    assert timerange.range_match(r, _day(2023, 5, 20)) == 1.0
+    assert 0.0 < timerange.range_match(r, _day(2023, 6, 10)) < 1.0
+    assert timerange.range_match(r, _day(2024, 1, 1)) == 0.0
+
+
+# -- questions, features, the model file ----------------------------------------------------
+
+
+def test_read_question_names_a_known_speaker_and_types_the_question() -> None:
+    speakers = {"Caroline", "Melanie", "user"}
+    q = read_question("What did Caroline's friend give her?", subjects=speakers, asked_at=ASKED)
+    assert (q.named, q.kind) == ("Caroline", "named")
+    both = read_question("Did Caroline and Melanie go out?", subjects=speakers, asked_at=ASKED)
+    assert both.named is None
+    assert read_question("When did Melanie run?", subjects=speakers, asked_at=ASKED).kind == "when"
+    short = read_question("Which of my siblings have I told you about?", subjects=speakers, asked_at=ASKED)
+    assert short.kind == "short" and [t for _, t in short.words] == ["sibl"]
+    timed = read_question("Who was I working for in February 2025?", subjects=(), asked_at=ASKED)
+    assert [t for _, t in timed.words] == ["work"]  # the period's words are not what is asked about
+
+
+def signals(n: int, **over: Any) -> Signals:
+    """``n`` candidates: candidate 0 is the best match on both sides."""
+    base: dict[str, Any] = dict(
+        ids=[f"m{i}" for i in range(n)],
+        lex=np.linspace(5.0, 0.0, n),
+        cover=np.linspace(1.0, 0.0, n),
+        cos=np.linspace(0.7, 0.1, n),
+        span=np.linspace(0.75, 0.1, n),
+        best_span=np.full(n, -1, dtype=np.int64),
+        length=np.full(n, 12.0),
+        texts=[f"Ann: I ran race number {i}." for i in range(n)],
+        subjects=["Ann"] * n,
+        addressees=["Bo"] * n,
+        event_at=[ASKED] * n,
+        session_at=[ASKED] * n,
+        timed=np.zeros(n, dtype=np.bool_),
+    )
+    base.update(over)
+    return Signals(**base)
+
+
+def model(**over: Any) -> RankerModel:
+    coef = np.zeros(len(FEATURES))
+    for name, w in {"lex_rel": 2.0, "span": 3.0, "named_speaker": 1.0, "named_about": 1.0, "other_about": -1.0}.items():
+        coef[FEATURES.index(name)] = w
+    base = RankerModel(
+        coef,
+        -2.0,
+        np.zeros(len(FEATURES)),
+        np.ones(len(FEATURES)),
+        {"when": 0.05, "short": 0.05, "named": 0.05, "other": 0.05},
+        1.0,
+    )
+    return replace(base, **over)
+
+
+def test_features_are_one_row_per_candidate_in_model_order() -> None:
+    q = Question("What race did Ann run?", "Ann", False, None, "named")
+    x = features(q, signals(4))
+    assert x.shape == (4, len(FEATURES))
+    assert x[0, FEATURES.index("lex_rel")] == 1.0 and x[0, FEATURES.index("span_gap")] == 0.0
+    assert (x[:, FEATURES.index("named_speaker")] == 1.0).all()
+
+
+def test_the_model_file_round_trips_and_refuses_other_features(tmp_path: Any) -> None:
+    m = model()
+    again = ranker.model_from_json(json.loads(json.dumps(m.to_json())))
+    x = features(Question("q", None, False, None, "other"), signals(3))
+    assert np.allclose(again.logits(x), m.logits(x))
+    bad = m.to_json() | {"features": ["lex_rel"]}
+    with pytest.raises(ValueError, match="retrain"):
+        ranker.model_from_json(bad)
+    shipped = ranker.load_model()  # the packaged file loads and matches this code's features
+    assert set(shipped.floors) == set(ranker.QUERY_TYPES) and shipped.info.get("cross_validated")
+
+
+# -- ranking decisions ----------------------------------------------------------------------
+
+
+class _Rec:
+    def __init__(self, mid: str, extractor: str = "transcript", kind: MemoryKind = MemoryKind.EPISODIC) -> None:
+        self.memory_id, self.extractor, self.kind, self.confidence = mid, extractor, kind, 1.0
+
+
+def _recs(sig: Signals) -> dict[str, Any]:
+    return {m: _Rec(m) for m in sig.ids}
+
+
+def test_the_learned_ranker_orders_by_probability_and_abstains_below_the_floor() -> None:
+    sig = signals(5)
+    q = Question("What race did someone run?", None, False, None, "other")
+    ranked = rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(model=model()))
+    assert [h.memory.memory_id for h in ranked.hits] == ["m0", "m1", "m2"]
+    high = model(floors={k: 0.999 for k in ranker.QUERY_TYPES})
+    assert rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(model=high)).hits == []
+
+
+def test_someone_elses_statement_is_flagged_not_offered_as_theirs() -> None:
+    # Given candidates about Bo only (Bo said them in the first person), when the question
+    # names Ann, then every hit is flagged and the ranking says so.
+    sig = signals(4, subjects=["Bo"] * 4, addressees=["Ann"] * 4)
+    q = Question("What race did Ann run?", "Ann", False, None, "named")
+    r = rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(model=model(mismatch_margin=0.5)))
+    assert r.subject_mismatch and r.hits and all(h.subject_mismatch and h.about == "Bo" for h in r.hits)
+    # The same candidates said by Ann answer the question.
+    own = signals(4)
+    r = rank_signals(_recs(own), own, q, k=3, policy=RankPolicy(model=model(mismatch_margin=0.5)))
+    assert not r.subject_mismatch and not any(h.subject_mismatch for h in r.hits)
+
+
+def test_a_short_question_about_something_unheard_of_abstains() -> None:
+    sig = signals(3, vectors=np.eye(3, 4, dtype=np.float32), unseen=frozenset({"cat"}))
+    q = Question("What is my cat's name?", None, False, None, "short", (("cat", "cat"), ("name", "name")))
+    near = np.array([[0.1, 0.1, 0.1, 0.0], [0.1, 0.1, 0.1, 0.0], [0.1, 0.1, 0.1, 0.0]], dtype=np.float32)
+    far = sig
+    far.phrase_vectors = near
+    assert ranker.unknown_words(q, far, min_similarity=0.42) == ["cat"]
+    assert rank_signals(_recs(far), far, q, k=3, policy=RankPolicy(model=model())).hits == []
+    # A word the scope never used but a candidate means ("siblings" ~ "sister") is no reason to abstain.
+    far.phrase_vectors = np.array([[0.9, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], dtype=np.float32)
+    assert ranker.unknown_words(q, far, min_similarity=0.42) == []
+    assert rank_signals(_recs(far), far, q, k=3, policy=RankPolicy(model=model())).hits
+
+
+def test_a_fact_ranks_with_the_turn_it_was_read_from() -> None:
+    sig = signals(4, source=np.array([-1, -1, -1, 0], dtype=np.int64))
+    recs = _recs(sig)
+    recs["m3"] = _Rec("m3", extractor="rules", kind=MemoryKind.SEMANTIC)
+    q = Question("What race did someone run?", None, False, None, "other")
+    hits = rank_signals(recs, sig, q, k=2, policy=RankPolicy(model=model())).hits
+    assert [h.memory.memory_id for h in hits] == ["m3", "m0"]
+
+
+@pytest.mark.parametrize("mode", ["fusion", "dense", "lexical"])
+def test_the_other_rankers_order_what_they_are_given(mode: str) -> None:
+    sig = signals(4)
+    q = Question("What race?", None, False, None, "other")
+    hits = rank_signals(_recs(sig), sig, q, k=2, policy=RankPolicy(ranker=mode, model=None)).hits
+    assert [h.memory.memory_id for h in hits] == ["m0", "m1"]
+
+
+def test_the_ranker_falls_back_to_fusion_without_a_model() -> None:
+    sig = signals(3)
+    q = Question("What race?", None, False, None, "other")
+    learned = rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(ranker="learned", model=None))
+    fused = rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(ranker="fusion"))
+    assert [h.memory.memory_id for h in learned.hits] == [h.memory.memory_id for h in fused.hits]
+    assert ranking.RRF_K > 0

@@ -174,7 +174,8 @@ def print_report(result: Mapping[str, Any], ks: Sequence[int], out: Callable[[st
             out(f"{label:<16}{n:>5}  {system:<10}" + "".join(f"{m[c]:>15}" for c in cols))
     a, lat = result["abstention"], result["retrieve_latency_ms"]
     out(
-        f"not answered: {a['recall']:.2f} of category {ADVERSARIAL}, {a['answerable_not_answered']:.3f} of "
+        f"abstention or subject mismatch: {a['recall']:.2f} of category {ADVERSARIAL} not answered, "
+        f"{a['answerable_not_answered']:.3f} of "
         f"categories 1-4 (precision {a['precision']:.2f}); retrieve p50 {lat['p50']} ms, p95 {lat['p95']} ms "
         f"over {lat['n']} calls"
     )

@@ -74,7 +74,9 @@ def test_locomo_replays_a_real_conversation_and_scores_both_systems(tmp_path: Pa
 def test_locomo_results_are_deterministic(tmp_path: Path) -> None:
     path = _locomo_slice(tmp_path, sessions=1, questions=5)
     first = locomo.run(path, out=lambda s: None)
-    assert locomo.run(path, out=lambda s: None) == first
+    again = locomo.run(path, out=lambda s: None)
+    # Everything but the clock: retrieve latency is measured, not computed.
+    assert {**again, "retrieve_latency_ms": None} == {**first, "retrieve_latency_ms": None}
 
 
 def _longmemeval_slice(tmp: Path, question_ids: set[str]) -> list[Path]:

@@ -92,7 +92,11 @@ def get_memories(
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
     cursor: Annotated[str | None, Query(max_length=2000, description="from the previous page's X-Next-Cursor")] = None,
 ) -> JSONResponse:
-    """Everything remembered in the scope, with every clock and its evidence; paginated."""
+    """Everything remembered in the scope, with every clock and its evidence; paginated.
+
+    Each record's ``evidence_detail`` gives its evidence episodes' time and a short snippet of
+    their words: the caller's own episodes only, never an erased episode's words.
+    """
     rows = mw.memories(read_scope(p, tenant_id, user_id, scope), include_history=include_history)
     page, nxt = paginate(rows, cursor, limit)
     return as_json(page, headers={NEXT_CURSOR: nxt} if nxt else None)

@@ -29,6 +29,12 @@ def register(sub: Any) -> None:
         "--redis", default=None, help="Redis for the distributed ingest run when no private redis-server can start"
     )
     b.add_argument(
+        "--workers",
+        default=None,
+        metavar="N[,M...]",
+        help="worker process counts for the Redis + PostgreSQL ingest run, e.g. 1,2,4 (the scaling curve)",
+    )
+    b.add_argument(
         "--set",
         action="append",
         default=[],
@@ -54,6 +60,18 @@ def _overrides(sets: list[str]) -> dict[str, Any]:
     return out
 
 
+def _workers(raw: str | None) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    try:
+        counts = [int(x) for x in raw.split(",") if x.strip()]
+    except ValueError:
+        counts = []
+    if not counts or any(c < 1 or c > 64 for c in counts):
+        raise InvalidInput(f"--workers {raw!r}: expected counts from 1 to 64, e.g. 1,2,4", field="--workers")
+    return {"ingest.workers": counts}
+
+
 def _bench(args: argparse.Namespace) -> int:
     from memworks.logging import configure_logging
     from memworks_tools.bench import common, run_all, run_benchmark, table_of
@@ -67,7 +85,7 @@ def _bench(args: argparse.Namespace) -> int:
         pg_url=args.pg or common.PG_URL,
         redis_url=args.redis or common.REDIS_URL,
         profile=args.profile,
-        sizes=_overrides(args.sets),
+        sizes=_overrides(args.sets) | _workers(args.workers),
         say=say,
     )
     args.out.mkdir(parents=True, exist_ok=True)

@@ -96,6 +96,20 @@ class RetrieveResult(BaseModel):
     subject_mismatch: bool = False
 
 
+class EvidenceOut(BaseModel):
+    """One episode a record rests on, as its owner sees it: when it was said and its first words."""
+
+    episode_id: str
+    occurred_at: datetime
+    role: Role
+    source: Source
+    #: The episode's words, whitespace folded, cut at a word boundary (at most 160 characters);
+    #: None once its text is erased.
+    snippet: str | None
+    #: A deletion erased the episode's text; only its id, time, role and source remain.
+    erased: bool = False
+
+
 class MemoryOut(BaseModel):
     memory_id: str
     kind: MemoryKind
@@ -118,6 +132,9 @@ class MemoryOut(BaseModel):
     evidence: list[str]
     #: When the event the record is about happens or happened (a wedding's date), if it names one.
     event_at: datetime | None = None
+    #: The listing's detail of ``evidence``: the caller's own episodes only (none for a tenant-wide
+    #: record), at most five per record (the first and the latest), in the order they happened.
+    evidence_detail: list[EvidenceOut] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -361,6 +361,15 @@ class Eviction(SQLModel, table=True):
     at: datetime = _time(nullable=False)
 
 
+class AttentionBatch(SQLModel, table=True):
+    """A batch of retrievals whose attention was recorded: a redelivered batch counts once."""
+
+    __tablename__ = "attention_batch"
+
+    batch_id: str = Field(primary_key=True, max_length=32)
+    applied_at: datetime = _time(nullable=False, index=True)
+
+
 class ConsolidationRun(SQLModel, table=True):
     """One consolidation of one tenant: counts per step and duration."""
 

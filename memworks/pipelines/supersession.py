@@ -32,14 +32,15 @@ a restatement in other words ("cello" / "the cello") reinforces the record
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from memworks.models.drafts import Candidate, MemoryView
 from memworks.models.enums import CandidateOp, GateOutcome, MemoryKind, MemoryStatus, Op
-from memworks.pipelines.slots import in_family, is_multi_valued, names_value, values_agree
+from memworks.pipelines.record_ids import memory_id_for, scope_key, transcript_id
+from memworks.pipelines.retraction import end_records, erase_slot
+from memworks.pipelines.slots import is_multi_valued, values_agree
+from memworks.pipelines.working_records import WorkingRecords, as_view, new_record, reinforce, revise, with_changes
 from memworks.pipelines.write_plan import Accepted, CloseMemory, NewMemory, Reinforce, WritePlan
 
 __all__ = [
@@ -57,10 +58,6 @@ __all__ = [
     "transcript_id",
 ]
 
-_NS = uuid.UUID("6f1c1b7e-8a51-4c3e-9a55-2f0d0c7d1e01")
-_LIVE = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
-
-
 #: Slots that hold several values at once: a new value is added beside the others, not instead.
 MULTI_VALUED = frozenset({"user.likes", "user.dislikes", "user.allergy"})
 
@@ -70,21 +67,6 @@ def is_forget_request(c: Candidate) -> bool:
     return c.op is CandidateOp.RETRACT and (c.forget is not None or c.extra.get("rule", "").startswith("forget."))
 
 
-def memory_id_for(*parts: str) -> str:
-    """A deterministic id, so processing the same evidence twice names the same record."""
-    return uuid.uuid5(_NS, "\x1f".join(parts)).hex
-
-
-def scope_key(tenant_id: str, user_id: str | None) -> str:
-    """One string naming a scope: part of record ids and of lock names."""
-    return f"{tenant_id}\x1f{user_id or ''}"
-
-
-def transcript_id(scope_key: str, episode_id: str) -> str:
-    """The id of an episode's transcript record."""
-    return memory_id_for(scope_key, "transcript", episode_id)
-
-
 def same_value(a: str, b: str) -> bool:
     """Values match when they differ only in case, spacing and punctuation."""
 
@@ -92,28 +74,6 @@ def same_value(a: str, b: str) -> bool:
         return re.sub(r"[\W_]+", " ", s.casefold()).strip()
 
     return norm(a) == norm(b)
-
-
-def _with(view: MemoryView, **changes: Any) -> MemoryView:
-    return view.model_copy(update=changes)
-
-
-class _Slots:
-    """The working view of stored records, updated as the plan grows."""
-
-    def __init__(self, existing: Sequence[MemoryView]) -> None:
-        self.records: dict[str, MemoryView] = {m.memory_id: m for m in existing}
-
-    def chain(self, key: str, *, trusted: bool) -> list[MemoryView]:
-        rows = [
-            m
-            for m in self.records.values()
-            if m.key == key and m.trusted == trusted and m.status in _LIVE and m.retracted_at is None
-        ]
-        return sorted(rows, key=lambda m: (m.valid_from, m.recorded_at))
-
-    def put(self, view: MemoryView) -> None:
-        self.records[view.memory_id] = view
 
 
 def decide_writes(
@@ -136,15 +96,15 @@ def decide_writes(
         The plan; ``plan.ops[i]`` is the op and resulting memory id for ``items[i]``.
     """
     plan = WritePlan()
-    slots = _Slots(existing)
+    slots = WorkingRecords(existing)
     produced: dict[tuple[str, str], str] = {}  # (episode, key) → memory id holding it
     for item in items:
         c = item.candidate
         if c.op is CandidateOp.RETRACT:
             if is_forget_request(c):
-                plan.ops.append((Op.DELETE, _erase(plan, slots, c.key or "", scope_key)))
+                plan.ops.append((Op.DELETE, erase_slot(plan, slots, c.key or "", scope_key)))
             else:
-                plan.ops.append((Op.DELETE, _end(plan, slots, item, now)))
+                plan.ops.append((Op.DELETE, end_records(plan, slots, item, now)))
             continue
         derived: tuple[str, ...] = ()
         if c.derived_from_key and (parent := produced.get((item.episode_id, c.derived_from_key))):
@@ -156,66 +116,8 @@ def decide_writes(
     return plan
 
 
-def _new(item: Accepted, scope_key: str, status: MemoryStatus, derived: tuple[str, ...]) -> NewMemory:
-    c = item.candidate
-    if c.extractor == "transcript":
-        mid = transcript_id(scope_key, item.episode_id)
-    else:
-        mid = memory_id_for(scope_key, item.episode_id, item.verdict.kind, c.key or "", c.value, c.text)
-    return NewMemory(
-        memory_id=mid,
-        kind=item.verdict.kind,
-        key=c.key,
-        value=c.value,
-        text=c.text,
-        source=c.source,
-        confidence=c.confidence,
-        trusted=item.verdict.trusted,
-        status=status,
-        extractor=c.extractor,
-        valid_from=item.valid_from,
-        evidence=tuple(dict.fromkeys(c.evidence)),
-        derived_from=derived,
-        event_at=c.event_at,
-    )
-
-
-def _as_view(n: NewMemory, now: datetime) -> MemoryView:
-    return MemoryView(
-        memory_id=n.memory_id,
-        kind=n.kind,
-        key=n.key,
-        value=n.value,
-        text=n.text,
-        source=n.source,
-        confidence=n.confidence,
-        trusted=n.trusted,
-        status=n.status,
-        extractor=n.extractor,
-        valid_from=n.valid_from,
-        valid_to=n.valid_to,
-        recorded_at=now,
-        superseded_by=n.superseded_by,
-        superseded_at=n.superseded_at,
-        evidence=n.evidence,
-        derived_from=n.derived_from,
-        event_at=n.event_at,
-    )
-
-
-def _reinforce(plan: WritePlan, slots: _Slots, target: MemoryView, item: Accepted) -> tuple[Op, str]:
-    evidence = tuple(e for e in item.candidate.evidence if e not in target.evidence)
-    confidence = max(target.confidence, item.candidate.confidence)
-    plan.reinforces.append(Reinforce(target.memory_id, evidence, confidence))
-    slots.put(_with(target, evidence=target.evidence + evidence, confidence=confidence))
-    for n in plan.new:  # keep a record created earlier in this plan in step
-        if n.memory_id == target.memory_id:
-            n.evidence, n.confidence = n.evidence + evidence, confidence
-    return Op.NOOP, target.memory_id
-
-
 def _assert(
-    plan: WritePlan, slots: _Slots, item: Accepted, scope_key: str, now: datetime, derived: tuple[str, ...]
+    plan: WritePlan, slots: WorkingRecords, item: Accepted, scope_key: str, now: datetime, derived: tuple[str, ...]
 ) -> tuple[Op, str | None]:
     c, t = item.candidate, item.valid_from
     pending = item.verdict.outcome is GateOutcome.PENDING
@@ -239,35 +141,35 @@ def _assert(
             None,
         )
         if twin is not None:
-            return _reinforce(plan, slots, twin, item)
-        new = _new(item, scope_key, status, derived)
+            return reinforce(plan, slots, twin, item)
+        new = new_record(item, scope_key, status, derived)
         plan.new.append(new)
-        slots.put(_as_view(new, now))
+        slots.put(as_view(new, now))
         return Op.ADD, new.memory_id
 
     chain = slots.chain(c.key, trusted=item.verdict.trusted)
     holder = next((m for m in reversed(chain) if m.valid_from <= t and (m.valid_to is None or t < m.valid_to)), None)
     if holder is not None and _restates(holder, c):
-        return _reinforce(plan, slots, holder, item)
+        return reinforce(plan, slots, holder, item)
     if not chain:
-        new = _new(item, scope_key, MemoryStatus.ACTIVE, derived)
+        new = new_record(item, scope_key, MemoryStatus.ACTIVE, derived)
         plan.new.append(new)
-        slots.put(_as_view(new, now))
+        slots.put(as_view(new, now))
         return Op.ADD, new.memory_id
 
-    new = _new(item, scope_key, MemoryStatus.ACTIVE, derived)
+    new = new_record(item, scope_key, MemoryStatus.ACTIVE, derived)
     later = [m for m in chain if m.valid_from > t]
     if holder is None and not later:
         # After the slot's last claim was ended ("I gave up the cello" ... "I'm back on the
         # cello"): the slot holds again, with nothing to supersede.
         plan.new.append(new)
-        slots.put(_as_view(new, now))
+        slots.put(as_view(new, now))
         return Op.ADD, new.memory_id
     if holder is None:
         # Earlier than the next stored claim: history that the next claim already closes.
         first = later[0]
         if same_value(first.value, c.value):  # the same value, said earlier: it held since then
-            return Op.UPDATE, _revise(plan, slots, first, now, valid_from=t, evidence=c.evidence).memory_id
+            return Op.UPDATE, revise(plan, slots, first, now, valid_from=t, evidence=c.evidence).memory_id
         new.valid_to, new.superseded_by = first.valid_from, first.memory_id
         new.status, new.superseded_at = MemoryStatus.SUPERSEDED, now
     elif holder.valid_to is None:
@@ -275,14 +177,16 @@ def _assert(
         plan.closes.append(CloseMemory(holder.memory_id, t, new.memory_id))
         new.supersedes = holder.memory_id
         slots.put(
-            _with(holder, valid_to=t, superseded_by=new.memory_id, superseded_at=now, status=MemoryStatus.SUPERSEDED)
+            with_changes(
+                holder, valid_to=t, superseded_by=new.memory_id, superseded_at=now, status=MemoryStatus.SUPERSEDED
+            )
         )
     elif (succ := next((m for m in chain if m.valid_from == holder.valid_to), None)) is not None and same_value(
         succ.value, c.value
     ):
         # A late statement of the next record's value: that value began earlier.
-        moved = _revise(plan, slots, succ, now, valid_from=t, evidence=c.evidence)
-        _revise(plan, slots, holder, now, valid_to=t, superseded_by=moved.memory_id)
+        moved = revise(plan, slots, succ, now, valid_from=t, evidence=c.evidence)
+        revise(plan, slots, holder, now, valid_to=t, superseded_by=moved.memory_id)
         return Op.UPDATE, moved.memory_id
     else:
         # A late correction inside a closed interval: shrink the holder by re-recording it.
@@ -310,10 +214,10 @@ def _assert(
         new.status, new.superseded_at = MemoryStatus.SUPERSEDED, now
         plan.revised.append(holder.memory_id)
         plan.new.append(revised)
-        slots.put(_with(holder, retracted_at=now))
-        slots.put(_as_view(revised, now))
+        slots.put(with_changes(holder, retracted_at=now))
+        slots.put(as_view(revised, now))
     plan.new.append(new)
-    slots.put(_as_view(new, now))
+    slots.put(as_view(new, now))
     return Op.UPDATE, new.memory_id
 
 
@@ -325,7 +229,7 @@ def _restates(m: MemoryView, c: Candidate) -> bool:
 
 
 def _collect(
-    plan: WritePlan, slots: _Slots, item: Accepted, scope_key: str, now: datetime, derived: tuple[str, ...]
+    plan: WritePlan, slots: WorkingRecords, item: Accepted, scope_key: str, now: datetime, derived: tuple[str, ...]
 ) -> tuple[Op, str | None]:
     """A value beside the slot's others (a second language, another trip); a restatement of a
     current one reinforces it. An event restated without a date of its own is the same event."""
@@ -348,95 +252,8 @@ def _collect(
         None,
     )
     if twin is not None:
-        return _reinforce(plan, slots, twin, item)
-    new = _new(item, scope_key, status, derived)
+        return reinforce(plan, slots, twin, item)
+    new = new_record(item, scope_key, status, derived)
     plan.new.append(new)
-    slots.put(_as_view(new, now))
+    slots.put(as_view(new, now))
     return Op.ADD, new.memory_id
-
-
-def _revise(
-    plan: WritePlan, slots: _Slots, m: MemoryView, now: datetime, *, evidence: Sequence[str] = (), **changes: Any
-) -> MemoryView:
-    """Re-record ``m`` with ``changes`` (valid time, successor) and more evidence; ``m`` is retired
-    by transaction time. A record made earlier in the same plan is re-recorded too, so a batch
-    leaves the same history as its episodes written one by one."""
-    more = tuple(e for e in dict.fromkeys(evidence) if e not in m.evidence)
-    valid_to = changes.get("valid_to", m.valid_to)
-    revised = NewMemory(
-        memory_id=memory_id_for(
-            m.memory_id, "revised", now.isoformat(), *sorted(f"{k}={v}" for k, v in changes.items())
-        ),
-        kind=m.kind,
-        key=m.key,
-        value=m.value,
-        text=m.text,
-        source=m.source,
-        confidence=m.confidence,
-        trusted=m.trusted,
-        status=MemoryStatus.ACTIVE if valid_to is None else MemoryStatus.SUPERSEDED,
-        extractor=m.extractor,
-        valid_from=changes.get("valid_from", m.valid_from),
-        valid_to=valid_to,
-        superseded_by=changes.get("superseded_by", m.superseded_by),
-        superseded_at=None if valid_to is None else (m.superseded_at or now),
-        evidence=m.evidence + more,
-        derived_from=m.derived_from,
-        revises=m.memory_id,
-        event_at=m.event_at,
-    )
-    plan.revised.append(m.memory_id)
-    plan.new.append(revised)
-    slots.put(_with(m, retracted_at=now))
-    view = _as_view(revised, now)
-    slots.put(view)
-    return view
-
-
-def _end(plan: WritePlan, slots: _Slots, item: Accepted, now: datetime) -> str | None:
-    """End the current record(s) a retraction names at its event time; history is kept.
-
-    Returns the first record ended (for the audit), None when nothing current matched.
-    """
-    c, t = item.candidate, item.valid_from
-    named = c.extra.get("retracted_value", "")
-    key = c.key or ""
-
-    def current(m: MemoryView) -> bool:
-        return m.status is MemoryStatus.ACTIVE and m.valid_to is None and m.retracted_at is None and m.valid_from <= t
-
-    ended = sorted(
-        (
-            m
-            for m in slots.records.values()
-            if current(m)
-            and (in_family(m.key, key) if c.key_is_prefix else m.key == key)
-            and names_value(m.key, m.value, named)
-        ),
-        key=lambda m: (m.valid_from, m.memory_id),
-    )
-    ids = {m.memory_id for m in ended}
-    ended += [
-        m for m in slots.records.values() if current(m) and m.memory_id not in ids and ids.intersection(m.derived_from)
-    ]
-    for m in ended:
-        plan.closes.append(CloseMemory(m.memory_id, t, None))
-        slots.put(_with(m, valid_to=t, status=MemoryStatus.SUPERSEDED, superseded_at=now))
-    return ended[0].memory_id if ended else None
-
-
-def _erase(plan: WritePlan, slots: _Slots, key: str, scope_key: str) -> str | None:
-    targets = {m.memory_id for m in slots.records.values() if m.key == key and m.status is not MemoryStatus.DELETED}
-    derived = {
-        m.memory_id
-        for m in slots.records.values()
-        if m.status is not MemoryStatus.DELETED and targets.intersection(m.derived_from)
-    }
-    evidence = {e for mid in targets | derived for e in slots.records[mid].evidence}
-    transcripts = {transcript_id(scope_key, e) for e in evidence}
-    for mid in targets | derived:
-        slots.put(_with(slots.records[mid], status=MemoryStatus.DELETED))
-    doomed = sorted(targets | derived | transcripts)
-    plan.deleted.extend(d for d in doomed if d not in plan.deleted)
-    plan.new = [n for n in plan.new if n.memory_id not in doomed]
-    return None

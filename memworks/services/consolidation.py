@@ -1,8 +1,15 @@
 """Consolidation and the other maintenance sweeps: which tenants, which users, which episodes.
 
-A tenant is consolidated user by user, one transaction and one scope lock each, so a big
-tenant never holds one long write and a crash loses one user's work at most (the next run
+A tenant is consolidated user by user, in short transactions under the user's scope lock, so
+a big tenant never holds one long write and a crash loses one user's work at most (the next run
 redoes it: every step is idempotent). Its learning rounds are queued once its users are done.
+
+Users go in groups of :data:`USERS_PER_EMBEDDING`: each user's dedup runs first (its own
+transaction: the summaries cite the facts that survive it), then the summaries due for the
+whole group are embedded in one call (a read, no lock), then each user's other steps run with
+those vectors at hand. The model batches texts of similar length together, so this costs less
+than a few texts per user; a summary that changed in between is embedded in its user's
+transaction, as before.
 """
 
 from __future__ import annotations
@@ -12,16 +19,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import numpy as np
+import numpy.typing as npt
+
 from memworks.models.enums import JobOutcome, RunStatus
 from memworks.models.tables import ConsolidationRun
 from memworks.services.deps import Deps
-from memworks.store import audit, episodes, locks
+from memworks.store import audit, episodes, locks, summaries
 from memworks.store import consolidation as store
 from memworks.store import lessons as lesson_store
 from memworks.store.db import analyze, session_scope
 
 #: Queues one learning round: (tenant id, task type).
 QueueRound = Callable[[str, str], object]
+#: Users whose summaries are embedded in one call (bounds the vectors held: ~50 per user at
+#: 1k memories each, 1.5 KB per vector).
+USERS_PER_EMBEDDING = 25
 
 
 @dataclass(frozen=True)
@@ -56,15 +69,22 @@ def consolidate_tenant(
         users = store.users(s, tenant_id=tenant_id)
         task_types = lesson_store.task_types(s, tenant_id=tenant_id)
     totals: dict[str, int] = {"users": len(users), "profiles": 0} | {k: 0 for k in store.STEPS}
-    for user in users:
-        with session_scope(deps.engine) as s:
-            locks.hold(s, locks.scope(tenant_id, user))
-            counts = store.consolidate_user(
-                s, tenant_id=tenant_id, user_id=user, knobs=deps.consolidation_knobs, now=clock()
-            )
-        totals["profiles"] += counts.get("profile_tokens", 0) > 0
-        for k, v in counts.items():
-            totals[k] = totals.get(k, 0) + v
+    knobs = deps.consolidation_knobs
+    for start in range(0, len(users), USERS_PER_EMBEDDING):
+        group = users[start : start + USERS_PER_EMBEDDING]
+        for user in group:
+            with session_scope(deps.engine) as s:
+                locks.hold(s, locks.scope(tenant_id, user))
+                _add(totals, store.merge_user(s, tenant_id=tenant_id, user_id=user, knobs=knobs, now=clock()))
+        vectors = _embed_summaries(deps, tenant_id, group)
+        for user in group:
+            with session_scope(deps.engine) as s:
+                locks.hold(s, locks.scope(tenant_id, user))
+                counts = store.consolidate_user(
+                    s, tenant_id=tenant_id, user_id=user, knobs=knobs, now=clock(), vectors=vectors, merged=True
+                )
+            totals["profiles"] += counts.get("profile_tokens", 0) > 0
+            _add(totals, counts)
     for task_type in task_types:
         queue_round(tenant_id, task_type)
     totals["lesson_rounds"] = len(task_types)
@@ -82,6 +102,19 @@ def consolidate_tenant(
             counts=totals,
         )
     return Run(totals, ms)
+
+
+def _add(totals: dict[str, int], counts: dict[str, int]) -> None:
+    for k, v in counts.items():
+        totals[k] = totals.get(k, 0) + v
+
+
+def _embed_summaries(deps: Deps, tenant_id: str, users: list[str]) -> dict[str, npt.NDArray[np.float32]]:
+    """The embeddings of the texts that indexing the summaries now due for ``users`` will need."""
+    with session_scope(deps.engine, write=False) as s:
+        texts = [t for u in users for t in summaries.index_texts(summaries.due(s, tenant_id=tenant_id, user_id=u))]
+    texts = list(dict.fromkeys(texts))
+    return dict(zip(texts, deps.embedder.embed(texts), strict=True)) if texts else {}
 
 
 def expire_due(deps: Deps, *, now: datetime) -> int:

@@ -24,6 +24,7 @@ from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest import EpisodeJudgement, Judged, judge_episode
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.slots import index_text
+from memworks.pipelines.spans import spans
 from memworks.pipelines.supersession import (
     Accepted,
     WritePlan,
@@ -32,7 +33,7 @@ from memworks.pipelines.supersession import (
     scope_key,
     transcript_id,
 )
-from memworks.store import audit, deletion, episodes, memories, versions
+from memworks.store import audit, deletion, episodes, memories, transcripts, versions
 from memworks.store.db import lock_scope, session_scope
 from memworks.store.indexing import index_memories
 from memworks.store.projections import lexical, vector
@@ -161,10 +162,10 @@ class _Judge:
                         ),
                     )
                 )
-        texts = list(
-            dict.fromkeys(index_text(a.candidate.key, a.candidate.text) for _, j in judged for a in j.accepted())
-        )
-        texts = [t for t in texts if t not in self.vectors]
+        whole = [index_text(a.candidate.key, a.candidate.text) for _, j in judged for a in j.accepted()]
+        # Each text and its sentences (a long text is also scored by its best one) are embedded
+        # here, before the write's transaction, so the scope's lock is not held while the model runs.
+        texts = [t for t in dict.fromkeys([*whole, *(x for t in whole for x in spans(t))]) if t not in self.vectors]
         self.vectors.update(zip(texts, self.embedder.embed(texts), strict=True))
         return judged
 
@@ -290,13 +291,13 @@ def _retire_transcripts(
     pending record when nothing matched its topic.
     """
     ended = [c.memory_id for c in plan.closes] + [n.memory_id for n in plan.new if n.valid_to is not None]
-    n = memories.retire_transcripts(s, tenant_id=tenant, user_id=user, ended=ended, now=now)
+    n = transcripts.retire_transcripts(s, tenant_id=tenant, user_id=user, ended=ended, now=now)
     key = scope_key(tenant, user)
     requests: dict[str, str | None] = {}
     for a, (_, mid) in zip(items, plan.ops, strict=True):
         if a.candidate.extractor == "forget" or is_forget_request(a.candidate):
             requests.setdefault(transcript_id(key, a.episode_id), mid)  # the pending record, if kept
-    return n + memories.supersede_transcripts(s, successors=requests, now=now)
+    return n + transcripts.supersede_transcripts(s, successors=requests, now=now)
 
 
 def _erase_retracted(s: Session, tenant: str, user: str, items: Sequence[Accepted], now: datetime) -> list[str]:

@@ -13,24 +13,22 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-from sqlalchemy import insert, select, update
+import numpy.typing as npt
+from sqlalchemy import ColumnElement, func, insert, select, update
 from sqlmodel import Session, col
 
-from memworks.models.drafts import MemoryView, Turn
-from memworks.models.enums import TRUSTED_SOURCES, EpisodeState, MemoryKind, MemoryStatus, Relation, Source
-from memworks.models.tables import Episode, Eviction, LexicalDoc, Lineage, Memory, Outcome, VectorEntry
+from memworks.models.drafts import MemoryView
+from memworks.models.enums import MemoryKind, MemoryStatus, Relation
+from memworks.models.tables import Eviction, LexicalDoc, Lineage, Memory, Outcome, VectorEntry
 from memworks.pipelines.consolidation import (
     ForgettingPolicy,
     decayed_attention,
     find_duplicate_groups,
     select_evictions,
     select_expired,
-    summarize_sessions,
 )
 from memworks.pipelines.protocols import Embedder
-from memworks.pipelines.supersession import memory_id_for
-from memworks.store import memories, profiles, versions
-from memworks.store.episodes import fingerprint
+from memworks.store import memories, profiles, summaries, versions
 from memworks.store.indexing import index_memories
 from memworks.store.projections import lexical, vector
 
@@ -66,46 +64,124 @@ def users(session: Session, *, tenant_id: str) -> list[str]:
 
 def expire_due(session: Session, *, now: datetime, tenant_id: str | None = None) -> int:
     """Active records past ``expires_at`` become expired (a forgetting, recorded)."""
-    q = select(Memory).where(col(Memory.status) == MemoryStatus.ACTIVE, col(Memory.expires_at) <= now)
+    q = select(col(Memory.memory_id), col(Memory.tenant_id), col(Memory.user_id)).where(
+        col(Memory.status) == MemoryStatus.ACTIVE, col(Memory.expires_at) <= now
+    )
     if tenant_id is not None:
         q = q.where(col(Memory.tenant_id) == tenant_id)
-    rows = list(session.scalars(q))
-    _forget(session, rows, {r.memory_id: "ttl: expired" for r in rows}, now)
+    rows = [(m, t, u) for m, t, u in session.execute(q)]
+    _forget(session, rows, {m: "ttl: expired" for m, _, _ in rows}, now)
     return len(rows)
 
 
-def _forget(session: Session, rows: list[Memory], reasons: dict[str, str], now: datetime) -> None:
-    for r in rows:
-        r.status = MemoryStatus.EXPIRED
-        session.add(r)
-        session.add(
-            Eviction(
-                memory_id=r.memory_id, tenant_id=r.tenant_id, user_id=r.user_id, reason=reasons[r.memory_id], at=now
-            )
+def _forget(session: Session, rows: list[tuple[str, str, str | None]], reasons: dict[str, str], now: datetime) -> None:
+    """``rows`` (memory id, tenant, user) become expired, each with its eviction record."""
+    if not rows:
+        return
+    ids = [m for m, _, _ in rows]
+    for chunk in memories.chunks(ids):
+        session.execute(
+            update(Memory).where(col(Memory.memory_id).in_(chunk)).values(status=MemoryStatus.EXPIRED),
+            execution_options={"synchronize_session": False},
         )
-    for tenant, user in {(r.tenant_id, r.user_id) for r in rows}:
+    session.execute(
+        insert(Eviction),
+        [{"memory_id": m, "tenant_id": t, "user_id": u, "reason": reasons[m], "at": now} for m, t, u in rows],
+    )
+    for tenant, user in {(t, u) for _, t, u in rows}:
         versions.bump(session, tenant_id=tenant, user_id=user)
 
 
-def _load(session: Session, tenant_id: str, user_id: str) -> tuple[dict[str, Memory], list[MemoryView]]:
-    rows = {
-        r.memory_id: r
-        for r in session.scalars(
-            select(Memory).where(col(Memory.tenant_id) == tenant_id, col(Memory.user_id) == user_id)
+#: Kinds dedup merges (facts and procedures; events and transcripts stay as they are).
+_DEDUP_KINDS = (MemoryKind.SEMANTIC, MemoryKind.PROCEDURAL)
+#: What a consolidation reads of a live record: every field of :class:`MemoryView` but its lineage.
+_VIEW_FIELDS = tuple(f for f in MemoryView.model_fields if f not in ("evidence", "derived_from"))
+_VIEW_COLUMNS = tuple(col(getattr(Memory, f)) for f in _VIEW_FIELDS)
+
+
+def _live(session: Session, tenant_id: str, user_id: str, *where: ColumnElement[bool]) -> list[MemoryView]:
+    """The user's active records (those also matching ``where``) as views, without lineage.
+
+    Only active rows: dedup and forgetting judge nothing else (history rows are neither merged,
+    expired nor evicted), and a user's history outgrows their live records. Columns, not ORM
+    objects, and views built unvalidated from typed columns: loading every row of a user as
+    ORM objects and validated views, twice, was a third of a run at 100k memories.
+    """
+    return [
+        MemoryView.model_construct(**dict(zip(_VIEW_FIELDS, r, strict=True)))
+        for r in session.execute(
+            select(*_VIEW_COLUMNS).where(
+                col(Memory.tenant_id) == tenant_id,
+                col(Memory.user_id) == user_id,
+                col(Memory.status) == MemoryStatus.ACTIVE,
+                *where,
+            )
         )
-    }
-    return rows, memories.views(session, tenant_id=tenant_id, rows=list(rows.values()))
+    ]
 
 
-def consolidate_user(session: Session, *, tenant_id: str, user_id: str, knobs: Knobs, now: datetime) -> dict[str, int]:
-    """One user's consolidation, in the caller's transaction. Returns counts per step."""
+def _to_forget(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now: datetime) -> list[MemoryView]:
+    """What forgetting must see: every live record when the user is over capacity, else only
+    the records due to expire (below the cap :func:`select_evictions` evicts nothing, so the
+    others cannot change its answer, and a user's transcripts are most of their records)."""
+    live = session.scalar(
+        select(func.count())
+        .select_from(Memory)
+        .where(
+            col(Memory.tenant_id) == tenant_id,
+            col(Memory.user_id) == user_id,
+            col(Memory.status) == MemoryStatus.ACTIVE,
+            col(Memory.retracted_at).is_(None),
+        )
+    )
+    if (live or 0) > knobs.forgetting.max_records:
+        return _live(session, tenant_id, user_id)
+    return _live(session, tenant_id, user_id, col(Memory.expires_at) <= now)
+
+
+#: The counts of the dedup step.
+MERGE_STEPS = ("groups", "merged", "blocked_merges")
+
+
+def merge_user(session: Session, *, tenant_id: str, user_id: str, knobs: Knobs, now: datetime) -> dict[str, int]:
+    """A run's first step alone, in the caller's transaction: dedup (counts of ``MERGE_STEPS``).
+
+    Then :func:`consolidate_user` with ``merged=True`` does the rest. Summaries cite the facts
+    that survive the merge, so their texts are known only after it.
+    """
+    counts = dict.fromkeys(MERGE_STEPS, 0)
+    _merge(session, tenant_id, user_id, knobs, now, counts)
+    if counts["merged"]:
+        versions.bump(session, tenant_id=tenant_id, user_id=user_id)  # cached reads of the scope are stale
+    return counts
+
+
+def consolidate_user(
+    session: Session,
+    *,
+    tenant_id: str,
+    user_id: str,
+    knobs: Knobs,
+    now: datetime,
+    vectors: dict[str, npt.NDArray[np.float32]] | None = None,
+    merged: bool = False,
+) -> dict[str, int]:
+    """One user's consolidation, in the caller's transaction. Returns counts per step.
+
+    ``merged``: dedup already ran (:func:`merge_user`, in a transaction of its own) and is
+    not run again; its counts are then 0 here. ``vectors``: embeddings by text computed ahead
+    (:func:`memworks.store.summaries.index_texts`); a summary text missing from it is
+    embedded here.
+    """
     counts: dict[str, int] = defaultdict(int, {k: 0 for k in STEPS})
-    rows, views = _load(session, tenant_id, user_id)
 
-    _merge(session, rows, views, knobs, now, counts)
-    counts["summaries"] = _summarise(session, tenant_id, user_id, knobs, now)
+    if not merged:
+        _merge(session, tenant_id, user_id, knobs, now, counts)
+    counts["summaries"] = summaries.write(
+        session, tenant_id=tenant_id, user_id=user_id, embedder=knobs.embedder, now=now, vectors=vectors
+    )
     # Forget last, so the cap also counts what this run added.
-    rows, views = _load(session, tenant_id, user_id)
+    views = _to_forget(session, tenant_id, user_id, knobs, now)
     # Attention decays with time since the last retrieval: computed when judged, never stored,
     # and it never touches truth.
     judged = [
@@ -117,7 +193,7 @@ def consolidate_user(session: Session, *, tenant_id: str, user_id: str, knobs: K
     expired = select_expired(views, now)
     evicted = [(m, r) for m, r in select_evictions(judged, now=now, policy=knobs.forgetting) if m not in expired]
     reasons = {m: "ttl: expired" for m in expired} | dict(evicted)
-    _forget(session, [rows[m] for m in reasons], reasons, now)
+    _forget(session, [(m, tenant_id, user_id) for m in reasons], reasons, now)
     counts["expired"], counts["evicted"] = len(expired), len(evicted)
 
     counts["repairs"] = _repair(session, tenant_id, user_id, knobs)
@@ -136,187 +212,57 @@ def consolidate_user(session: Session, *, tenant_id: str, user_id: str, knobs: K
 
 
 def _vectors(session: Session, ids: list[str]) -> dict[str, np.ndarray]:
+    """The stored embeddings of ``ids``: dedup compares what the vector index holds, never re-embeds."""
     out = {}
-    for i in range(0, len(ids), 500):
+    for chunk in memories.chunks(ids):
         for mid, raw in session.execute(
-            select(col(VectorEntry.memory_id), col(VectorEntry.vector)).where(
-                col(VectorEntry.memory_id).in_(ids[i : i + 500])
-            )
+            select(col(VectorEntry.memory_id), col(VectorEntry.vector)).where(col(VectorEntry.memory_id).in_(chunk))
         ):
             out[mid] = np.frombuffer(raw, dtype=np.float32)
     return out
 
 
-def _merge(
-    session: Session,
-    rows: dict[str, Memory],
-    views: list[MemoryView],
-    knobs: Knobs,
-    now: datetime,
-    counts: dict[str, int],
-) -> None:
+def _merge(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now: datetime, counts: dict[str, int]) -> None:
     """Near-duplicates of a slot, and restatements in other words inside one slot, become one
     record holding all their evidence (lineage ``consolidated_from`` to each merged record)."""
-    live = [
-        v for v in views if v.status is MemoryStatus.ACTIVE and v.kind in (MemoryKind.SEMANTIC, MemoryKind.PROCEDURAL)
-    ]
-    groups = find_duplicate_groups(
-        live, _vectors(session, [v.memory_id for v in live]), threshold=knobs.dedup_threshold
-    )
-    tenant = next(iter(rows.values())).tenant_id if rows else ""
+    live = _live(session, tenant_id, user_id, col(Memory.kind).in_(_DEDUP_KINDS))
+    ids = [v.memory_id for v in live]
+    # Lineage is read for the dedup candidates only (not for transcripts or the forgetting pass).
+    evidence = memories.evidence_of(session, tenant_id=tenant_id, ids=ids)
+    live = [v.model_copy(update={"evidence": tuple(evidence.get(v.memory_id, ()))}) for v in live]
+    groups = find_duplicate_groups(live, _vectors(session, ids), threshold=knobs.dedup_threshold)
+    by_id = {v.memory_id: v for v in live}
+    reps: list[dict[str, object]] = []
+    retired: list[dict[str, object]] = []
+    edges: list[dict[str, object]] = []
+
+    def edge(child: str, ptype: str, parent: str, rel: Relation) -> None:
+        edges.append(dict(tenant_id=tenant_id, child_id=child, parent_type=ptype, parent_id=parent, relation=rel))
+        edges[-1]["created_at"] = now
+
     for g in groups:
         counts["groups"] += 1
         counts["blocked_merges"] += len(g.blocked)
         if not g.merged:
             continue
-        rep = rows[g.representative]
-        rep.confidence = g.confidence
-        session.add(rep)
-        have = set(next(v.evidence for v in views if v.memory_id == rep.memory_id))
+        rep = by_id[g.representative]
+        if g.confidence != rep.confidence:
+            reps.append({"memory_id": rep.memory_id, "confidence": g.confidence})
+        have = set(rep.evidence)
         for e in g.evidence:
             if e not in have:
-                session.add(
-                    Lineage(
-                        tenant_id=tenant,
-                        child_id=rep.memory_id,
-                        parent_type="episode",
-                        parent_id=e,
-                        relation=Relation.REINFORCED_BY,
-                        created_at=now,
-                    )
-                )
+                edge(rep.memory_id, "episode", e, Relation.REINFORCED_BY)
         for mid in g.merged:
-            r = rows[mid]
-            r.status, r.superseded_by, r.superseded_at, r.retracted_at = (
-                MemoryStatus.SUPERSEDED,
-                rep.memory_id,
-                now,
-                now,
-            )
-            session.add(r)
-            session.add(
-                Lineage(
-                    tenant_id=tenant,
-                    child_id=rep.memory_id,
-                    parent_type="memory",
-                    parent_id=mid,
-                    relation=Relation.CONSOLIDATED_FROM,
-                    created_at=now,
-                )
-            )
+            retired.append(dict(memory_id=mid, status=MemoryStatus.SUPERSEDED, superseded_by=rep.memory_id))
+            retired[-1] |= dict(superseded_at=now, retracted_at=now)
+            edge(rep.memory_id, "memory", mid, Relation.CONSOLIDATED_FROM)
             counts["merged"] += 1
-    session.flush()
-
-
-def _summarise(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now: datetime) -> int:
-    """Itemised delta summaries of sessions' verified episodes not summarised yet."""
-    eps = list(
-        session.scalars(
-            select(Episode).where(
-                col(Episode.tenant_id) == tenant_id,
-                col(Episode.user_id) == user_id,
-                col(Episode.tombstoned_at).is_(None),
-                col(Episode.state) == EpisodeState.PROCESSED,
-                col(Episode.source).in_([s.value for s in TRUSTED_SOURCES]),
-            )
-        )
-    )
-    if not eps:
-        return 0
-    # The user's summaries first (scope index), then their parents by child id: a lineage
-    # query led by the tenant reads every edge of the tenant, once per user.
-    summaries = list(
-        session.scalars(
-            select(col(Memory.memory_id)).where(
-                col(Memory.tenant_id) == tenant_id,
-                col(Memory.user_id) == user_id,
-                col(Memory.extractor) == "summary",
-                col(Memory.status) != MemoryStatus.DELETED,
-            )
-        )
-    )
-    summarised = {
-        p
-        for chunk in memories.chunks(summaries)
-        for t, p in session.execute(
-            select(col(Lineage.tenant_id), col(Lineage.parent_id)).where(
-                col(Lineage.child_id).in_(chunk),
-                col(Lineage.relation) == Relation.CONSOLIDATED_FROM,
-                col(Lineage.parent_type) == "episode",
-            )
-        )
-        if t == tenant_id
-    }
-    facts: dict[str, list[str]] = defaultdict(list)
-    active = list(
-        session.scalars(
-            select(Memory).where(
-                col(Memory.tenant_id) == tenant_id,
-                col(Memory.user_id) == user_id,
-                col(Memory.status) == MemoryStatus.ACTIVE,
-                col(Memory.extractor).notin_(["transcript", "summary"]),
-            )
-        )
-    )
-    texts = {m.memory_id: m.text for m in active}
-    for mid, evs in memories.evidence_of(session, tenant_id=tenant_id, ids=list(texts)).items():
-        for eid in evs:
-            facts[eid].append(texts[mid])
-    by_session: dict[str, list[Turn]] = defaultdict(list)
-    for ep in eps:
-        by_session[ep.session_id].append(
-            Turn(
-                episode_id=ep.episode_id, role=ep.role, source=ep.source, content=ep.content, occurred_at=ep.occurred_at
-            )
-        )
-    drafts = summarize_sessions(by_session, facts, summarised)
-    ids = {d: memory_id_for(tenant_id, user_id, "summary", d.session_id, *d.episode_ids) for d in drafts}
-    have = {
-        m
-        for chunk in memories.chunks(list(ids.values()))
-        for m in session.scalars(select(col(Memory.memory_id)).where(col(Memory.memory_id).in_(chunk)))
-    }
-    new_rows, edges = [], []
-    for d, mid in ids.items():
-        if mid in have:
-            continue
-        new_rows.append(
-            Memory(
-                memory_id=mid,
-                tenant_id=tenant_id,
-                user_id=user_id,
-                kind=MemoryKind.EPISODIC,
-                key=f"summary.session.{d.session_id}",
-                value=d.text,
-                text=d.text,
-                fingerprint=fingerprint(d.text),
-                source=Source.USER,
-                confidence=0.9,
-                trusted=True,
-                status=MemoryStatus.ACTIVE,
-                extractor="summary",
-                valid_from=d.valid_from,
-                valid_to=None,
-                recorded_at=now,
-            )
-        )
-        edges += [
-            {
-                "tenant_id": tenant_id,
-                "child_id": mid,
-                "parent_type": "episode",
-                "parent_id": e,
-                "relation": Relation.CONSOLIDATED_FROM,
-                "created_at": now,
-            }
-            for e in d.episode_ids
-        ]
-    session.add_all(new_rows)
-    session.flush()
-    if edges:  # one multi-row insert, not an ORM object per edge
+    # Bulk statements (UPDATE by primary key, one multi-row INSERT), not an ORM object per row.
+    for changes in (reps, retired):
+        if changes:
+            session.execute(update(Memory), changes)
+    if edges:
         session.execute(insert(Lineage), edges)
-    index_memories(session, new_rows, knobs.embedder, fresh=True)
-    return len(new_rows)
 
 
 def _repair(session: Session, tenant_id: str, user_id: str, knobs: Knobs) -> int:

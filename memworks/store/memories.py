@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, Row, insert, or_, select, update
@@ -14,7 +14,7 @@ from memworks.models.enums import MemoryKind, MemoryStatus, Relation
 from memworks.models.schemas import MemoryOut, Scope
 from memworks.models.tables import Lineage, Memory
 from memworks.pipelines.consolidation import ForgettingPolicy, expires_at_for
-from memworks.pipelines.supersession import WritePlan, scope_key, transcript_id
+from memworks.pipelines.supersession import WritePlan
 from memworks.store.episodes import fingerprint
 
 _EVIDENCE = (Relation.EXTRACTED_FROM, Relation.REINFORCED_BY, Relation.CONSOLIDATED_FROM)
@@ -35,7 +35,7 @@ def scope_clause(scope: Scope) -> list[ColumnElement[bool]]:
     return [col(Memory.tenant_id) == scope.tenant_id, user]
 
 
-def _edges(
+def lineage_edges(
     session: Session, *, tenant_id: str, ids: Iterable[str], relations: Sequence[Relation]
 ) -> list[tuple[Relation, str, str, str]]:
     """(relation, parent type, child, parent) of the edges from ``ids``, oldest first."""
@@ -70,7 +70,7 @@ def _lineage(edges: Iterable[tuple[Relation, str, str, str]]) -> tuple[dict[str,
 
 def evidence_of(session: Session, *, tenant_id: str, ids: Iterable[str]) -> dict[str, list[str]]:
     """Episode ids each memory rests on, oldest edge first."""
-    return _lineage(_edges(session, tenant_id=tenant_id, ids=ids, relations=_EVIDENCE))[0]
+    return _lineage(lineage_edges(session, tenant_id=tenant_id, ids=ids, relations=_EVIDENCE))[0]
 
 
 def to_view(row: Memory, evidence: Sequence[str], derived: Sequence[str] = ()) -> MemoryView:
@@ -104,7 +104,7 @@ def to_view(row: Memory, evidence: Sequence[str], derived: Sequence[str] = ()) -
 
 def views(session: Session, *, tenant_id: str, rows: Sequence[Memory]) -> list[MemoryView]:
     """``rows`` with their evidence and derivations (one lineage query per 500 rows)."""
-    edges = _edges(
+    edges = lineage_edges(
         session, tenant_id=tenant_id, ids=[r.memory_id for r in rows], relations=(*_EVIDENCE, Relation.DERIVED_FROM)
     )
     ev, der = _lineage(edges)
@@ -176,88 +176,6 @@ def keyed_records(session: Session, *, tenant_id: str, user_id: str) -> list[Mem
         )
     )
     return [to_view(r, ()) for r in rows]
-
-
-def _ended(row: Memory) -> bool:
-    return (
-        row.retracted_at is not None
-        or row.valid_to is not None
-        or row.status in (MemoryStatus.SUPERSEDED, MemoryStatus.EXPIRED, MemoryStatus.DELETED)
-    )
-
-
-def retire_transcripts(session: Session, *, tenant_id: str, user_id: str, ended: Sequence[str], now: datetime) -> int:
-    """Mark superseded each active transcript whose every keyed statement is no longer current.
-
-    ``ended`` are records just superseded or ended. A transcript ("I live in Madrid.") whose
-    statements all ended leaves present reads (status superseded, ``superseded_by`` the last
-    statement's successor, ``valid_to`` when that statement ended), while ``as_of`` and
-    ``known_at`` reads still find it. A transcript that also stated something still current
-    stays. Returns how many were marked.
-    """
-    if not ended:
-        return 0
-    eps = {e for es in evidence_of(session, tenant_id=tenant_id, ids=ended).values() for e in es}
-    edges = [
-        (child, parent)
-        for chunk in chunks(sorted(eps))
-        for child, parent in session.execute(
-            select(col(Lineage.child_id), col(Lineage.parent_id)).where(
-                col(Lineage.tenant_id) == tenant_id,
-                col(Lineage.parent_type) == "episode",
-                col(Lineage.parent_id).in_(chunk),
-                col(Lineage.relation).in_([Relation.EXTRACTED_FROM, Relation.REINFORCED_BY]),
-            )
-        )
-    ]
-    rows = {r.memory_id: r for r in get_rows(session, ids=sorted({c for c, _ in edges}))}
-    # A derived record (a time zone from a city) is an inference, not something the turn said.
-    inferred = {
-        c for _, _, c, _ in _edges(session, tenant_id=tenant_id, ids=list(rows), relations=(Relation.DERIVED_FROM,))
-    }
-    stated: dict[str, list[Memory]] = defaultdict(list)
-    for child, ep in edges:
-        r = rows.get(child)
-        if (
-            r is not None
-            and r.user_id == user_id
-            and r.key is not None
-            and r.extractor != "transcript"
-            and child not in inferred
-        ):
-            stated[ep].append(r)
-    key = scope_key(tenant_id, user_id)
-    successors: dict[str, tuple[str | None, datetime | None]] = {}
-    for ep, statements in stated.items():
-        if statements and all(_ended(r) for r in statements):
-            last = max(statements, key=lambda r: (r.valid_to or r.valid_from, r.recorded_at))
-            successors[transcript_id(key, ep)] = (last.superseded_by, last.valid_to)
-    return supersede_transcripts(session, successors=successors, now=now)
-
-
-def supersede_transcripts(
-    session: Session, *, successors: Mapping[str, str | None | tuple[str | None, datetime | None]], now: datetime
-) -> int:
-    """Mark the given active transcripts superseded (by the record named, if any).
-
-    A value is the successor's id, or ``(successor, valid_to)``; without a ``valid_to`` (or
-    one not after the transcript's start) the transcript never held as a fact: its valid time
-    closes where it began.
-    """
-    marked = 0
-    for t in get_rows(session, ids=sorted(successors)):
-        if t.extractor != "transcript" or t.status is not MemoryStatus.ACTIVE:
-            continue
-        value = successors[t.memory_id]
-        succ, valid_to = value if isinstance(value, tuple) else (value, None)
-        end = valid_to if valid_to is not None and valid_to > t.valid_from else t.valid_from
-        session.execute(
-            update(Memory)
-            .where(col(Memory.memory_id) == t.memory_id, col(Memory.status) == MemoryStatus.ACTIVE)
-            .values(status=MemoryStatus.SUPERSEDED, superseded_by=succ, superseded_at=now, valid_to=end)
-        )
-        marked += 1
-    return marked
 
 
 def apply_plan(
@@ -409,16 +327,6 @@ def get_rows(session: Session, *, ids: Sequence[str]) -> list[Memory]:
         for chunk in chunks(list(ids))
         for r in session.scalars(select(Memory).where(col(Memory.memory_id).in_(chunk)))
     ]
-
-
-def touch_retrieved(session: Session, *, ids: Sequence[str], now: datetime) -> None:
-    """Retrieval refreshes attention, never truth."""
-    if ids:
-        session.execute(
-            update(Memory)
-            .where(col(Memory.memory_id).in_(ids))
-            .values(last_retrieved_at=now, attention=Memory.attention + 1)
-        )
 
 
 def chunks(items: list[str], size: int = 500) -> Iterable[list[str]]:

@@ -99,9 +99,8 @@ def retrieve(
     else:
         result = _search(engine, scope, query, as_of, known_at, k, embedder, policy, now, ver, asked)
         cache.put(key, result.model_dump_json(), ttl_s=cache_ttl_s, tenant_id=scope.tenant_id)
-    if result.hits:
-        with session_scope(engine, write=True) as s:
-            memories.touch_retrieved(s, ids=[h.memory_id for h in result.hits], now=now)
+    # A read writes nothing: the caller records the hits' attention off the read path
+    # (:mod:`memworks.services.attention`).
     return result
 
 
@@ -132,6 +131,7 @@ def _search(
             asked_at=asked_at,
             present=as_of is None and known_at is None,
             embedder=embedder,
+            now=now,
         )
         ranking = rank_signals(fields, sig, q, k=k, policy=policy)
         # Whole rows and evidence for the hits only, not for every candidate.
@@ -153,11 +153,13 @@ def measure(
     asked_at: datetime,
     present: bool,
     embedder: Embedder | None = None,
+    now: datetime | None = None,
 ) -> tuple[Question, Signals, dict[str, Row[Any]]]:
     """The question as read and every candidate's measurements (also what the ranker is trained on).
 
     Candidates: the best BM25 matches, the best vector matches, and, when the question names a
-    period, the records of that period that are closest to it.
+    period, the records of that period that are closest to it. ``now``: a present read's time
+    (its visibility is then settled from the scope's cached index, with no SQL).
     """
     layout = turns.layout(s, scope, version) if (policy.neighbors or policy.subjects) else None
     q = read_question(
@@ -166,10 +168,10 @@ def measure(
     if not policy.time:
         q = Question(q.text, q.named, q.asks_when, None, q.kind)
     lex = lexical.score(s, scope=scope, query=query, version=version)
-    lex_ids = lexical.top(s, lex, where=where, present=present) if lex is not None else []
+    lex_ids = lexical.top(s, lex, where=where, present=present, now=now) if lex is not None else []
     period = _in_period(s, where, q.period) if q.period is not None else []
     vec = vector.score(s, scope=scope, query=qvec, version=version, spans=policy.spans, also=[*lex_ids, *period])
-    vec_ids = vector.top(s, vec, where=where, present=present)
+    vec_ids = vector.top(s, vec, where=where, present=present, now=now)
     closest = sorted(period, key=lambda m: -(vec.of(m) or (0.0, -1.0))[1])[:PERIOD_CANDIDATES]
     ids = list(dict.fromkeys([*lex_ids, *vec_ids, *closest]))
     fields = {r.memory_id: r for r in _rank_fields(s, ids)}

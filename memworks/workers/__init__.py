@@ -24,6 +24,7 @@ from memworks.workers.lessons import mine_lessons  # noqa: E402
 from memworks.workers.maintenance import (  # noqa: E402
     consolidate,
     fan_out_consolidation,
+    record_attention,
     resend_unprocessed,
     sweep_expired,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "consolidate",
     "extract_memories",
     "fan_out_consolidation",
+    "record_attention",
     "resend_unprocessed",
     "sweep_expired",
     "mine_lessons",

@@ -40,14 +40,7 @@ def _rebuild_profile(s: Session, tenant: str, user: str, now: datetime) -> None:
 
 
 @register
-@dramatiq.actor(
-    queue_name="extraction",
-    max_retries=5,
-    min_backoff=1_000,
-    max_backoff=60_000,
-    time_limit=600_000,
-    throws=(InvalidInput,),
-)
+@dramatiq.actor(queue_name="extraction", throws=(InvalidInput,))
 def extract_memories(episode_ids: list[int]) -> None:
     """Extract, gate and write memories for stored episodes; safe to run twice."""
     try:
@@ -81,7 +74,7 @@ def extract_memories(episode_ids: list[int]) -> None:
             scope=f"episodes:{len(payload.episode_ids)}",
         )
     for rid in outcome.deletions:  # users' retractions are erased like any deletion request
-        plan_deletion_request.send_with_options(args=(rid,), max_retries=rt.settings.max_retries)
+        plan_deletion_request.send(rid)
     log.info(
         "extraction.done",
         deletions=len(outcome.deletions),

@@ -1,15 +1,21 @@
-"""Maintenance actors: consolidation (fan-out and per tenant), TTL expiry, the outbox sweeper.
+"""Maintenance actors: consolidation (fan-out and per tenant), TTL expiry, the outbox sweeper,
+retrieval attention.
 
-What they do lives in :mod:`memworks.services.consolidation`; these actors carry the messages.
+What they do lives in :mod:`memworks.services.consolidation` and :mod:`memworks.services.attention`;
+these actors carry the messages.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Annotated
+
 import dramatiq
+from pydantic import AfterValidator, Field, StringConstraints
 
 from memworks.errors import InvalidInput
 from memworks.logging import get_logger
-from memworks.services import consolidation
+from memworks.services import attention, consolidation
 from memworks.workers.broker import register
 from memworks.workers.common import Name, Seconds, message_id
 from memworks.workers.ingest import extract_memories
@@ -21,6 +27,23 @@ log = get_logger(__name__)
 #: A tenant's consolidation walks all its users, one transaction each: it outlasts the
 #: deployment's default time limit (MEMWORKS_TIME_LIMIT_MS, ten minutes) on big tenants.
 CONSOLIDATION_TIME_LIMIT_MS = 3_600_000
+
+
+def _aware_time(value: str) -> str:
+    if datetime.fromisoformat(value).tzinfo is None:  # a malformed string raises ValueError too
+        raise ValueError("must be an ISO 8601 time with a UTC offset, e.g. 2025-02-01T09:00:00+00:00")
+    return value
+
+
+#: A batch of retrievals' id (a uuid4 in hex).
+BatchId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
+#: A batch's hits: memory ids (as wide as the column), each once per hit; bounded.
+Hits = Annotated[
+    list[Annotated[str, StringConstraints(min_length=1, max_length=32)]],
+    Field(min_length=1, max_length=attention.MAX_BATCH_HITS),
+]
+#: An ISO 8601 time with a UTC offset.
+AwareTime = Annotated[str, AfterValidator(_aware_time)]
 
 
 @register
@@ -58,3 +81,16 @@ def resend_unprocessed(older_than_s: Seconds = 300) -> None:
     for batch in batches:
         extract_memories.send(batch)
     log.info("outbox.resent", episodes=sum(map(len, batches)))
+
+
+@register
+@dramatiq.actor(queue_name="maintenance", throws=(InvalidInput,))
+def record_attention(batch_id: BatchId, memory_ids: Hits, at: AwareTime) -> None:
+    """Record a batch of retrievals (the facade's, see :mod:`memworks.services.attention`).
+
+    Safe to run twice: a batch id already recorded changes nothing.
+    """
+    done = attention.record_attention(
+        get_runtime(), batch_id=batch_id, memory_ids=memory_ids, at=datetime.fromisoformat(at), now=utcnow()
+    )
+    log.info("attention.recorded", records=len(set(memory_ids)), hits=len(memory_ids), duplicate=not done)

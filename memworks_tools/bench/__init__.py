@@ -28,6 +28,9 @@ HEADLINES: dict[str, tuple[str, ...]] = {
         "redis_eps_by_workers",
         "embedded_vs_embedder",
         "embedded_vs_own_texts_ceiling",
+        "redis_vs_embedded",
+        "redis_vs_embedded_by_workers",
+        "repeats",
         "worker_peak_rss_mb",
     ),
     "retrieve": (
@@ -37,6 +40,7 @@ HEADLINES: dict[str, tuple[str, ...]] = {
         "foreign_100x_ratio_by_db",
         "foreign_100x_ratio_fresh_connections",
         "recall_vs_exact",
+        "writes_per_read",
     ),
     "delete": ("seconds", "seconds_by_store", "store_1m_vs_10k_ratio", "ratio_compares", "all_complete"),
     "consolidate": ("seconds", "embedding_floor_s", "exponent"),

@@ -21,6 +21,11 @@ so each stage's cost shows as the step between two rows. The loader's records ar
 sentences, so before the stage runs each record of the scope is given two sentence vectors
 (its own vector plus noise): a LoCoMo turn has 2.6 on average.
 
+``writes_per_read``: SQL statements that write (or take a write lock) issued by the reading
+thread per timed retrieve, caught by SQLAlchemy's ``before_cursor_execute`` hook on the
+facade's engine (:mod:`memworks_tools.bench.sql_writes`); 0 when the read path is read-only
+(its attention goes to the maintenance queue, recorded by a worker). The headline is the largest.
+
 ``recall_vs_exact`` compares memworks' vector search (``projections.vector.search`` with the
 read path's visibility filter, top 10) with brute-force cosine over the vectors the loader
 wrote for the same scope.
@@ -40,9 +45,13 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks_tools.bench import data
-from memworks_tools.bench.common import Options, PeakRss, percentiles, plot, ratio, stopwatch
+from memworks_tools.bench.common import Options, PeakRss, percentiles, stopwatch
+from memworks_tools.bench.retrieve_report import HEADERS, draw, rows, summary
+from memworks_tools.bench.sql_writes import is_write, statements_on_this_thread
 
 NAME = "retrieve"
+#: What the benchmark registry reads of this module besides :func:`run`.
+__all__ = ["HEADERS", "NAME", "draw", "rows", "run"]
 TENANT, USER = "bench", "caller"
 #: Untimed queries that warm the process (compiled statements, the embedder, the pool).
 WARMUP = 3
@@ -110,7 +119,7 @@ def run(opts: Options) -> dict[str, Any]:
                 opts.say(f"retrieve: {db} skipped ({exc})")
                 report["databases"][db] = {"skipped": str(exc)}
     report["peak_rss_mb"] = rss.peak_mb
-    return _summary(report)
+    return summary(report)
 
 
 class _Unavailable(Exception):
@@ -327,21 +336,24 @@ def _measure(
     latencies: list[float] = []
     abstained = 0
     deadline = time.perf_counter() + budget_s
-    for q in progress(timed, total=len(timed), desc=f"retrieve {label}", enabled=opts.progress):
-        with stopwatch() as t:
-            result = mw.retrieve(scope, q)
-        latencies.append(t[0] * 1000)
-        abstained += result.abstained
-        if time.perf_counter() > deadline and len(latencies) >= 20:
-            break
+    with statements_on_this_thread(mw.runtime.engine) as sql:
+        for q in progress(timed, total=len(timed), desc=f"retrieve {label}", enabled=opts.progress):
+            with stopwatch() as t:
+                result = mw.retrieve(scope, q)
+            latencies.append(t[0] * 1000)
+            abstained += result.abstained
+            if time.perf_counter() > deadline and len(latencies) >= 20:
+                break
+    writes = sum(map(is_write, sql))
     stats = percentiles(latencies)
     recall = _recall(mw, loaded, qvecs)
     opts.say(
         f"retrieve[{label}]: p50 {stats['p50']} ms, p95 {stats['p95']} ms, p99 {stats['p99']} ms over "
-        f"{stats['n']} queries; recall@10 vs exact {recall}"
+        f"{stats['n']} queries; recall@10 vs exact {recall}; {writes} write statements"
     )
     return {
         "latency_ms": stats,
+        "writes_per_read": round(writes / len(latencies), 3) if latencies else float("nan"),
         "recall_vs_exact": recall,
         "abstained": abstained,
         "visible": loaded.visible[(TENANT, USER)],
@@ -365,116 +377,3 @@ def _recall(mw: Any, loaded: data.Loaded, qvecs: npt.NDArray[np.float32], k: int
             found = vector.search(s, scope=scope, query=q, where=where, limit=k)
         hits += len(set(truth[:k]) & set(sorted(found, key=lambda m: -found[m])[:k]))
     return round(hits / (k * len(qvecs)), 4) if len(qvecs) else float("nan")
-
-
-def _summary(report: dict[str, Any]) -> dict[str, Any]:
-    """The headline figures: p95 by size (SQLite first, the embedded default), the foreign ratio, recall."""
-    by_db: dict[str, dict[str, float]] = {}
-    ratios: dict[str, float] = {}
-    fresh: dict[str, float] = {}
-    recalls: list[float] = []
-    for db, r in report["databases"].items():
-        if "skipped" in r:
-            continue
-        by_db[db] = {n: row["latency_ms"]["p95"] for n, row in r["by_size"].items()}
-        recalls += [row["recall_vs_exact"] for row in [*r["by_size"].values(), *r["foreign"].values()]]
-        f = r["foreign"]
-        if "0" in f and "100" in f:
-            ratios[db] = ratio(f["100"]["latency_ms"]["p95"], f["0"]["latency_ms"]["p95"])
-            if "fresh_connections" in f["100"]:
-                fresh[db] = ratio(f["100"]["fresh_connections"]["latency_ms"]["p95"], f["0"]["latency_ms"]["p95"])
-    first = by_db.get("sqlite") or next(iter(by_db.values()), {})
-    report |= {
-        "p95_ms": first,
-        "p95_ms_by_db": by_db,
-        "foreign_100x_ratio": max(ratios.values()) if ratios else float("nan"),
-        "foreign_100x_ratio_by_db": ratios,
-        "foreign_100x_ratio_fresh_connections": fresh,
-        "recall_vs_exact": min(recalls) if recalls else float("nan"),
-    }
-    return report
-
-
-def rows(r: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """Table rows: database, store, p50/p95/p99 (ms), queries, recall."""
-    out: list[tuple[Any, ...]] = []
-    for db, d in r["databases"].items():
-        if "skipped" in d:
-            out.append((db, "skipped", "", "", "", "", ""))
-            continue
-        for n, row in d["by_size"].items():
-            lat = row["latency_ms"]
-            out.append(
-                (db, f"{int(n):,} in scope", lat["p50"], lat["p95"], lat["p99"], lat["n"], row["recall_vs_exact"])
-            )
-            for stage, r in row.get("stages", {}).items():
-                lat = r["latency_ms"]
-                out.append(
-                    (
-                        db,
-                        f"{int(n):,} in scope, {stage}",
-                        lat["p50"],
-                        lat["p95"],
-                        lat["p99"],
-                        lat["n"],
-                        r["recall_vs_exact"],
-                    )
-                )
-        for times, row in d["foreign"].items():
-            if times != "0":
-                runs = [("open since before", row)]
-                if "fresh_connections" in row:
-                    runs.append(("reopened", row["fresh_connections"]))
-                for how, r in runs:
-                    lat = r["latency_ms"]
-                    out.append(
-                        (
-                            db,
-                            f"1k + {row['foreign_rows']:,} foreign, {how}",
-                            lat["p50"],
-                            lat["p95"],
-                            lat["p99"],
-                            lat["n"],
-                            r["recall_vs_exact"],
-                        )
-                    )
-    return out
-
-
-HEADERS = ["db", "store", "p50 ms", "p95 ms", "p99 ms", "queries", "recall@10"]
-
-
-def draw(r: dict[str, Any], path: Path) -> Path:
-    """p50 and p95 against scope size (log-log), one line per database; foreign-row points beside."""
-
-    def paint(ax: Any) -> None:
-        for db, d in r["databases"].items():
-            if "skipped" in d:
-                continue
-            ns = [int(n) for n in d["by_size"]]
-            for q, style in (("p95", "-o"), ("p50", "--.")):
-                ax.plot(ns, [d["by_size"][str(n)]["latency_ms"][q] for n in ns], style, label=f"{db} {q}")
-            for times, row in d["foreign"].items():
-                if times != "0":
-                    ax.plot(
-                        [int(min(ns))],
-                        [row["latency_ms"]["p95"]],
-                        "x",
-                        markersize=9,
-                        label=f"{db} p95, 1k scope + {times}× foreign",
-                    )
-                    if "fresh_connections" in row:
-                        ax.plot(
-                            [int(min(ns))],
-                            [row["fresh_connections"]["latency_ms"]["p95"]],
-                            "+",
-                            markersize=9,
-                            label=f"{db} p95, 1k scope + {times}× foreign, reopened",
-                        )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("memories in the caller's scope")
-        ax.set_ylabel("Memworks.retrieve latency (ms)")
-        ax.legend(fontsize=7)
-
-    return plot(path, paint, title="retrieve latency by scope size (query embedding included, cache bypassed)")

@@ -12,17 +12,22 @@ Metrics, tables and the plot: :mod:`memworks_tools.evaluation.locomo_report`.
 
 from __future__ import annotations
 
-import json
-import re
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from memworks_tools.evaluation import keyed as keyed_records
+from memworks_tools.evaluation.locomo_data import Conversation as Conversation
+from memworks_tools.evaluation.locomo_data import Question as Question
+from memworks_tools.evaluation.locomo_data import Turn as Turn
+from memworks_tools.evaluation.locomo_data import episode_id_for as episode_id_for
+from memworks_tools.evaluation.locomo_data import load as load
+from memworks_tools.evaluation.locomo_data import parse_conversation as parse_conversation
+from memworks_tools.evaluation.locomo_data import parse_session_date as parse_session_date
+from memworks_tools.evaluation.locomo_data import split_evidence as split_evidence
 from memworks_tools.evaluation.locomo_report import (
     ADVERSARIAL as ADVERSARIAL,
 )
@@ -74,133 +79,6 @@ METHOD = (
     "similarity floors; memworks = fused candidates re-scored by sentence spans, neighbours, time and subject, "
     "ranked by the learned model."
 )
-
-
-_SESSION = re.compile(r"session_(\d+)")
-_DIA = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One dialogue turn, ready to replay."""
-
-    dia_id: str
-    episode_id: str
-    session: int
-    index: int
-    speaker: str
-    content: str
-    occurred_at: datetime
-
-
-@dataclass(frozen=True)
-class Question:
-    question: str
-    category: int
-    #: Gold dialogue ids that exist in the conversation, normalised, in the dataset's order.
-    evidence: tuple[str, ...]
-    #: Evidence entries dropped: malformed, or naming no turn of the conversation.
-    bad_evidence: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Conversation:
-    sample_id: str
-    turns: tuple[Turn, ...]
-    questions: tuple[Question, ...]
-
-
-# -- parsing ------------------------------------------------------------------------------
-
-
-def parse_session_date(text: str) -> datetime:
-    """``"1:56 pm on 8 May, 2023"`` as an aware UTC datetime.
-
-    Raises:
-        ValueError: the text is not in that form.
-    """
-    clean = " ".join(text.replace(",", " , ").split()).replace(" ,", ",")
-    return datetime.strptime(clean, "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
-
-
-def split_evidence(raw: Iterable[str]) -> tuple[list[str], list[str]]:
-    """Normalised dialogue ids and the entries that are not ids at all.
-
-    Handles the dataset's quirks: several ids in one string (``"D8:6; D9:17"``), an extra
-    colon (``"D:11:26"`` → ``D11:26``), stray whitespace, leading zeros.
-    """
-    ids: list[str] = []
-    bad: list[str] = []
-    for entry in raw:
-        for piece in re.split(r"[;,]", str(entry)):
-            piece = piece.strip()
-            if not piece:
-                continue
-            if m := _DIA.fullmatch(piece):
-                ids.append(f"D{int(m[1])}:{int(m[2])}")
-            else:
-                bad.append(piece)
-    return list(dict.fromkeys(ids)), bad
-
-
-def episode_id_for(sample_id: str, dia_id: str) -> str:
-    """An episode id memworks accepts for a dialogue id (``conv-26``, ``D8:6`` → ``conv-26-D8-6``)."""
-    return f"{sample_id}-{dia_id.replace(':', '-')}"
-
-
-def _content(turn: Mapping[str, Any]) -> str:
-    text = " ".join(str(turn.get("text") or "").split())
-    if caption := " ".join(str(turn.get("blip_caption") or "").split()):
-        text = f"{text} [shares a photo of {caption}]".strip()
-    return f"{turn['speaker']}: {text}" if text else ""
-
-
-def parse_conversation(sample: Mapping[str, Any]) -> Conversation:
-    """One LoCoMo sample as turns in date order and questions with checked evidence."""
-    sid = str(sample["sample_id"])
-    conv = sample["conversation"]
-    sessions = []
-    for key, turns in conv.items():
-        m = _SESSION.fullmatch(key)
-        if m and isinstance(turns, list) and f"{key}_date_time" in conv:
-            sessions.append((parse_session_date(conv[f"{key}_date_time"]), int(m[1]), turns))
-    out: list[Turn] = []
-    for start, n, turns in sorted(sessions, key=lambda s: (s[0], s[1])):
-        for i, t in enumerate(turns):
-            if content := _content(t):
-                out.append(
-                    Turn(
-                        t["dia_id"],
-                        episode_id_for(sid, t["dia_id"]),
-                        n,
-                        i,
-                        str(t["speaker"]),
-                        content,
-                        start + timedelta(seconds=i),
-                    )
-                )
-    known = {t.dia_id for t in out}
-    questions = []
-    for q in sample.get("qa", []):
-        ids, bad = split_evidence(q.get("evidence") or [])
-        questions.append(
-            Question(
-                str(q["question"]),
-                int(q["category"]),
-                tuple(i for i in ids if i in known),
-                tuple(bad + [i for i in ids if i not in known]),
-            )
-        )
-    return Conversation(sid, tuple(out), tuple(questions))
-
-
-def load(path: Path, *, limit: int | None = None) -> list[Conversation]:
-    """The conversations of a LoCoMo JSON file (the first ``limit`` of them)."""
-    data = json.loads(Path(path).read_text())
-    return [parse_conversation(s) for s in data[:limit]]
-
-
-# -- metrics ------------------------------------------------------------------------------
 
 
 def traced(evidence: Iterable[Sequence[str]], back: Mapping[str, str]) -> list[str]:
@@ -291,6 +169,7 @@ def run(
     counts = {c: {"n": 0, "no_evidence": 0, "bad_evidence": 0} for c in CATEGORIES}
     latencies: list[float] = []
     keyed: list[tuple[int, int]] = []
+    records: dict[str, list[keyed_records.Record]] = {}
     with tempfile.TemporaryDirectory(prefix="memworks-locomo-") as tmp:
         for conv in chosen:
             # A store of its own per conversation: what one conversation costs does not depend
@@ -301,7 +180,8 @@ def run(
             with Memworks(settings) as mw:
                 t0 = time.perf_counter()
                 _replay(mw, conv)
-                keyed.append(keyed_records.keyed_turns(mw, TENANT, conv.sample_id, [t.episode_id for t in conv.turns]))
+                records[conv.sample_id] = keyed_records.keyed_records(mw, TENANT, conv.sample_id)
+                keyed.append(keyed_records.keyed_turns(records[conv.sample_id], [t.episode_id for t in conv.turns]))
                 t1 = time.perf_counter()
                 _ask(mw, conv, tallies, counts, latencies, systems)
             if progress:
@@ -310,9 +190,14 @@ def run(
                     f"{len(conv.questions)} questions in {time.perf_counter() - t1:.1f}s"
                 )
     result = report(chosen, tallies, counts, latencies, METHOD)
-    result["keyed_records"] = keyed_records.keyed_share(keyed)
+    turn_of = {t.episode_id: f"{c.sample_id}:{t.dia_id}" for c in chosen for t in c.turns}
+    result["keyed_records"] = {
+        **keyed_records.keyed_share(keyed),
+        "precision": keyed_records.precision_report(records, turn_of),
+    }
     print_report(result, ks, out)
     out(keyed_records.keyed_line(result["keyed_records"]))
+    out(keyed_records.precision_line(result["keyed_records"]["precision"]))
     return result
 
 

@@ -18,20 +18,41 @@ durable facts). A deterministic reader then answers from what memworks returns:
 
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memworks.pipelines.extraction.patterns import ABBREVIATIONS
-from memworks.pipelines.extraction.timeparse import find_time, resolve_time
-from memworks.pipelines.terms import terms
+from memworks_tools.evaluation.longmemeval_data import TENANT, Case, episodes_for, load, parse_case, parse_date
+from memworks_tools.evaluation.longmemeval_reader import (
+    Dated,
+    date_event,
+    grade_temporal,
+    question_form,
+    sentences,
+    supported,
+)
 
-TENANT = "longmemeval"
+__all__ = [
+    "METHOD",
+    "READ_K",
+    "SESSION_K",
+    "TENANT",
+    "Case",
+    "Dated",
+    "date_event",
+    "episodes_for",
+    "grade_temporal",
+    "load",
+    "parse_case",
+    "parse_date",
+    "question_form",
+    "run",
+    "sentences",
+    "supported",
+]
+
 #: Hits read per event lookup.
 READ_K = 10
 #: Rank depth at which a question's retrieval must reach an answer session.
@@ -49,232 +70,6 @@ METHOD = (
     "updates pass when an active keyed record holds the new value and a superseded one of the same key has "
     "valid_to set. Abstention passes when retrieve abstains or some event has no supported dated sentence."
 )
-
-_DATE_FORMAT = "%Y/%m/%d (%a) %H:%M"
-_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("order", re.compile(r"\bfirst\b[^,]*,\s*(?:the\s+)?(.+?)\s+or\s+(?:the\s+)?(.+?)\?*$", re.I)),
-    (
-        "days_between",
-        re.compile(r"\bhow many days (?:had |have )?passed between (?:the )?(.+?) and (?:the )?(.+?)\?*$", re.I),
-    ),
-    ("days_before", re.compile(r"\bhow many days before (?:the )?(.+?) did i (.+?)\?*$", re.I)),
-    ("months_ago", re.compile(r"\bhow many months ago did i (.+?)\?*$", re.I)),
-    ("date_of", re.compile(r"\bwhat was the date on which i (.+?)\?*$", re.I)),
-)
-_NUMBER_WORDS = {
-    w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
-}
-
-
-@dataclass(frozen=True)
-class Case:
-    """One LongMemEval question with its haystack, sessions in date order."""
-
-    question_id: str
-    question_type: str
-    question: str
-    answer: str
-    question_date: datetime
-    #: (session id, session start, turns) in date order.
-    sessions: tuple[tuple[str, datetime, tuple[Mapping[str, Any], ...]], ...]
-    answer_session_ids: tuple[str, ...]
-
-    @property
-    def abstention(self) -> bool:
-        return self.question_id.endswith("_abs")
-
-
-@dataclass(frozen=True)
-class Dated:
-    """An event phrase located in a retrieved record and dated."""
-
-    phrase: str
-    when: datetime
-    sentence: str
-    memory_id: str
-    rank: int
-    overlap: int
-
-
-# -- parsing ------------------------------------------------------------------------------
-
-
-def parse_date(text: str) -> datetime:
-    """``"2023/05/30 (Tue) 08:08"`` as an aware UTC datetime."""
-    return datetime.strptime(text.strip(), _DATE_FORMAT).replace(tzinfo=UTC)
-
-
-def parse_case(item: Mapping[str, Any]) -> Case:
-    sessions = sorted(
-        zip(
-            item["haystack_session_ids"],
-            map(parse_date, item["haystack_dates"]),
-            item["haystack_sessions"],
-            strict=True,
-        ),
-        key=lambda s: (s[1], s[0]),
-    )
-    return Case(
-        question_id=str(item["question_id"]),
-        question_type=str(item["question_type"]),
-        question=str(item["question"]),
-        answer=str(item["answer"]),
-        question_date=parse_date(item["question_date"]),
-        sessions=tuple((str(sid), when, tuple(turns)) for sid, when, turns in sessions),
-        answer_session_ids=tuple(str(s) for s in item.get("answer_session_ids") or ()),
-    )
-
-
-def load(paths: Sequence[Path]) -> list[Case]:
-    """The questions of LongMemEval JSON files (native schema), each question id once."""
-    seen: dict[str, Case] = {}
-    for path in paths:
-        for item in json.loads(Path(path).read_text()):
-            case = parse_case(item)
-            seen.setdefault(case.question_id, case)
-    return list(seen.values())
-
-
-def question_form(question: str) -> tuple[str, tuple[str, ...]] | None:
-    """The temporal question's form and its event phrases, or None for forms not handled."""
-    for form, rx in _FORMS:
-        if m := rx.search(question.strip()):
-            return form, tuple(p.strip(" '\"") for p in m.groups())
-    return None
-
-
-def episodes_for(case: Case) -> list[list[dict[str, Any]]]:
-    """Episodes to enqueue, one batch per session, in date order."""
-    batches = []
-    for sid, start, turns in case.sessions:
-        batch = []
-        for i, t in enumerate(turns):
-            content = str(t.get("content") or "").strip()
-            if not content:
-                continue
-            user = t.get("role") == "user"
-            batch.append(
-                {
-                    "episode_id": f"{case.question_id}-{sid}-{i}",
-                    "tenant_id": TENANT,
-                    "user_id": case.question_id,
-                    "session_id": sid,
-                    "turn": i,
-                    "role": "user" if user else "assistant",
-                    "source": "user" if user else "model_inference",
-                    "content": content,
-                    "occurred_at": (start + timedelta(seconds=i)).isoformat(),
-                    "metadata": {"longmemeval_session": sid},
-                }
-            )
-        batches.append(batch)
-    return batches
-
-
-# -- the deterministic reader -------------------------------------------------------------
-
-
-def sentences(text: str) -> list[str]:
-    """``text`` split into sentences; "St. Mary's" and "e.g." do not end one."""
-    out, start = [], 0
-    for m in re.finditer(r"[.!?]+(?=\s|$)|\n+", text):
-        words = text[start : m.start()].split()
-        if m[0] == "." and words and words[-1].lower() in ABBREVIATIONS:
-            continue
-        out.append(text[start : m.end()].strip())
-        start = m.end()
-    out.append(text[start:].strip())
-    return [x for x in out if x]
-
-
-def supported(phrase_terms: set[str], overlap: int) -> bool:
-    """A sentence supports an event phrase when it holds more than half of the phrase's terms."""
-    return bool(phrase_terms) and overlap > len(phrase_terms) / 2
-
-
-def date_event(phrase: str, hits: Sequence[Any], *, text_dates: bool = True) -> Dated | None:
-    """Locate ``phrase`` in retrieved ``hits`` (best first) and date it, or None.
-
-    A span is one sentence, or a sentence and the next one ("I got the Dell XPS 13. I ordered
-    it on January 28th."). The span holding most of the phrase's terms wins, then the shorter
-    span, then the better-ranked hit, then the earlier span. With ``text_dates`` only spans
-    with a time expression count, dated by memworks' time parser (its first sentence that has
-    one, anchored at the hit's ``valid_from``); without, the hit's ``valid_from`` is the date.
-    """
-    want = set(terms(phrase))
-    best: tuple[int, int, int, int] | None = None
-    found: Dated | None = None
-    for rank, hit in enumerate(hits):
-        parts = sentences(hit.text)
-        for si in range(len(parts)):
-            for width in (1, 2):
-                if si + width > len(parts):
-                    continue
-                span = " ".join(parts[si : si + width])
-                overlap = len(want & set(terms(span)))
-                key = (-overlap, width, rank, si)
-                if not supported(want, overlap) or (best is not None and key >= best):
-                    continue
-                # Each sentence is parsed on its own: a future marker in one ("I'll need ...")
-                # must not turn the next one's "January 28th" into next year's.
-                when: datetime | None = hit.valid_from
-                if text_dates:
-                    found_at = (find_time(p, hit.valid_from) for p in parts[si : si + width])
-                    when = next((t.when for t in found_at if t is not None), None)
-                if when is None:
-                    continue
-                best = key
-                found = Dated(phrase, when, span, hit.memory_id, rank, overlap)
-    return found
-
-
-def _number(text: str) -> int | None:
-    if m := re.search(r"\d+", text):
-        return int(m[0])
-    for word in re.findall(r"[a-z]+", text.lower()):
-        if word in _NUMBER_WORDS:
-            return _NUMBER_WORDS[word]
-    return None
-
-
-def _option_named(answer: str, options: Sequence[str]) -> int | None:
-    said = set(terms(answer))
-    scores = [len(said & set(terms(o))) for o in options]
-    top = max(scores)
-    return scores.index(top) if top and scores.count(top) == 1 else None
-
-
-def grade_temporal(case: Case, form: str, events: Sequence[Dated]) -> tuple[bool, str, str]:
-    """(passed, predicted answer, reason) for a temporal question whose events are all dated."""
-    if form == "order":
-        a, b = events
-        if a.when.date() == b.when.date():
-            return False, "", f"both events dated {a.when.date()}: order unknown"
-        first = 0 if a.when < b.when else 1
-        gold = _option_named(case.answer, [e.phrase for e in events])
-        if gold is None:
-            return False, events[first].phrase, f"the answer {case.answer!r} names neither option clearly"
-        dates = f"{a.when.date()} vs {b.when.date()}"
-        return first == gold, events[first].phrase, f"{dates}; answer names {events[gold].phrase!r}"
-    if form in ("days_between", "days_before"):
-        days = abs((events[1].when.date() - events[0].when.date()).days)
-        gold_days = _number(case.answer)
-        ok = gold_days is not None and abs(days - gold_days) <= 1
-        return ok, f"{days} days", f"{events[0].when.date()} → {events[1].when.date()} = {days} days, gold {gold_days}"
-    if form == "months_ago":
-        when, asked = events[0].when, case.question_date
-        months = (asked.year - when.year) * 12 + asked.month - when.month
-        gold_months = _number(case.answer)
-        return gold_months == months, f"{months} months", f"{when.date()} → {asked.date()}, gold {gold_months}"
-    when = events[0].when
-    gold_when = resolve_time(case.answer, case.question_date)
-    if gold_when is None:
-        return False, str(when.date()), f"the answer {case.answer!r} holds no date"
-    ok = abs((when.date() - gold_when.date()).days) <= 1
-    return ok, str(when.date()), f"dated {when.date()}, gold {gold_when.date()}"
-
-
-# -- the run ------------------------------------------------------------------------------
 
 
 def run(paths: Sequence[Path], *, out: Callable[[str], None] = print) -> dict[str, Any]:

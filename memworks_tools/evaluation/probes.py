@@ -33,39 +33,17 @@ history plus the question, or the question plus the retrieved hits' text.
 from __future__ import annotations
 
 import importlib
-import json
 import os
-import re
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, date, datetime, timedelta
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
-from sqlmodel import col
-
 from memworks.errors import InvalidInput
-from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import Scope
-from memworks.models.tables import (
-    DeletionRequest,
-    Episode,
-    GateDecision,
-    LexicalDoc,
-    LexicalPosting,
-    Memory,
-    Profile,
-    RejectedInput,
-    VectorEntry,
-)
-from memworks.pipelines.terms import terms
-from memworks.store.db import session_scope
-from memworks.store.projections.cache import cache_prefix
 from memworks_tools.evaluation.probe_cases import (
     CHECKPOINTS,
     DELETIONS,
@@ -76,17 +54,35 @@ from memworks_tools.evaluation.probe_cases import (
     Question,
     conversation,
 )
+from memworks_tools.evaluation.probe_designs import LogLine, MemworksDesign, NoMemory, TranscriptOnly
+from memworks_tools.evaluation.probe_grading import Counter, Reply, grade, matches
+from memworks_tools.evaluation.probe_residue import (
+    Needles,
+    capture,
+    erased,
+    manifests_of,
+    residue,
+    retraction_requests,
+)
 
 if TYPE_CHECKING:
     from memworks.client import Memworks
 
-__all__ = ["DESIGNS", "Needles", "capture", "erased", "grade", "matches", "plot", "residue", "run", "token_counter"]
+__all__ = [
+    "DESIGNS",
+    "Needles",
+    "Reply",
+    "capture",
+    "erased",
+    "grade",
+    "matches",
+    "plot",
+    "residue",
+    "run",
+    "token_counter",
+]
 
 DESIGNS = ("no_memory", "transcript_only", "memworks")
-#: Hits per retrieval.
-K = 5
-Got = str | tuple[str, ...] | None
-Counter = Callable[[str], int]
 
 
 # --- tokens -------------------------------------------------------------------------------
@@ -115,326 +111,17 @@ def token_counter(choice: str = "auto") -> tuple[str, Counter]:
     return "all-MiniLM-L6-v2 WordPiece (memworks' embedding tokenizer)", emb.count_tokens
 
 
-# --- grading ------------------------------------------------------------------------------
-
-
-def _norm(s: str) -> str:
-    s = re.sub(r"[^\w/ ]+", " ", s.casefold().replace("-", " "))
-    return re.sub(r"^(?:the|a|an)\s+", "", " ".join(s.split()))
-
-
-def _spellings(item: str) -> set[str]:
-    return {_norm(a) for a in item.split("|")}
-
-
-@cache
-def _word(value: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
-
-
-def mentions(text: str, values: Iterable[str]) -> bool:
-    """Does ``text`` name any of ``values`` (whole words, any case)?"""
-    return any(_word(v).search(text) for v in values)
-
-
-def matches(expect: str | tuple[str, ...] | None, got: Got) -> bool:
-    """The answer key's rule: abstain, one answer (any listed spelling), or exactly the set."""
-    if expect is None or got is None:
-        return expect is None and got is None
-    if isinstance(expect, str):
-        return isinstance(got, str) and _norm(got) in _spellings(expect)
-    wanted = [_spellings(e) for e in expect]
-    given = {_norm(g) for g in ((got,) if isinstance(got, str) else got)}
-    return all(any(g in w for w in wanted) for g in given) and all(w & given for w in wanted)
-
-
-@dataclass
-class Reply:
-    """A design's answer, what it cost, and every text it put into the context."""
-
-    got: Got
-    tokens: int
-    seen: list[str] = field(default_factory=list)
-    #: memworks: how many hits the retrieval returned (0 is the store's own abstention).
-    hits: int | None = None
-
-
-def grade(q: Question, reply: Reply) -> bool:
-    """Right answer, and (isolation) nothing of the other scope in the context."""
-    return matches(q.expect, reply.got) and not any(mentions(t, q.not_values) for t in reply.seen)
-
-
-def _read_lines(q: Question, texts: Sequence[str], *, newest_first: bool) -> Got:
-    """The cue reader: the first line (in the given order) a cue matches; all of them for a set."""
-    cues = [re.compile(c) for c in q.cues]
-    found = [m["a"] for t in texts for c in cues for m in c.finditer(t)]
-    if q.many:
-        return tuple(dict.fromkeys(found)) or None
-    for t in reversed(texts) if newest_first else texts:
-        for c in cues:
-            if m := c.search(t):
-                return m["a"]
-    return None
-
-
-def _slot(key: str | None, slots: Sequence[str]) -> bool:
-    return key is not None and any(key == s or (s.endswith(".") and key.startswith(s)) for s in slots)
-
-
-# --- the designs --------------------------------------------------------------------------
-
-
-@dataclass
-class _Line:
-    day: str
-    role: str
-    text: str
-
-
-class NoMemory:
-    name = "no_memory"
-
-    def __init__(self, count: Counter) -> None:
-        self.count = count
-
-    def answer(self, q: Question) -> Reply:
-        return Reply(None, self.count(q.text))
-
-    def residue(self, d: Deletion) -> dict[str, int]:
-        return {"log": 0}  # nothing was ever kept
-
-
-class TranscriptOnly:
-    """The whole history in the context, read by the cue reader, newest line first."""
-
-    name = "transcript_only"
-
-    def __init__(self, count: Counter, logs: dict[tuple[str, str], list[_Line]]) -> None:
-        self.count, self.logs = count, logs
-        self.history = {who: "\n".join(f"[{x.day} {x.role}] {x.text}" for x in log) for who, log in logs.items()}
-        self.history_tokens = {who: count(h) for who, h in self.history.items()}
-
-    def answer(self, q: Question) -> Reply:
-        who = (q.tenant, q.user)
-        got = _read_lines(q, [x.text for x in self.logs[who]], newest_first=True)
-        return Reply(got, self.history_tokens[who] + self.count(q.text), [self.history[who]])
-
-    def residue(self, d: Deletion) -> dict[str, int]:
-        # The naive design keeps its log: a deletion request removes nothing.
-        log = self.logs[(d.tenant, d.user)]
-        return {"log": len(log) if d.whole_subject else sum(mentions(x.text, d.values) for x in log)}
-
-
-class MemworksDesign:
-    """The embedded store behind the facade."""
-
-    name = "memworks"
-
-    def __init__(self, count: Counter, mw: Memworks, checkpoints: dict[str, datetime]) -> None:
-        self.count, self.mw, self.checkpoints = count, mw, checkpoints
-
-    def answer(self, q: Question) -> Reply:
-        scope = Scope(tenant_id=q.tenant, user_id=q.user)
-        if q.history:
-            rows = [m for m in self.mw.memories(scope, include_history=True) if _slot(m.key, q.slots)]
-            history = tuple(dict.fromkeys(m.value for m in rows)) or None
-            texts = [m.text for m in rows]
-            return Reply(history, self.count("\n".join([q.text, *texts])), texts)
-        as_of = datetime.fromisoformat(q.as_of).replace(hour=12, tzinfo=UTC) if q.as_of else None
-        known_at = self.checkpoints[q.known_at] if q.known_at else None
-        hits = self.mw.retrieve(scope, q.text, as_of=as_of, known_at=known_at, k=K).hits
-        texts = [h.text for h in hits]
-        tokens = self.count("\n".join([q.text, *texts]))
-        seen = texts + [h.value for h in hits]
-        if not q.slots:
-            return Reply(_read_lines(q, texts, newest_first=False), tokens, seen, len(hits))
-        found = [h.value for h in hits if _slot(h.key, q.slots)]
-        got: Got = (tuple(dict.fromkeys(found)) or None) if q.many else (found[0] if found else None)
-        return Reply(got, tokens, seen, len(hits))
-
-
-# --- deletion: capture before, inspect every projection after -----------------------------
-
-
-@dataclass
-class Needles:
-    """What a deletion must leave nowhere: values, and the ids and fingerprints that held them."""
-
-    tenant: str
-    user: str
-    values: tuple[str, ...]
-    whole_subject: bool = False
-    memory_ids: set[str] = field(default_factory=set)
-    episode_ids: set[str] = field(default_factory=set)
-    fingerprints: set[str] = field(default_factory=set)
-
-
-def capture(mw: Memworks, tenant: str, user: str, values: Sequence[str], *, whole_subject: bool = False) -> Needles:
-    """Before a deletion: every record and episode of the subject that names a value (all, for a whole subject)."""
-    n = Needles(tenant, user, tuple(values), whole_subject)
-    with session_scope(mw.runtime.engine, write=False) as s:
-        mems = s.execute(
-            select(col(Memory.memory_id), col(Memory.value), col(Memory.text), col(Memory.fingerprint)).where(
-                col(Memory.tenant_id) == tenant, col(Memory.user_id) == user
-            )
-        ).all()
-        eps = s.execute(
-            select(col(Episode.episode_id), col(Episode.content), col(Episode.content_fingerprint)).where(
-                col(Episode.tenant_id) == tenant, col(Episode.user_id) == user
-            )
-        ).all()
-    for mid, value, text, fp in mems:
-        if whole_subject or mentions(f"{value}\n{text}", values):
-            n.memory_ids.add(mid)
-            n.fingerprints.add(fp)
-    for eid, content, fp in eps:
-        if whole_subject or mentions(content, values):
-            n.episode_ids.add(eid)
-            n.fingerprints.add(fp)
-    return n
-
-
-def _in(column: Any, items: Collection[str]) -> Any:
-    return column.in_(sorted(items))
-
-
-def residue(mw: Memworks, n: Needles) -> dict[str, int]:
-    """After a deletion: what is left of the needles, per projection (all zeros means erased)."""
-    t, u, vals = n.tenant, n.user, n.values
-    out: dict[str, int] = {}
-    with session_scope(mw.runtime.engine, write=False) as s:
-        rows = s.execute(
-            select(col(Memory.memory_id), col(Memory.value), col(Memory.text), col(Memory.status)).where(
-                col(Memory.tenant_id) == t, col(Memory.user_id) == u
-            )
-        ).all()
-        out["memory_rows"] = sum(
-            1
-            for mid, value, text, status in rows
-            if mentions(f"{value}\n{text}", vals)
-            or ((n.whole_subject or mid in n.memory_ids) and (value or text or status != MemoryStatus.DELETED))
-        )
-        eps = s.execute(
-            select(
-                col(Episode.episode_id), col(Episode.content), col(Episode.metadata_json), col(Episode.tombstoned_at)
-            ).where(col(Episode.tenant_id) == t, col(Episode.user_id) == u)
-        ).all()
-        out["episodes"] = sum(
-            1
-            for eid, content, meta, tomb in eps
-            if mentions(f"{content}\n{meta}", vals)
-            or ((n.whole_subject or eid in n.episode_ids) and (content or tomb is None))
-        )
-        out["lexical_index"] = _lexical(s, n)
-        vec = select(func.count()).select_from(VectorEntry)
-        mine_v = (col(VectorEntry.tenant_id) == t, col(VectorEntry.user_id) == u)
-        if n.whole_subject:
-            out["vector_index"] = int(s.scalar(vec.where(*mine_v)) or 0)
-        else:
-            by_id = s.scalar(vec.where(_in(col(VectorEntry.memory_id), n.memory_ids))) or 0
-            by_print = s.scalar(vec.where(*mine_v, _in(col(VectorEntry.fingerprint), n.fingerprints))) or 0
-            out["vector_index"] = int(by_id + by_print)
-        prof = s.get(Profile, (t, u))
-        out["profile"] = int(
-            prof is not None
-            and (n.whole_subject or mentions(prof.text, vals) or any(i in prof.lines_json for i in n.memory_ids))
-        )
-        gates = s.execute(
-            select(col(GateDecision.episode_id), col(GateDecision.memory_id), col(GateDecision.candidate_text)).where(
-                col(GateDecision.tenant_id) == t, col(GateDecision.user_id) == u
-            )
-        ).all()
-        out["audit_log"] = sum(
-            1
-            for eid, mid, text in gates
-            if mentions(text, vals) or (text and (n.whole_subject or eid in n.episode_ids or mid in n.memory_ids))
-        )
-        rejected = s.execute(
-            select(col(RejectedInput.reference), col(RejectedInput.payload)).where(col(RejectedInput.tenant_id) == t)
-        ).all()
-        out["rejected_input"] = sum(
-            1 for ref, payload in rejected if mentions(payload, vals) or (payload and ref in n.episode_ids)
-        )
-    needles = [*vals, *n.memory_ids, *n.episode_ids]
-    prefix = cache_prefix(t, u)
-    out["read_cache"] = sum(
-        1
-        for key, value in mw.runtime.cache.entries(t)
-        if any(i in value for i in n.memory_ids)
-        or (key.startswith(prefix) and (mentions(value, vals) or (n.whole_subject and json.loads(value).get("hits"))))
-    )
-    out["dead_letters"] = sum(1 for d in mw.dead_letters() if mentions(json.dumps(d, default=str), needles))
-    return out
-
-
-def _lexical(s: Any, n: Needles) -> int:
-    docs = select(func.count()).select_from(LexicalDoc)
-    posts = select(func.count()).select_from(LexicalPosting)
-    if n.whole_subject:
-        return int(
-            s.scalar(docs.where(col(LexicalDoc.tenant_id) == n.tenant, col(LexicalDoc.user_id) == n.user))
-            + s.scalar(posts.where(col(LexicalPosting.tenant_id) == n.tenant, col(LexicalPosting.user_id) == n.user))
-        )
-    left = int(
-        s.scalar(docs.where(_in(col(LexicalDoc.memory_id), n.memory_ids)))
-        + s.scalar(posts.where(_in(col(LexicalPosting.memory_id), n.memory_ids)))
-    )
-    # A document of the subject that still holds every term of an erased value.
-    for value in n.values:
-        vt = set(terms(value))
-        if vt:
-            q = (
-                select(col(LexicalPosting.memory_id))
-                .where(
-                    col(LexicalPosting.tenant_id) == n.tenant,
-                    col(LexicalPosting.user_id) == n.user,
-                    _in(col(LexicalPosting.term), vt),
-                )
-                .group_by(col(LexicalPosting.memory_id))
-                .having(func.count(func.distinct(col(LexicalPosting.term))) == len(vt))
-            )
-            left += len(s.execute(q).all())
-    return left
-
-
-def _manifests(mw: Memworks, rids: Sequence[str]) -> list[dict[str, Any]]:
-    # Request ids are random: left out so that the report is the same on every run.
-    return [
-        {"status": m.status, "open_targets": sorted(k for k, v in m.targets.items() if v.state != "CLOSED")}
-        for m in (mw.manifest(rid) for rid in rids)
-    ]
-
-
-def erased(left: dict[str, int], manifests: Sequence[dict[str, Any]]) -> bool:
-    """A deletion probe passes: its requests completed and no projection holds anything of it."""
-    return bool(manifests) and all(m["status"] == "complete" for m in manifests) and not any(left.values())
-
-
-def _retraction_requests(mw: Memworks, d: Deletion) -> list[str]:
-    with session_scope(mw.runtime.engine, write=False) as s:
-        rows = s.execute(
-            select(col(DeletionRequest.request_id), col(DeletionRequest.keys_json))
-            .where(
-                col(DeletionRequest.tenant_id) == d.tenant,
-                col(DeletionRequest.user_id) == d.user,
-                col(DeletionRequest.requested_by).startswith("retraction"),
-            )
-            .order_by(col(DeletionRequest.created_at))
-        ).all()
-    return [rid for rid, keys in rows if set(json.loads(keys)) & set(d.keys)]
-
-
 # --- the run ------------------------------------------------------------------------------
 
 
-def _episodes(weeks: int | None) -> tuple[list[dict[str, Any]], dict[tuple[str, str], list[_Line]]]:
+def _episodes(weeks: int | None) -> tuple[list[dict[str, Any]], dict[tuple[str, str], list[LogLine]]]:
     eps: list[dict[str, Any]] = []
-    logs: dict[tuple[str, str], list[_Line]] = {}
+    logs: dict[tuple[str, str], list[LogLine]] = {}
     for tenant, user in USERS:
         log = logs.setdefault((tenant, user), [])
         for session in conversation(tenant, user, weeks=weeks):
             for i, line in enumerate(session.lines):
-                log.append(_Line(session.day, line.role, line.text))
+                log.append(LogLine(session.day, line.role, line.text))
                 eps.append(
                     {
                         "episode_id": f"{user}-{session.day}-{i}",
@@ -566,10 +253,10 @@ def _deletions(
     evidence = []
     for d in deletions:
         if d.said_on:
-            needles, rids = captured[d.qid], _retraction_requests(mw, d)
+            needles, rids = captured[d.qid], retraction_requests(mw, d)
         else:
             needles, rids = _delete(mw, d)
-        left, manifests = residue(mw, needles), _manifests(mw, rids)
+        left, manifests = residue(mw, needles), manifests_of(mw, rids)
         evidence.append(
             {
                 "id": d.qid,
@@ -601,7 +288,7 @@ def _summary(
     answers: dict[str, list[dict[str, Any]]],
     chosen: Sequence[str],
     tok_name: str,
-    logs: dict[tuple[str, str], list[_Line]],
+    logs: dict[tuple[str, str], list[LogLine]],
     transcript: TranscriptOnly,
     evidence: list[dict[str, Any]],
     n_episodes: int,

@@ -50,30 +50,50 @@ from __future__ import annotations
 
 import os
 import random
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-if TYPE_CHECKING:
-    from memworks.client import Memworks
-    from memworks.models.schemas import MemoryOut
+from memworks_tools.evaluation.simulation_store import MAX_BATCH, TENANT, USER, Answers, bitemporal
+from memworks_tools.evaluation.simulation_stream import (
+    CHANGE_RATE,
+    LEADS,
+    N_VALUES,
+    START,
+    Fact,
+    Mention,
+    Truth,
+    make_facts,
+    make_mentions,
+)
 
-TENANT = "eval-simulation"
-USER = "sim-user"
-#: Start of the simulated calendar; session ``s`` happens ``s`` days later.
-START = datetime(2025, 1, 1, 9, 0, tzinfo=UTC)
-#: Share of (non-first) mentions that change the fact's value before stating it.
-CHANGE_RATE = 0.25
-#: Values per fact.
-N_VALUES = 6
+__all__ = [
+    "CHANGE_RATE",
+    "DESIGNS",
+    "LEADS",
+    "N_VALUES",
+    "REFERENCE",
+    "START",
+    "TARGETS",
+    "TENANT",
+    "USER",
+    "Fact",
+    "Mention",
+    "Truth",
+    "make_facts",
+    "make_mentions",
+    "plot",
+    "run",
+    "sweep",
+]
+
+#: The openings of mentions, under the name this module first gave them.
+_LEADS = LEADS
 DESIGNS = ("top1", "top5_newest", "top20_newest", "update_in_place", "bitemporal")
 #: The published results for the same set-up (accuracy; history only where reported).
 REFERENCE: dict[str, dict[str, float]] = {
@@ -85,162 +105,6 @@ REFERENCE: dict[str, dict[str, float]] = {
 }
 #: What memworks should reach at 0% extraction error.
 TARGETS = {"bitemporal": {"current": 0.95, "history": 0.90}}
-#: How far before the active record's valid_from the history question is asked.
-_BEFORE = timedelta(seconds=1)
-#: Episodes per extraction message (the settings' maximum): one write is one message.
-_MAX_BATCH = 1000
-#: (current, history) answer per fact; None when a design has no answer.
-Answers = list[tuple[str | None, str | None]]
-
-# 20 things × 5 settings = 100 facts; each fact draws its 6 values from its thing's pool.
-_THINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("colour", ("red", "blue", "green", "yellow", "purple", "orange", "teal", "silver")),
-    (
-        "drink",
-        (
-            "green tea",
-            "black coffee",
-            "orange juice",
-            "lemonade",
-            "hot chocolate",
-            "sparkling water",
-            "iced tea",
-            "ginger beer",
-        ),
-    ),
-    (
-        "snack",
-        (
-            "popcorn",
-            "salted almonds",
-            "dark chocolate",
-            "pretzels",
-            "rice crackers",
-            "trail mix",
-            "dried apricots",
-            "cheese straws",
-        ),
-    ),
-    ("fruit", ("mango", "banana", "cherry", "kiwi", "peach", "pineapple", "plum", "watermelon")),
-    ("music genre", ("jazz", "blues", "reggae", "techno", "folk", "opera", "funk", "bluegrass")),
-    ("sport", ("tennis", "football", "cycling", "swimming", "rowing", "climbing", "badminton", "volleyball")),
-    ("flower", ("tulip", "rose", "sunflower", "lily", "orchid", "daisy", "lavender", "peony")),
-    ("board game", ("chess", "scrabble", "monopoly", "backgammon", "checkers", "mahjong", "dominoes", "cluedo")),
-    (
-        "dessert",
-        ("tiramisu", "cheesecake", "apple pie", "panna cotta", "baklava", "brownies", "creme brulee", "lemon tart"),
-    ),
-    ("soup", ("minestrone", "tomato soup", "miso soup", "gazpacho", "lentil soup", "borscht", "pho", "chowder")),
-    ("cheese", ("brie", "cheddar", "gouda", "feta", "gruyere", "manchego", "stilton", "halloumi")),
-    ("pasta", ("fusilli", "penne", "spaghetti", "rigatoni", "farfalle", "linguine", "orzo", "tagliatelle")),
-    ("breakfast", ("porridge", "pancakes", "granola", "scrambled eggs", "croissants", "waffles", "bagels", "muesli")),
-    (
-        "podcast topic",
-        ("history", "science", "comedy", "true crime", "economics", "philosophy", "football", "technology"),
-    ),
-    (
-        "film genre",
-        ("comedy", "thriller", "western", "documentary", "musical", "horror", "animation", "science fiction"),
-    ),
-    ("card game", ("poker", "bridge", "rummy", "solitaire", "cribbage", "canasta", "hearts", "blackjack")),
-    ("tree", ("oak", "birch", "maple", "willow", "cedar", "pine", "chestnut", "beech")),
-    ("bird", ("robin", "heron", "owl", "kingfisher", "swallow", "wren", "magpie", "sparrow")),
-    ("spice", ("cinnamon", "cumin", "paprika", "saffron", "nutmeg", "cardamom", "turmeric", "ginger")),
-    ("tea", ("earl grey", "chamomile", "peppermint", "jasmine", "rooibos", "oolong", "darjeeling", "matcha")),
-)
-_SETTINGS = ("in summer", "in winter", "on weekends", "at work", "on holiday")
-#: Ways a mention opens; all are fillers the rules extractor peels off.
-_LEADS = ("", "By the way, ", "Just so you know, ", "Quick update: ", "Oh and ", "For the record, ")
-
-
-@dataclass(frozen=True)
-class Fact:
-    """One fact about the user: ``topic`` names it, ``values`` are its possible values."""
-
-    topic: str
-    values: tuple[str, ...]
-
-    @property
-    def key(self) -> str:
-        """The slot the rules extractor files ``my favourite <topic> is ...`` under."""
-        return "user.favorite." + self.topic.replace(" ", "_")
-
-    def says(self, value: str, lead: str = "") -> str:
-        text = f"{lead}my favourite {self.topic} is {value}."
-        return text[0].upper() + text[1:]
-
-    @property
-    def question(self) -> str:
-        return f"What is my favourite {self.topic}?"
-
-    @property
-    def history_question(self) -> str:
-        return f"What was my favourite {self.topic} before I last changed it?"
-
-
-@dataclass(frozen=True)
-class Mention:
-    """One mention as recorded: ``value`` is what was recorded, ``meant`` what the user said."""
-
-    session: int
-    turn: int
-    fact: int
-    meant: str
-    value: str
-    changed: bool
-    text: str
-    at: datetime
-
-    @property
-    def corrupted(self) -> bool:
-        return self.value != self.meant
-
-
-@dataclass(frozen=True)
-class Truth:
-    """What each fact really is at the end, and what it was before its last change."""
-
-    current: list[str]
-    previous: list[str | None]
-
-
-def make_facts(n_facts: int, seed: int) -> list[Fact]:
-    """``n_facts`` (at most 100) facts with their 6 values, deterministic from ``seed``."""
-    combos = [(thing, pool, setting) for thing, pool in _THINGS for setting in _SETTINGS]
-    if not 1 <= n_facts <= len(combos):
-        raise ValueError(f"n_facts must be between 1 and {len(combos)}, got {n_facts}")
-    rng = random.Random(seed)
-    rng.shuffle(combos)
-    return [Fact(f"{thing} {setting}", tuple(rng.sample(pool, N_VALUES))) for thing, pool, setting in combos[:n_facts]]
-
-
-def make_mentions(
-    facts: Sequence[Fact], *, n_sessions: int, per_session: int, error_rate: float, seed: int
-) -> tuple[list[Mention], Truth]:
-    """The mention stream (corrupted at ``error_rate``) and the truth it was drawn from."""
-    if not 0 <= error_rate <= 1:
-        raise ValueError(f"error_rate must be between 0 and 1, got {error_rate}")
-    if not 1 <= per_session <= len(facts):
-        raise ValueError(f"per_session must be between 1 and the number of facts ({len(facts)}), got {per_session}")
-    rng = random.Random(seed + 1)
-    errors = random.Random(seed + 2)  # own stream: the true mentions do not depend on error_rate
-    state = [rng.choice(f.values) for f in facts]
-    seen: set[int] = set()
-    previous: list[str | None] = [None] * len(facts)
-    out: list[Mention] = []
-    for s in range(n_sessions):
-        for t, i in enumerate(rng.sample(range(len(facts)), per_session)):
-            fact, change, lead = facts[i], rng.random() < CHANGE_RATE, rng.choice(_LEADS)
-            changed = change and i in seen
-            if changed:
-                previous[i] = state[i]
-                state[i] = rng.choice([v for v in fact.values if v != state[i]])
-            seen.add(i)
-            wrong, draw = errors.choice([v for v in fact.values if v != state[i]]), errors.random()
-            value = wrong if draw < error_rate else state[i]
-            at = START + timedelta(days=s, minutes=t)
-            out.append(Mention(s, t, i, state[i], value, changed, fact.says(value, lead), at))
-    return out, Truth(current=list(state), previous=previous)
 
 
 # --- the designs ----------------------------------------------------------------------------
@@ -297,117 +161,6 @@ def _update_in_place(facts: Sequence[Fact], writes: Sequence[Sequence[Mention]])
     return [(kv.get(i), kv.get(i)) for i in range(len(facts))]
 
 
-def _bitemporal(
-    facts: Sequence[Fact],
-    mentions: Sequence[Mention],
-    writes: Sequence[Sequence[Mention]],
-    retrieval: bool,
-    out: Callable[[str], None],
-    progress: bool,
-) -> tuple[dict[str, Answers], dict[str, int]]:
-    """Answers from the real store (by key, and by free-text retrieval), plus store checks."""
-    from memworks.client import Memworks
-    from memworks.config import Settings
-
-    with tempfile.TemporaryDirectory(prefix="memworks-eval-") as tmp:
-        # One extraction message per write keeps each write in one transaction, in order.
-        settings = Settings(
-            database_url=f"sqlite:///{Path(tmp) / 'sim.db'}", broker_url="stub://", ingest_batch_size=_MAX_BATCH
-        )
-        with Memworks(settings) as mw:
-            for w, write in enumerate(writes):
-                mw.enqueue_episodes([_episode(m) for m in write])
-                mw.drain()
-                if progress:
-                    first, last = write[0].session + 1, write[-1].session + 1
-                    out(f"  bitemporal: write {w + 1}/{len(writes)} (sessions {first}-{last})")
-            return _ask_store(mw, facts, mentions, retrieval)
-
-
-def _episode(m: Mention) -> dict[str, Any]:
-    return {
-        "episode_id": f"s{m.session:04d}-t{m.turn:02d}",
-        "tenant_id": TENANT,
-        "user_id": USER,
-        "session_id": f"s{m.session:04d}",
-        "turn": m.turn,
-        "role": "user",
-        "source": "user",
-        "content": m.text,
-        "occurred_at": m.at.isoformat(),
-    }
-
-
-def _ask_store(
-    mw: Memworks, facts: Sequence[Fact], mentions: Sequence[Mention], retrieval: bool
-) -> tuple[dict[str, Answers], dict[str, int]]:
-    """Ask the store; count any chain that breaks the store's invariants along the way."""
-    from memworks.models.enums import MemoryStatus
-    from memworks.models.schemas import Scope
-
-    scope = Scope(tenant_id=TENANT, user_id=USER)
-    chains: dict[str, list[MemoryOut]] = defaultdict(list)
-    for r in mw.memories(scope, include_history=True):
-        if r.key and r.retracted_at is None:
-            chains[r.key].append(r)
-    checks = {
-        "keys_stored": sum(1 for k in chains if k.startswith("user.favorite.")),
-        "facts_without_one_active": 0,
-        "history_without_one_holder": 0,
-        "chains_with_gaps": 0,
-        "chains_not_one_row_per_change": 0,
-        "as_of_days_wrong": 0,
-    }
-    if retrieval:
-        checks["retrieve_missed_key"] = 0
-    answers: dict[str, Answers] = defaultdict(list)
-    for i, f in enumerate(facts):
-        chain = sorted(chains.get(f.key, []), key=lambda r: r.valid_from)
-        checks["chains_with_gaps"] += any(a.valid_to != b.valid_from for a, b in zip(chain, chain[1:], strict=False))
-        said = [m for m in mentions if m.fact == i]
-        checks["chains_not_one_row_per_change"] += len(chain) != _runs([m.value for m in said])
-        checks["as_of_days_wrong"] += _as_of_days_wrong(chain, said, mentions[-1].session)
-        active = [r for r in chain if r.status is MemoryStatus.ACTIVE and r.valid_to is None]
-        if len(active) != 1:
-            checks["facts_without_one_active"] += 1
-            answers["bitemporal"].append((None, None))
-            if retrieval:
-                answers["bitemporal_retrieve"].append((None, None))
-            continue
-        then = active[0].valid_from - _BEFORE
-        holders = [r for r in chain if r.valid_from <= then and (r.valid_to is None or r.valid_to > then)]
-        checks["history_without_one_holder"] += len(holders) > 1 or (len(holders) == 0 and len(chain) > 1)
-        answers["bitemporal"].append((active[0].value, holders[0].value if len(holders) == 1 else None))
-        if not retrieval:
-            continue
-        now_hit = _best_of_key(mw.retrieve(scope, f.question, k=10).hits, f.key)
-        then_hit = _best_of_key(mw.retrieve(scope, f.history_question, as_of=then, k=10).hits, f.key)
-        checks["retrieve_missed_key"] += (now_hit is None) + (then_hit is None and len(chain) > 1)
-        answers["bitemporal_retrieve"].append((now_hit, then_hit))
-    return answers, checks
-
-
-def _runs(values: Sequence[str]) -> int:
-    """Runs of equal values in a row: each should be one record."""
-    return sum(1 for j, v in enumerate(values) if j == 0 or v != values[j - 1])
-
-
-def _as_of_days_wrong(chain: Sequence[MemoryOut], said: Sequence[Mention], last_day: int) -> int:
-    """Days (at noon, first mention to last session) whose valid value is not the last one said."""
-    wrong, j = 0, 0
-    for day in range(said[0].session if said else last_day + 1, last_day + 1):
-        t = START + timedelta(days=day, hours=12)
-        while j + 1 < len(said) and said[j + 1].at <= t:
-            j += 1
-        held = [r.value for r in chain if r.valid_from <= t and (r.valid_to is None or r.valid_to > t)]
-        wrong += held != [said[j].value]
-    return wrong
-
-
-def _best_of_key(hits: Sequence[Any], key: str) -> str | None:
-    return next((str(h.value) for h in hits if h.key == key), None)
-
-
 # --- scoring and entry points ---------------------------------------------------------------
 
 
@@ -443,8 +196,8 @@ def run(
         ValueError: a parameter is out of range (at most 100 facts, ``per_session`` at most
             ``n_facts``, a write at most 1,000 episodes).
     """
-    if not 1 <= sessions_per_write * per_session <= _MAX_BATCH:
-        raise ValueError(f"sessions_per_write × per_session must be between 1 and {_MAX_BATCH}")
+    if not 1 <= sessions_per_write * per_session <= MAX_BATCH:
+        raise ValueError(f"sessions_per_write × per_session must be between 1 and {MAX_BATCH}")
     started = time.perf_counter()
     facts = make_facts(n_facts, seed)
     mentions, truth = make_mentions(
@@ -453,7 +206,7 @@ def run(
     writes = _writes(mentions, sessions_per_write, seed + 3 if shuffle_writes else None)
     answers = _vector_designs(facts, mentions)
     answers["update_in_place"] = _update_in_place(facts, writes)
-    store_answers, checks = _bitemporal(facts, mentions, writes, retrieval, out, progress)
+    store_answers, checks = bitemporal(facts, mentions, writes, retrieval, out, progress)
     answers.update(store_answers)
     rows = {d: _score(answers[d], truth) for d in (*DESIGNS, *(["bitemporal_retrieve"] if retrieval else []))}
     for d, r in rows.items():

@@ -140,6 +140,8 @@ def test_retrieve_abstains_and_other_tenant_sees_nothing(tmp_path: Path) -> None
         (["retrieve", "--tenant", "t1", "--user", "u1", "-k", "0", "x"], "k must be between"),
         (["retrieve", "--tenant", "bad tenant!", "x"], "tenant_id"),
         (["ingest", "/nonexistent.jsonl"], "no such file"),
+        (["bench", "ingest", "--workers", "0,2"], "--workers"),
+        (["bench", "ingest", "--workers", "two"], "--workers"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_message(tmp_path: Path, args: list[str], expected: str) -> None:

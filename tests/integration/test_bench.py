@@ -24,6 +24,7 @@ TINY = {
     "ingest.episodes": 40,
     "ingest.users": 5,
     "ingest.workers": [1],
+    "ingest.repeats": 2,
     "ingest.threads": 2,
     "retrieve.sizes": [200],
     "retrieve.dbs": ["sqlite", "postgresql"],
@@ -139,6 +140,10 @@ def test_bench_all_writes_reports_of_the_promised_shape(
     assert full["redis"]["1"]["peak_rss_mb"] > 50
     # The ceiling on its own texts: each episode's transcript at least, plus its facts.
     assert full["embedder_own_texts"]["texts"] >= 40 and 0 < ing["embedded_vs_own_texts_ceiling"]
+    # Both sides of each ratio ran twice, interleaved: medians with every run and the spread kept.
+    assert ing["repeats"] == 2 and len(full["embedded"]["runs"]) == len(full["redis"]["1"]["runs"]) == 2
+    assert full["embedded"]["spread"] == [min(full["embedded"]["runs"]), max(full["embedded"]["runs"])]
+    assert ing["redis_vs_embedded"] > 0 and set(ing["redis_vs_embedded_by_workers"]) == {"1"}
 
     ret = written["retrieve"]
     assert set(ret["p95_ms"]) == {"200"} and ret["p95_ms"]["200"] > 0

@@ -22,3 +22,12 @@ def test_locomo_reports_the_share_of_turns_that_yield_keyed_records(tmp_path: Pa
     assert 0 < keyed["turns_with_keyed_records"] < keyed["turns"]
     assert keyed["share"] == round(keyed["turns_with_keyed_records"] / keyed["turns"], 4)
     assert any(line.startswith("keyed records: ") for line in lines)
+    # The hand-labelled turns replayed (set c has three in these sessions) are judged; the sets
+    # with none replayed say so rather than report a figure.
+    precision = keyed["precision"]
+    assert set(precision) == {"a", "b", "c"}
+    assert precision["a"]["replayed"] == 0 and precision["a"]["precision"] is None
+    c = precision["c"]
+    assert c["replayed"] == 3 and c["records"] >= c["true"] >= 0
+    assert c["records"] == 0 or c["precision"] == round(c["true"] / c["records"], 4)
+    assert any(line.startswith("keyed precision on hand-labelled turns: ") for line in lines)

@@ -207,8 +207,8 @@ def test_patterns_are_discovered() -> None:
     assert {
         "gate._SMALL_TALK_SPLIT",
         "instructions._INJECTION",
-        "patterns.CLAUSE_SPLIT",
-        "statements._OVER",
+        "clauses.CLAUSE_SPLIT",
+        "preferences._OVER",
         "timeparse._FUTURE",
         "textnorm._LETTER_RUN",
     } <= paths

@@ -16,7 +16,7 @@ from sqlalchemy import func, inspect, select, text
 from sqlmodel import Session
 
 from memworks.errors import InvalidInput
-from memworks.models.tables import Episode, JobRun, RejectedInput
+from memworks.models.tables import Episode, JobRun, Memory, RejectedInput
 from tests.factories import episode
 from tests.workers.test_lesson_actor import breach_cases, normal_login
 
@@ -48,6 +48,13 @@ def episode_ids(mw: Any) -> list[int]:
         return [int(i) for i in s.scalars(select(Episode.id))]
 
 
+def attention_batch(mw: Any) -> tuple[Any, ...]:
+    """One batch of retrievals: two hits on every record of t1/u1."""
+    with Session(mw.runtime.engine) as s:
+        ids = list(s.scalars(select(Memory.memory_id).where(Memory.tenant_id == "t1", Memory.user_id == "u1")))
+    return ("a" * 32, ids + ids, "2025-04-01T09:00:00+00:00")
+
+
 #: actor → the arguments of one realistic message, given the world.
 MESSAGES: dict[str, Callable[[Any, str], tuple[Any, ...]]] = {
     "extract_memories": lambda mw, rid: (episode_ids(mw),),
@@ -60,6 +67,7 @@ MESSAGES: dict[str, Callable[[Any, str], tuple[Any, ...]]] = {
     "consolidate": lambda mw, rid: ("t1",),
     "sweep_expired": lambda mw, rid: (),
     "resend_unprocessed": lambda mw, rid: (0,),
+    "record_attention": lambda mw, rid: attention_batch(mw),
 }
 
 #: actor → a malformed message: wrong types, wrong arity, or values its payload refuses.
@@ -74,6 +82,7 @@ BAD: dict[str, tuple[Any, ...]] = {
     "consolidate": (42,),
     "sweep_expired": ("now",),
     "resend_unprocessed": ({"older_than_s": 1},),
+    "record_attention": ("a" * 32, ["m1"], "yesterday"),
 }
 
 

@@ -138,6 +138,7 @@ def test_retrieval_refreshes_attention_not_truth(sqlite_url: str, make_memworks:
     mw.drain()
     before = {m.memory_id: m for m in mw.memories(A)}
     hit = mw.retrieve(A, "Where do I live?").hits[0]
+    mw.drain()  # attention is recorded off the read path
     after = {m.memory_id: m for m in mw.memories(A)}
     assert before[hit.memory_id].last_retrieved_at is None and after[hit.memory_id].last_retrieved_at is not None
     for field in ("valid_from", "valid_to", "recorded_at", "confidence", "status"):

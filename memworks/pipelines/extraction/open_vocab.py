@@ -36,8 +36,9 @@ from memworks.models.drafts import Candidate, ForgetRequest, Turn
 from memworks.models.enums import CandidateOp, Role, Source
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.extraction.open_vocab_clause import Statement, TurnState
+from memworks.pipelines.extraction.open_vocab_filters import misread, tidy, unspecific
 from memworks.pipelines.extraction.open_vocab_frames import statements_in
-from memworks.pipelines.extraction.open_vocab_lexicon import KEY_TIME_WORDS, TRIGGERS, VAGUE_ATTRIBUTES
+from memworks.pipelines.extraction.open_vocab_lexicon import KEY_TIME_WORDS, TRIGGERS
 from memworks.pipelines.extraction.open_vocab_parse import Parser, Sentence
 from memworks.pipelines.extraction.open_vocab_render import Person, speaker_person
 from memworks.pipelines.slots import value_terms
@@ -159,7 +160,7 @@ class OpenVocabularyExtractor:
             and (st.forget_terms or st.key not in taken)
             and not (st.op is CandidateOp.ASSERT and value_terms(st.value) in said)
         ]
-        return _dedupe([*ruled, *opened])
+        return _dedupe([c for c in [*ruled, *opened] if not unspecific(c)])
 
     def _rules(self, turn: Turn, person: Person) -> list[Candidate]:
         if self.rules is None:
@@ -172,8 +173,8 @@ class OpenVocabularyExtractor:
                 topic = c.text.removeprefix("User asked to forget ").rstrip(".")
                 terms = tuple(c.key.split(".")[1:]) if c.key else ()
                 c = c.model_copy(update={"forget": ForgetRequest(topic=topic, terms=terms)})
-            if (tidy := _tidy(c)) is not None and not _misread(tidy, _content(turn)):
-                out.append(_as_person(tidy, person))
+            if (kept := tidy(c)) is not None and not misread(kept, _content(turn)):
+                out.append(_as_person(kept, person))
         return out
 
     def _parsed(self, lines: Sequence[str]) -> dict[str, list[Sentence]]:
@@ -237,58 +238,6 @@ def _content(turn: Turn) -> str:
     if turn.speaker and text.lower().startswith(f"{turn.speaker.lower()}:"):
         text = text[len(turn.speaker) + 1 :].lstrip()
     return text
-
-
-_POINTS_ELSEWHERE = re.compile(
-    r"^(?:how|what|when|where|why|that|it|this|to|the\s+way)\b|^the\s+(?:\w+\s+){0,2}\w+(?:\s+and\s+the\s+\w+)?$"
-    r"|\b(?:it|this|that|them|they|their|his|her|its|you|your)\b",
-    re.I,
-)
-_FIRST_PERSON_VALUE = re.compile(r"\b(?:I|my|me|mine)\b")
-_GERUND_PLAN = re.compile(r"^start at \w+ing\b", re.I)
-_FIRST_PERSON = (
-    (re.compile(r"\b(?:my|our)\b", re.I), "their"),
-    (re.compile(r"\b(?:me|us)\b"), "them"),
-    (re.compile(r"\b(?:myself|ourselves)\b", re.I), "themselves"),
-    (re.compile(r"\bI\b"), "they"),
-)
-
-
-def _tidy(c: Candidate) -> Candidate | None:
-    """A rules candidate made self-contained, or dropped when it is not: a like that points
-    elsewhere ("User likes how uncomplicated it is", "User likes the idea and the acting"), a
-    favourite holding the speaker's own words ("... is theme from a movie I"), a plan read from
-    a gerund ("I'll start writing down ..." is no job at "Writing Down")."""
-    if c.op is not CandidateOp.ASSERT:
-        return c
-    if c.key and c.key.startswith("user.favorite."):
-        vague = c.key.removeprefix("user.favorite.").split("_")[0] in VAGUE_ATTRIBUTES
-        return None if vague or _FIRST_PERSON_VALUE.search(c.value) else c
-    if c.key == "user.plan" and _GERUND_PLAN.match(c.value):
-        return None
-    if c.key != "user.likes":
-        return c
-    if _POINTS_ELSEWHERE.search(c.value) or len(c.value) < 3:
-        return None
-    value, text = c.value, c.text
-    for rx, repl in _FIRST_PERSON:
-        value, text = rx.sub(repl, value), rx.sub(repl, text)
-    return c.model_copy(update={"value": value, "text": text})
-
-
-_JOB_WORDS = re.compile(r"\b(?:job|position|role|work|working|company|hired|offer|employer|team)\b", re.I)
-
-
-def _misread(c: Candidate, content: str) -> bool:
-    """Rules readings the turn's words contradict: a "plan to start at X" in a turn that names
-    no job ("I'll start with Seaborn"), "prefers X over Y" read from "I'd like X to <verb>"."""
-    rule = c.extra.get("rule", "")
-    if rule == "plan.job" and not _JOB_WORDS.search(content):
-        return True
-    if rule == "pref.over" and "_vs_" in (c.key or ""):
-        preferred = re.escape(c.value)
-        return re.search(rf"\blike\s+{preferred}\s+to\s+\w", content, re.I) is not None
-    return False
 
 
 def _favorite_key(key: str) -> str:

@@ -5,22 +5,22 @@ subject is the speaker ("I", "we"), someone of theirs ("my sister", "she" when t
 exactly one such person before) or a thing of theirs ("my favourite author"). A clause is left
 out when it is a condition ("if ..."), a modal ("I could", "I'll"), negated (unless it ends
 something: "I don't have a car anymore"), or addressed to the listener ("your", "you").
-The frames that read a clause live in :mod:`.open_vocab_frames`.
+The frames that read a clause live in :mod:`.open_vocab_frames`; what a clause names is read by
+:mod:`.open_vocab_objects`, and :mod:`.open_vocab_statement` rewrites a clause as a statement.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memworks.models.enums import CandidateOp, MemoryKind
 from memworks.pipelines.extraction import open_vocab_lexicon as L
 from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
-from memworks.pipelines.extraction.open_vocab_render import Person, noun_part, phrase, render, slug
+from memworks.pipelines.extraction.open_vocab_render import Person
 from memworks.pipelines.extraction.open_vocab_time import TimeRead, read_time
 
-__all__ = ["Clause", "Statement", "TurnState", "clause_heads", "make_clause"]
+__all__ = ["Clause", "Statement", "TurnState", "clause_heads", "make_clause", "shared_time"]
 
 FIRST = frozenset({"i", "we"})
 MY = frozenset({"my", "our"})
@@ -287,153 +287,18 @@ def tokens_of(s: Sentence, span: list[int], words: str) -> frozenset[int]:
     return frozenset()
 
 
-def object_of(c: Clause, verb: Token | None = None, preps: tuple[str, ...] = ()) -> Token | None:
-    """The clause's direct object, or the object of one of ``preps``."""
-    v = verb or c.verb
-    if obj := c.s.child(v.i, "dobj"):
-        return obj
-    if (a := c.s.child(v.i, "acomp")) and _proper_adjective(a) and v.lemma != "be":
-        return a  # "I speak Italian": the parser reads the language as a complement
-    for p in c.s.children(v.i, "prep"):
-        if p.lower in preps and (o := c.s.child(p.i, "pobj")):
-            return o
-    return None
-
-
-def _proper_adjective(t: Token) -> bool:
-    """A capitalised adjective inside the sentence ("Italian", "Japanese"): a name, not a quality."""
-    return t.pos == "ADJ" and t.i > 0 and t.text[:1].isupper() and t.text[1:].islower()
-
-
-def names_thing(c: Clause, t: Token | None) -> bool:
-    """Does ``t`` name a thing (not a pronoun, not vague, nothing that points elsewhere)?"""
-    return (
-        t is not None
-        and (t.pos in ("NOUN", "PROPN", "NUM") or _proper_adjective(t) and t.dep in ("dobj", "acomp"))
-        and t.lemma not in L.VAGUE_OBJECTS
-        and not _ORDINAL.fullmatch(t.lower)
-        and t.lower not in UNSAID
-        and t.i not in c.time_tokens
-        and not _dangling(c.s, t)
-        and not any(q.lower in _QUANTITIES for q in c.s.children(t.i, "amod", "nummod", "det", "quantmod"))
-    )
-
-
-_DEMONSTRATIVE = frozenset({"this", "that", "these", "those"})
-_ORDINAL = re.compile(r"\d{1,2}(?:st|nd|rd|th)")
-_POINTING = frozenset({"this", "that", "these", "those", "it", "them"})
-_ARGUMENTS = frozenset({"dobj", "pobj", "nsubj", "nsubjpass", "attr", "dative"})
-_QUANTITIES = frozenset({"few", "several", "many", "lots", "bunch", "couple"})
-_IDENTIFYING = frozenset({"compound", "appos", "prep", "relcl", "acl", "nmod", "poss"})
-
-
-def _dangling(s: Sentence, t: Token) -> bool:
-    """ "this book", "that painting": a thing shown or said before, named by nothing here."""
-    demonstrative = any(d.lower in _DEMONSTRATIVE for d in s.children(t.i, "det"))
-    return (
-        demonstrative
-        and t.lemma in L.ARTIFACTS
-        and t.pos == "NOUN"
-        and not any(k.dep in _IDENTIFYING or k.pos == "PROPN" for k in s.children(t.i))
-    )
-
-
-def category_of(c: Clause, t: Token) -> str | None:
-    words = [x.lower for x in c.s.children(t.i, "compound")] + [t.lower]
-    for n in range(len(words)):
-        if cat := L.CATEGORY.get(" ".join(words[n:])):
-            return cat
-    # A modifier's category is not the thing's: a "dog shelter" is no pet.
-    return L.CATEGORY.get(t.lemma)
-
-
-def other_conjuncts(c: Clause, head: Token, pick: Token) -> frozenset[int]:
-    """Tokens to leave out so that a clause with "X and Y" speaks of ``pick`` alone."""
-    conjs = [k for k in c.s.children(head.i, "conj")]
-    out: set[int] = {k.i for k in c.s.children(head.i, "cc")}
-    for k in conjs:
-        if k.i != pick.i:
-            out.update(t.i for t in c.s.subtree(k.i))
-        out.update(t.i for t in c.s.children(k.i, "cc"))
-    if pick.i != head.i:
-        inner = {t.i for k in conjs for t in c.s.subtree(k.i)}
-        out.update(t.i for t in c.s.subtree(head.i) if t.i not in inner)
-    out.update(t.i for t in c.s.subtree(head.i) if t.dep == "punct" and t.text == ",")
-    return frozenset(out)
-
-
-def conjuncts(c: Clause, t: Token) -> list[tuple[str, frozenset[int]]]:
-    """Each of "X and Y" as (value, tokens to drop so the clause speaks of it alone)."""
-    out = [t, *[k for k in c.s.children(t.i, "conj")]]
-    return [(v, other_conjuncts(c, t, x)) for x in out if (v := phrase(c.s, x, keep_det=False, conj=False))]
-
-
-def head_slug(c: Clause, t: Token, limit: int = 2) -> str:
-    mods = [x.lower for x in c.s.children(t.i, "compound") if x.pos in ("NOUN", "PROPN")]
-    return slug(" ".join([*mods[-(limit - 1) :], t.lemma] if limit > 1 else [t.lemma]))
-
-
-def clause_text(c: Clause, *, keep_time: bool = False, drop: frozenset[int] = frozenset()) -> str:
-    span = own_tokens(c.s, c.verb)
-    keep = [i for i in span if not (c.s.tokens[i].dep == "punct" and i == span[-1])]
-    gone = set(drop) | (set() if keep_time else set(c.time_tokens))
-    gone |= {t.i for t in c.s.children(c.verb.i, "advmod") if t.lower in ("lately", "recently", "currently")}
-    gone |= _asides(c, keep) | {t.i for t in c.s.children(c.verb.i, "mark")}
-    if any(
-        c.s.tokens[i].pos == "PRON" and c.s.tokens[i].lower in _POINTING and c.s.tokens[i].dep in _ARGUMENTS
-        for i in keep
-        if i not in gone
-    ):
-        return ""  # "how to make this": the statement leans on something said or shown before
-    return render(c.s, keep, subject=c.subject, person=c.person, time=None if keep_time else c.time, drop=gone)
-
-
-def _asides(c: Clause, keep: list[int]) -> set[int]:
-    """Tokens that are not the statement: side clauses, relative clauses ("a shelter I volunteer
-    at"), openers before the subject ("In the meantime,", "As for me,", "Unfortunately,"), and
-    verbs a bad parse hung on a noun ("watch movies, hike, and have ...")."""
-    s, out = c.s, set[int]()
-    for i in keep:
-        t = s.tokens[i]
-        if i == c.verb.i:
-            continue
-        side = (t.dep in ("advcl", "relcl", "acl", "parataxis") and not noun_part(s, t)) or (
-            t.dep == "conj" and t.pos == "VERB" and s.tokens[t.head].pos in ("NOUN", "PROPN")
-        )
-        opener = t.head == c.verb.i and t.i < c.subject.i and t.dep in ("prep", "advmod", "npadvmod", "punct")
-        if side or opener:
-            out.update(x.i for x in s.subtree(i))
-            if side:
-                out.update(k.i for k in s.children(t.head) if k.dep in ("cc", "punct") and k.i == i - 1)
-    return out
-
-
-def statement(
-    c: Clause,
-    rule: str,
-    attribute: tuple[str, ...],
-    value: str,
-    *,
-    text: str = "",
-    drop: frozenset[int] = frozenset(),
-    kind: MemoryKind = MemoryKind.SEMANTIC,
-    event_at: datetime | None = None,
-    op: CandidateOp = CandidateOp.ASSERT,
-    key_is_prefix: bool = False,
-) -> Statement:
-    """A statement of clause ``c`` about its person; the text is the rewritten clause by default."""
-    if c.time is not None and c.time.phrase and c.time.phrase in value:  # "a new group last Tues"
-        value = " ".join(value.replace(c.time.phrase, " ").split()).strip(" ,") or value
-    return Statement(
-        rule,
-        c.person,
-        tuple(a for a in attribute if a),
-        value,
-        text or clause_text(c, drop=drop),
-        op=op,
-        kind=kind,
-        time=c.time,
-        event_at=event_at,
-        confidence=c.confidence,
-        key_is_prefix=key_is_prefix,
-    )
+def shared_time(s: Sentence, clauses: list[Clause]) -> list[Clause]:
+    """Past clauses of a sentence that names one past time and say none of their own take it:
+    "Last Friday we took a road trip - we went to a national park" dates the park too, and
+    "Last Sunday was awesome - I took a climbing class" the class (a time that is a clause's
+    subject belongs to no clause of the speaker's)."""
+    if not clauses:
+        return clauses
+    anchor = clauses[0].state.anchor
+    own = {c.time.when for c in clauses if c.time is not None}
+    if len(own) > 1:
+        return clauses
+    shared = next((c.time for c in clauses if c.time is not None), None) or read_time(s.text, anchor, future=False)
+    if shared is None or shared.when.date() > anchor.date():
+        return clauses
+    return [replace(c, time=shared) if c.time is None and c.verb.tag == "VBD" else c for c in clauses]

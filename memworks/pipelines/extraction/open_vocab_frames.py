@@ -31,7 +31,7 @@ from dataclasses import replace
 
 from memworks.models.enums import CandidateOp, MemoryKind
 from memworks.pipelines.extraction import open_vocab_lexicon as L
-from memworks.pipelines.extraction import patterns as P
+from memworks.pipelines.extraction.clauses import CONDITIONAL
 from memworks.pipelines.extraction.open_vocab_clause import (
     FIRST,
     MY,
@@ -40,22 +40,20 @@ from memworks.pipelines.extraction.open_vocab_clause import (
     Clause,
     Statement,
     TurnState,
-    category_of,
     clause_heads,
-    conjuncts,
-    head_slug,
     make_clause,
-    names_thing,
-    object_of,
     person_of,
     remember_people,
-    statement,
+    shared_time,
 )
 from memworks.pipelines.extraction.open_vocab_forget import forget_request
+from memworks.pipelines.extraction.open_vocab_objects import category_of, conjuncts, head_slug, names_thing, object_of
 from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
 from memworks.pipelines.extraction.open_vocab_render import phrase, slug
+from memworks.pipelines.extraction.open_vocab_statement import statement
 from memworks.pipelines.extraction.open_vocab_states import interest_frame, measures_in, state_frame
 from memworks.pipelines.extraction.open_vocab_time import TimeRead, read_time, written
+from memworks.pipelines.extraction.vocabulary import JOB_WORDS
 
 __all__ = ["statements_in"]
 
@@ -76,13 +74,11 @@ def statements_in(s: Sentence, state: TurnState) -> list[Statement]:
     if forget is not None:
         return forget
     first = next((t for t in s.tokens if t.pos not in ("PUNCT", "INTJ", "SPACE")), None)
-    if first is None or s.text.rstrip().endswith("?") or P.CONDITIONAL.match(s.text.lstrip(" \"'(-*")):
+    if first is None or s.text.rstrip().endswith("?") or CONDITIONAL.match(s.text.lstrip(" \"'(-*")):
         remember_people(s, state)
         return []
     out: list[Statement] = measures_in(s, state)
-    for verb in clause_heads(s):
-        if (c := make_clause(s, verb, state)) is None:
-            continue
+    for c in shared_time(s, [c for verb in clause_heads(s) if (c := make_clause(s, verb, state)) is not None]):
         if c.negated:
             positive = _frames(replace(c, negated=False))
             out += [_ended(st) for st in positive if st.op is CandidateOp.ASSERT and st.kind is MemoryKind.SEMANTIC]
@@ -188,7 +184,7 @@ def _attribute(c: Clause) -> list[Statement]:
     if compl is not None and any(p.lower in MY for p in s.children(compl.i, "poss")) and compl.pos == "NOUN":
         noun, value_tok = compl, c.subject  # "Porto is my favourite city"
     if c.person.owner is not None and c.subject.lemma in L.RELATIONS and noun is c.subject:
-        if compl is not None and compl.lemma in P.JOB_WORDS:  # "my sister is a nurse"
+        if compl is not None and compl.lemma in JOB_WORDS:  # "my sister is a nurse"
             return [statement(c, "attribute.occupation", ("occupation",), phrase(s, compl, keep_det=False))]
         return []
     if noun.pos != "NOUN" or (attr := _attribute_words(c, noun)) is None:

@@ -9,7 +9,7 @@ as category ("I'm learning pottery" → ``user.pottery.learning``).
 
 from __future__ import annotations
 
-from memworks.pipelines.extraction import patterns as P
+from memworks.pipelines.extraction import vocabulary as V
 
 
 def _words(category: str, text: str) -> dict[str, str]:
@@ -55,9 +55,9 @@ CATEGORY: dict[str, str] = {
     ),
     **_words("race", "marathon half-marathon half_marathon 5k 10k triathlon ultramarathon ironman race run"),
     **_words("children", "kid kids child children son sons daughter daughters baby twins"),
-    **{w: "language" for w in P.LANGUAGES},
+    **{w: "language" for w in V.LANGUAGES},
     **_words("language", "sign_language asl"),
-    **_words("pet", " ".join(P.SPECIES)),
+    **_words("pet", " ".join(V.SPECIES)),
     **_words("house", "house home"),
     **_words("apartment", "apartment flat condo"),
     **_words("theme", "theme mode color_scheme colour_scheme"),
@@ -155,7 +155,7 @@ NOT_FACT_VERBS = frozenset(
 )
 #: Relations that can be a subject ("my sister", "our son"); "mom" → "mother" and so on.
 RELATIONS: dict[str, str] = {
-    **P.RELATIONS,
+    **V.RELATIONS,
     "friend": "friend",
     "best friend": "best_friend",
     "roommate": "roommate",

@@ -6,18 +6,11 @@ from __future__ import annotations
 import re
 
 from memworks.pipelines.extraction import open_vocab_lexicon as L
-from memworks.pipelines.extraction.open_vocab_clause import (
-    FIRST,
-    MY,
-    Clause,
-    Statement,
-    TurnState,
-    conjuncts,
-    names_thing,
-    statement,
-)
+from memworks.pipelines.extraction.open_vocab_clause import FIRST, MY, Clause, Statement, TurnState
+from memworks.pipelines.extraction.open_vocab_objects import conjuncts, names_thing
 from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
 from memworks.pipelines.extraction.open_vocab_render import slug
+from memworks.pipelines.extraction.open_vocab_statement import statement
 
 __all__ = ["interest_frame", "measures_in", "state_frame"]
 

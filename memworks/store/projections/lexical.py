@@ -30,7 +30,7 @@ from memworks.models.schemas import Scope
 from memworks.models.tables import LexicalDoc, LexicalPosting
 from memworks.pipelines.terms import query_terms, term_counts
 from memworks.store.projections.base import Evidence, IndexRecord
-from memworks.store.projections.scope_cache import cached, keep_visible, live_mask
+from memworks.store.projections.scope_cache import admitted, cached, keep_visible, live_mask
 
 #: Candidates taken from the lexical side before fusion.
 LIMIT = 50
@@ -131,6 +131,9 @@ class _Index:
     postings: dict[str, tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]]
     #: Which documents a present read may see (:func:`~memworks.store.projections.scope_cache.live_mask`).
     live: npt.NDArray[np.bool_]
+    #: When each expires (POSIX seconds, ``inf`` for never): with ``live``, a present read at a
+    #: known time needs no SQL (:func:`~memworks.store.projections.scope_cache.admitted`).
+    expires: npt.NDArray[np.float64]
     used: float = field(default_factory=time.monotonic)
     index: dict[str, int] = field(default_factory=dict)
 
@@ -164,7 +167,7 @@ def _load(session: Session, scope: Scope, version: tuple[int, int]) -> _Index:
         ids,
         np.array([d[1] for d in docs], dtype=np.float64),
         postings,
-        live_mask(session, scope, ids),
+        *live_mask(session, scope, ids),
         index=at,
     )
 
@@ -216,12 +219,23 @@ def score(session: Session, *, scope: Scope, query: str, version: tuple[int, int
 
 
 def top(
-    session: Session, scores: Scores, *, where: Sequence[Any], limit: int = LIMIT, present: bool = False
+    session: Session,
+    scores: Scores,
+    *,
+    where: Sequence[Any],
+    limit: int = LIMIT,
+    present: bool = False,
+    now: datetime | None = None,
 ) -> list[str]:
-    """The best ``limit`` matching documents that the read's filters admit, best first (ties by id)."""
+    """The best ``limit`` matching documents that the read's filters admit, best first (ties by id).
+
+    ``now``: a present read's time; its visibility is then settled in memory, with no SQL.
+    """
     ix = scores.index
-    among = np.flatnonzero((scores.bm25 > 0) & ix.live if present else scores.bm25)
-    return list(keep_visible(session, ix.ids, scores.bm25, where, limit, among=among))
+    sure = admitted(ix.live, ix.expires, now) if present and now is not None else None
+    seen = sure if sure is not None else ix.live
+    among = np.flatnonzero((scores.bm25 > 0) & seen if present else scores.bm25)
+    return list(keep_visible(session, ix.ids, scores.bm25, where, limit, among=among, sure=sure))
 
 
 def search(

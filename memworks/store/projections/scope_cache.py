@@ -9,10 +9,12 @@ read of its rows; holding it makes every later query of the same scope version c
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -123,11 +125,36 @@ def cached(
     return entry
 
 
-def live_mask(session: Session, scope: Scope, ids: Sequence[str]) -> npt.NDArray[np.bool_]:
+def live_mask(
+    session: Session, scope: Scope, ids: Sequence[str]
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
     """Which of ``ids`` a present read may see, as far as the scope version decides it
-    (:func:`~memworks.store.filters.present_by_version`; expiry stays with the SQL check)."""
-    live = set(session.scalars(select(col(Memory.memory_id)).where(*present_by_version(scope))))
-    return np.fromiter((m in live for m in ids), dtype=np.bool_, count=len(ids))
+    (:func:`~memworks.store.filters.present_by_version`), and when each expires (POSIX
+    seconds; ``inf`` for never).
+
+    With both, a present read at a known time is settled in memory (:func:`admitted`).
+    """
+    rows = session.execute(
+        select(col(Memory.memory_id), col(Memory.expires_at)).where(*present_by_version(scope))
+    ).all()
+    until = {m: _seconds(e) for m, e in rows}
+    return (
+        np.fromiter((m in until for m in ids), dtype=np.bool_, count=len(ids)),
+        np.fromiter((until.get(m, math.inf) for m in ids), dtype=np.float64, count=len(ids)),
+    )
+
+
+def _seconds(t: datetime | None) -> float:
+    if t is None:
+        return math.inf
+    # SQLite hands back naive datetimes; the store writes UTC.
+    return (t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp()
+
+
+def admitted(live: npt.NDArray[np.bool_], expires: npt.NDArray[np.float64], now: datetime) -> npt.NDArray[np.bool_]:
+    """Which rows a present read at ``now`` sees: live at the scope version and not yet expired
+    (the same test as :func:`~memworks.store.filters.visible`'s present filter)."""
+    return live & (expires > now.timestamp())
 
 
 def best_first(scores: npt.NDArray[np.floating[Any]], step: int) -> Iterator[npt.NDArray[np.intp]]:
@@ -159,18 +186,29 @@ def keep_visible(
     where: Sequence[Any],
     limit: int,
     among: npt.NDArray[np.intp] | None = None,
+    sure: npt.NDArray[np.bool_] | None = None,
 ) -> dict[str, float]:
     """The best ``limit`` of ``ids`` (only those at ``among``, if given) by ``scores`` that the
-    read's filters admit, best first."""
+    read's filters admit, best first.
+
+    ``sure``: ids the filters are known to admit (a present read's :func:`admitted` rows at
+    the scope version the read holds), kept without asking SQL; the rest are checked.
+    """
     pick = np.arange(len(ids)) if among is None else among
     out: dict[str, float] = {}
     for batch in best_first(scores[pick], max(4 * limit, 64)):
         at = pick[batch]
-        chunk = [ids[i] for i in at]
-        keep = set(session.scalars(select(col(Memory.memory_id)).where(col(Memory.memory_id).in_(chunk), *where)))
-        for i, mid in zip(at, chunk, strict=True):
-            if mid in keep and len(out) < limit:
-                out[mid] = float(scores[i])
+        ask = [ids[i] for i in (at if sure is None else at[~sure[at]])]
+        keep = (
+            set(session.scalars(select(col(Memory.memory_id)).where(col(Memory.memory_id).in_(ask), *where)))
+            if ask
+            else set()
+        )
+        for i in at:
+            if len(out) >= limit:
+                break
+            if (sure is not None and sure[i]) or ids[i] in keep:
+                out[ids[i]] = float(scores[i])
         if len(out) >= limit:
             break
     return out

@@ -22,7 +22,7 @@ from sqlmodel import Session, col
 from memworks.models.schemas import Scope
 from memworks.models.tables import VectorEntry
 from memworks.store.projections.base import Evidence, IndexRecord
-from memworks.store.projections.scope_cache import cached, keep_visible, live_mask
+from memworks.store.projections.scope_cache import admitted, cached, keep_visible, live_mask
 
 #: Candidates taken from the vector side before fusion.
 LIMIT = 50
@@ -96,6 +96,9 @@ class _Matrix:
     index: dict[str, int]
     #: Which rows a present read may see (:func:`~memworks.store.projections.scope_cache.live_mask`).
     live: npt.NDArray[np.bool_]
+    #: When each expires (POSIX seconds, ``inf`` for never): with ``live``, a present read at a
+    #: known time needs no SQL (:func:`~memworks.store.projections.scope_cache.admitted`).
+    expires: npt.NDArray[np.float64]
     #: Sentence vectors of all rows, row by row; row i's are ``spans[start[i] : start[i] + count[i]]``.
     spans: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     start: npt.NDArray[np.intp] = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
@@ -120,7 +123,8 @@ def _load(session: Session, scope: Scope, version: tuple[int, int]) -> _Matrix:
     ).all()
     ids = [r[0] for r in rows]
     if not rows:
-        return _Matrix(version, ids, np.zeros((0, 0), dtype=np.float32), {}, np.zeros(0, dtype=np.bool_))
+        empty = np.zeros((0, 0), dtype=np.float32)
+        return _Matrix(version, ids, empty, {}, np.zeros(0, dtype=np.bool_), np.zeros(0, dtype=np.float64))
     matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
     row_bytes = matrix.shape[1] * 4
     count = np.array([len(r[2]) // row_bytes if r[2] else 0 for r in rows], dtype=np.intp)
@@ -131,7 +135,7 @@ def _load(session: Session, scope: Scope, version: tuple[int, int]) -> _Matrix:
         else np.zeros((0, matrix.shape[1]), dtype=np.float32)
     )
     return _Matrix(
-        version, ids, matrix, {m: i for i, m in enumerate(ids)}, live_mask(session, scope, ids), spans, start, count
+        version, ids, matrix, {m: i for i, m in enumerate(ids)}, *live_mask(session, scope, ids), spans, start, count
     )
 
 
@@ -200,14 +204,32 @@ def score(
 
 
 def top(
-    session: Session, scores: Scores, *, where: Sequence[Any], limit: int = LIMIT, present: bool = False
+    session: Session,
+    scores: Scores,
+    *,
+    where: Sequence[Any],
+    limit: int = LIMIT,
+    present: bool = False,
+    now: datetime | None = None,
 ) -> list[str]:
-    """The best ``limit`` records by best similarity that the read's filters admit, best first."""
+    """The best ``limit`` records by best similarity that the read's filters admit, best first.
+
+    ``now``: a present read's time; its visibility is then settled in memory, with no SQL.
+    """
     e = scores.matrix
     if not e.ids:
         return []
+    sure = admitted(e.live, e.expires, now) if present and now is not None else None
     return list(
-        keep_visible(session, e.ids, scores.best, where, limit, among=np.flatnonzero(e.live) if present else None)
+        keep_visible(
+            session,
+            e.ids,
+            scores.best,
+            where,
+            limit,
+            among=np.flatnonzero(sure if sure is not None else e.live) if present else None,
+            sure=sure,
+        )
     )
 
 
@@ -233,7 +255,15 @@ def search(
     if not e.ids:
         return {}
     sims = e.matrix @ query.astype(np.float32)
-    out = keep_visible(session, e.ids, sims, where, limit, among=np.flatnonzero(e.live) if present else None)
+    out = keep_visible(
+        session,
+        e.ids,
+        sims,
+        where,
+        limit,
+        among=np.flatnonzero(e.live) if present else None,
+        sure=None,
+    )
     for mid in set(also) - out.keys():
         if mid in e.index:
             out[mid] = float(sims[e.index[mid]])

@@ -10,34 +10,31 @@ from typing import TYPE_CHECKING, Any
 
 import dramatiq
 from dramatiq.brokers.stub import StubBroker
+from dramatiq.errors import QueueJoinTimeout
 from sqlalchemy import select
 from sqlmodel import col
 
+from memworks.client.deletion import DeletionMixin
+from memworks.client.lessons import LessonsMixin
 from memworks.config import Settings, get_settings
-from memworks.errors import InvalidInput, MemworksError, NotFound
-from memworks.models.enums import LessonStatus, MemoryStatus
+from memworks.errors import InvalidInput, MemworksError
+from memworks.logging import get_logger
+from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import (
-    DeletionRequestIn,
     EpisodeIn,
     IngestReceipt,
-    LessonOut,
-    ManifestOut,
     MemoryOut,
     OutcomeIn,
-    Recommendation,
     RetrieveResult,
     Scope,
 )
-from memworks.models.tables import ConsolidationRun, Lesson
+from memworks.models.tables import ConsolidationRun
 from memworks.models.validation import check_time, parse_model, require_scope
-from memworks.pipelines.deletion import TARGETS, DeletionSubject
-from memworks.pipelines.features import normalize_features
-from memworks.pipelines.lessons import action_refusal, guidance_for, select_lesson
 from memworks.services import keys as keys_service
 from memworks.services import records
-from memworks.store import deletion as deletion_store
+from memworks.services.attention import AttentionBuffer, Batch
 from memworks.store import episodes as episode_store
-from memworks.store import lessons as lesson_store
+from memworks.store import evidence as evidence_store
 from memworks.store import memories as memory_store
 from memworks.store import profiles as profile_store
 from memworks.store.db import session_scope
@@ -50,10 +47,8 @@ from memworks.workers import (
     build_broker,
     consolidate,
     extract_memories,
-    mine_lessons,
-    plan_deletion_request,
+    record_attention,
     resend_unprocessed,
-    resume_deletions,
     set_runtime,
     use_broker,
 )
@@ -61,6 +56,11 @@ from memworks.workers.runtime import utcnow
 
 if TYPE_CHECKING:
     from memworks.remote import RemoteMemworks
+
+log = get_logger(__name__)
+
+#: Longest wait (s) in an embedded facade's close for its last retrieval attention to be recorded.
+CLOSE_WAIT_S = 30.0
 
 
 def parse_episode(data: EpisodeIn | dict[str, Any], *, where: str = "episode") -> EpisodeIn:
@@ -73,7 +73,7 @@ def parse_outcome(data: OutcomeIn | dict[str, Any], *, where: str = "outcome") -
     return parse_model(OutcomeIn, data, where)
 
 
-class Memworks:
+class Memworks(LessonsMixin, DeletionMixin):
     """Memory for agents: enqueue what happened, retrieve what is known.
 
     In the embedded default (``stub://`` broker) work runs on in-process worker threads and
@@ -87,6 +87,8 @@ class Memworks:
         self.broker = use_broker(build_broker(settings))
         self._worker: dramatiq.Worker | None = None
         self._lock = threading.Lock()
+        # Reads write nothing: their hits' attention goes to the maintenance queue in batches.
+        self._attention = AttentionBuffer()
         if settings.database_url.startswith("sqlite"):
             self.runtime.upgrade_schema()  # the embedded default keeps its own schema current
 
@@ -152,8 +154,8 @@ class Memworks:
         """
         valid_at, believed_at = check_time(as_of, "as_of"), check_time(known_at, "known_at")
         asked = check_time(asked_at, "asked_at")
-        rt = self.runtime
-        return retrieve_memories(
+        rt, now = self.runtime, utcnow()
+        result = retrieve_memories(
             rt.engine,
             scope=scope,
             query=query,
@@ -164,16 +166,27 @@ class Memworks:
             cache=rt.cache,
             cache_ttl_s=self.settings.cache_ttl_s,
             policy=rt.policy,
-            now=utcnow(),
+            now=now,
             asked_at=asked,
         )
+        self._send_attention(self._attention.add((h.memory_id for h in result.hits), now))
+        return result
+
+    def _send_attention(self, batch: Batch | None) -> None:
+        """Send a batch of hits to be recorded (the broker's delivery policy applies, as to every message)."""
+        if batch is None:
+            return
+        self._ensure_worker()
+        record_attention.send(batch.batch_id, batch.memory_ids(), batch.at.isoformat())
 
     def memories(self, scope: Scope, *, include_history: bool = False) -> list[MemoryOut]:
-        """Everything remembered in ``scope`` with all clocks and evidence (deleted never)."""
+        """Everything remembered in ``scope`` with all clocks and evidence (deleted never); each
+        record's ``evidence_detail`` gives its own episodes' times and snippets."""
         if not isinstance(scope, Scope):
             raise InvalidInput("scope is required: memories(Scope(tenant_id=..., user_id=...))", field="scope")
         with session_scope(self.runtime.engine, write=False) as s:
-            return memory_store.list_memories(s, scope=scope, include_history=include_history)
+            rows = memory_store.list_memories(s, scope=scope, include_history=include_history)
+            return evidence_store.with_evidence_detail(s, scope=scope, rows=rows)
 
     # -- consolidation --------------------------------------------------------------------
 
@@ -224,149 +237,6 @@ class Memworks:
         """Re-send episodes stored but not processed (a lost message); the scheduler does it every 5 min."""
         self._ensure_worker()
         resend_unprocessed.send(older_than_s)
-
-    # -- lessons --------------------------------------------------------------------------
-
-    def report_outcome(self, outcome: OutcomeIn | dict[str, Any]) -> IngestReceipt:
-        """Store one task outcome and queue a learning round for its task type."""
-        return self.report_outcomes([outcome])
-
-    def report_outcomes(
-        self, batch: Iterable[OutcomeIn | dict[str, Any]], *, reporter: lesson_store.Reporter | None = None
-    ) -> IngestReceipt:
-        """Validate every outcome, store them in one transaction, then queue one learning round
-        per (tenant, task type) of the batch.
-
-        ``reporter`` says whose word the outcomes are: ``"tenant"`` when the caller vouches for
-        them as the tenant (a tenant key, an operator), ``"user"`` for an end user's. By default
-        an outcome naming a user is that user's word, and one naming none is the tenant's.
-        Lessons are tenant-wide: one user's word alone never promotes one.
-
-        Raises:
-            InvalidInput: an outcome is malformed; nothing is stored.
-            Conflict: an outcome id is already stored with other content; nothing is stored.
-        """
-        if reporter not in (None, "tenant", "user"):
-            raise InvalidInput("reporter must be 'tenant', 'user' or None", field="reporter")
-        items = [parse_model(OutcomeIn, o, f"outcome {i}") for i, o in enumerate(batch)]
-        with session_scope(self.runtime.engine) as s:
-            new, dups = lesson_store.insert_outcomes(s, outcomes=items, now=utcnow(), reporter=reporter)
-        self._ensure_worker()
-        for tenant, task_type in sorted({(o.tenant_id, o.task_type) for o in items}):
-            mine_lessons.send(tenant, task_type)
-        return IngestReceipt(accepted=new, duplicates=dups)
-
-    def mine_lessons(self, tenant: str, task_type: str | None = None) -> None:
-        """Queue a learning round now (for one task type, or every task type of the tenant)."""
-        with session_scope(self.runtime.engine, write=False) as s:
-            types = [task_type] if task_type else lesson_store.task_types(s, tenant_id=tenant)
-        self._ensure_worker()
-        for t in types:
-            mine_lessons.send(tenant, t)
-
-    def propose_lesson(self, tenant: str, task_type: str, pattern: Sequence[str], action: str) -> LessonOut:
-        """An operator's lesson: stored as a candidate and judged by the same gate as mined ones."""
-        feats = normalize_features(list(pattern))
-        if not feats or not action.strip():
-            raise InvalidInput("a lesson needs a non-empty pattern and an action", field="pattern")
-        if refusal := action_refusal(action):
-            raise InvalidInput(f"action: {refusal}", field="action")
-        with session_scope(self.runtime.engine) as s:
-            view = lesson_store.add_lesson(
-                s,
-                tenant_id=tenant,
-                task_type=task_type,
-                pattern=feats,
-                action=action.strip(),
-                guidance=guidance_for(task_type, feats, action.strip()),
-                mined_from=(),
-                origin="proposed",
-                now=utcnow(),
-            )
-        self.mine_lessons(tenant, task_type)
-        self.drain()
-        return self._lesson(view.lesson_id)
-
-    def rollback_lesson(self, tenant: str, lesson_id: str, reason: str = "rolled back by an operator") -> LessonOut:
-        """Take an active lesson out of use; the version of its pattern it replaced is restored."""
-        with session_scope(self.runtime.engine) as s:
-            row = lesson_store.retire(
-                s, tenant_id=tenant, lesson_id=lesson_id, status=LessonStatus.ROLLED_BACK, report=reason, now=utcnow()
-            )
-            return lesson_store.to_out(row)
-
-    def lessons(self, tenant: str, task_type: str | None = None) -> list[LessonOut]:
-        """Every lesson of a tenant (every status) with its gate report."""
-        with session_scope(self.runtime.engine, write=False) as s:
-            return [lesson_store.to_out(r) for r in lesson_store.lesson_rows(s, tenant_id=tenant, task_type=task_type)]
-
-    def recommend(self, tenant: str, task_type: str, features: Sequence[str] | str) -> Recommendation:
-        """The action of the most specific active lesson that fires, or no lesson."""
-        feats = normalize_features(features)
-        with session_scope(self.runtime.engine, write=False) as s:
-            lesson = select_lesson(lesson_store.lesson_views(s, tenant_id=tenant, task_type=task_type), feats)
-        if lesson is None:
-            return Recommendation(action=None, lesson_id=None, guidance=None)
-        return Recommendation(action=lesson.action, lesson_id=lesson.lesson_id, guidance=lesson.guidance)
-
-    def _lesson(self, lesson_id: str) -> LessonOut:
-        with session_scope(self.runtime.engine, write=False) as s:
-            row = s.get(Lesson, lesson_id)
-            if row is None:
-                raise NotFound(f"no lesson {lesson_id!r}")
-            return lesson_store.to_out(row)
-
-    # -- deletion -------------------------------------------------------------------------
-
-    def submit_deletion(self, request: DeletionRequestIn | dict[str, Any]) -> str:
-        """Store a deletion request and queue its cascade; returns the request id to poll."""
-        req = parse_model(DeletionRequestIn, request, "deletion request")
-        with session_scope(self.runtime.engine) as s:
-            rid = deletion_store.save_request(s, request=req, now=utcnow())
-        self._ensure_worker()
-        plan_deletion_request.send(rid)
-        return rid
-
-    def preview_deletion(self, request: DeletionRequestIn | dict[str, Any]) -> dict[str, Any]:
-        """What a deletion would erase (records with key and value, episodes, targets); changes nothing."""
-        req = parse_model(DeletionRequestIn, request, "deletion request")
-        subject = DeletionSubject(req.tenant_id, req.user_id, tuple(req.keys), tuple(req.memory_ids))
-        with session_scope(self.runtime.engine, write=False) as s:
-            plan = deletion_store.compute_plan(s, subject=subject, policy=self.runtime.lesson_policy)
-            rows = memory_store.get_rows(s, ids=plan.memory_ids)
-        derived = set(plan.derived_ids)
-        return {
-            "tenant_id": req.tenant_id,
-            "user_id": req.user_id,
-            "keys": plan.keys,
-            "records": [
-                {
-                    "memory_id": r.memory_id,
-                    "kind": r.kind,
-                    "key": r.key,
-                    "value": r.value,
-                    "status": r.status,
-                    "derived": r.memory_id in derived,
-                    "transcript": r.extractor == "transcript",
-                }
-                for r in rows
-            ],
-            "episodes": plan.episode_ids,
-            "outcomes": plan.outcome_ids,
-            "decisions": plan.decisions,
-            "targets": list(TARGETS),
-            "counts": plan.summary(),
-        }
-
-    def manifest(self, request_id: str) -> ManifestOut:
-        """The deletion manifest: status and, per projection, state, residue, attempts, evidence."""
-        with session_scope(self.runtime.engine, write=False) as s:
-            return deletion_store.manifest(s, request_id=request_id)
-
-    def resume_deletions(self) -> None:
-        """Re-drive every unfinished deletion (the sweeper, on demand)."""
-        self._ensure_worker()
-        resume_deletions.send()
 
     # -- a person's controls over one record ---------------------------------------------
 
@@ -465,8 +335,10 @@ class Memworks:
         """Embedded mode: wait until every queued message has been processed.
 
         Raises the first message that failed during this drain (after its retries) instead of
-        hiding it.
+        hiding it. Buffered retrieval attention is sent first (in embedded mode, so it is
+        recorded when this returns).
         """
+        self._send_attention(self._attention.take())
         if not self.embedded:
             return
         self._ensure_worker()  # messages may have been sent before any worker started
@@ -482,7 +354,20 @@ class Memworks:
             raise fresh[0]._exception or MemworksError(f"message {fresh[0].message_id} failed")
 
     def close(self) -> None:
-        """Stop in-process workers and release connections."""
+        """Send buffered retrieval attention, stop in-process workers and release connections.
+
+        In embedded mode the attention is recorded first (the maintenance queue is waited for,
+        at most :data:`CLOSE_WAIT_S`): a CLI read ends with the facade's close.
+        """
+        batch = self._attention.take()
+        self._send_attention(batch)
+        if batch is not None and self.embedded and self._worker is not None:
+            assert isinstance(self.broker, StubBroker)
+            try:
+                self.broker.join("maintenance", timeout=int(CLOSE_WAIT_S * 1000), fail_fast=False)
+                self._worker.join()
+            except QueueJoinTimeout:
+                log.warning("close.attention_not_recorded", waited_s=CLOSE_WAIT_S)
         with self._lock:
             if self._worker is not None:
                 self._worker.stop()

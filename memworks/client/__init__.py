@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import dramatiq
 from dramatiq.brokers.stub import StubBroker
+from dramatiq.common import dq_name
 from dramatiq.errors import QueueJoinTimeout
 from sqlalchemy import select
 from sqlmodel import col
@@ -344,9 +346,16 @@ class Memworks(LessonsMixin, DeletionMixin):
         self._ensure_worker()  # messages may have been sent before any worker started
         assert isinstance(self.broker, StubBroker) and self._worker is not None
         seen = {m.message_id for m in self.broker.dead_letters}
-        for q in QUEUES:
-            self.broker.join(q, timeout=int(timeout_s * 1000), fail_fast=False)
-        self._worker.join()
+        deadline = time.monotonic() + timeout_s
+        # Until one pass finds every queue empty: a message on a queue joined earlier in the pass
+        # may have been sent by one on a later queue (a deletion job rebuilding a profile).
+        while True:
+            for q in QUEUES:
+                left_ms = max(1, int((deadline - time.monotonic()) * 1000))
+                self.broker.join(q, timeout=left_ms, fail_fast=False)
+            self._worker.join()
+            if not any(self.broker.queues[n].unfinished_tasks for q in QUEUES for n in (q, dq_name(q))):
+                break
         # Earlier dead letters stay where they are (they are listed and purgeable); only the
         # failures of this drain are raised.
         fresh = [m for m in self.broker.dead_letters if m.message_id not in seen]

@@ -148,6 +148,7 @@ def test_bench_all_writes_reports_of_the_promised_shape(
     ret = written["retrieve"]
     assert set(ret["p95_ms"]) == {"200"} and ret["p95_ms"]["200"] > 0
     assert set(ret["p95_ms_by_db"]) == {"sqlite", "postgresql"}
+    assert ret["writes_per_read"] == 0.0  # a read writes nothing: attention goes to the workers
     assert ret["foreign_100x_ratio"] is None  # no 100× store at these sizes: null, not NaN
     assert ret["recall_vs_exact"] == 1.0  # the vector side is an exact search
     detail = json.loads((tmp_path / "retrieve.json").read_text())

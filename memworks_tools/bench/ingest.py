@@ -176,15 +176,25 @@ def _counts(engine: Any, tenant_prefix: str = "ing-") -> tuple[int, int]:
     from sqlalchemy import func, select
     from sqlmodel import Session, col
 
+    from memworks.models.tables import Memory
+
+    with Session(engine) as s:
+        ours = col(Memory.tenant_id).startswith(tenant_prefix)
+        memories = s.scalar(select(func.count()).select_from(Memory).where(ours))
+    return _processed(engine, tenant_prefix), int(memories or 0)
+
+
+def _processed(engine: Any, tenant_prefix: str) -> int:
+    """Episodes of the run's tenants processed so far (the one count the wait polls for)."""
+    from sqlalchemy import func, select
+    from sqlmodel import Session, col
+
     from memworks.models.enums import EpisodeState
-    from memworks.models.tables import Episode, Memory
+    from memworks.models.tables import Episode
 
     processed = (col(Episode.state) == EpisodeState.PROCESSED, col(Episode.tenant_id).startswith(tenant_prefix))
     with Session(engine) as s:
-        done = s.scalar(select(func.count()).select_from(Episode).where(*processed))
-        ours = col(Memory.tenant_id).startswith(tenant_prefix)
-        memories = s.scalar(select(func.count()).select_from(Memory).where(ours))
-    return int(done or 0), int(memories or 0)
+        return int(s.scalar(select(func.count()).select_from(Episode).where(*processed)) or 0)
 
 
 def _distributed(opts: Options, episodes: list[dict[str, Any]], workers: int, threads: int) -> dict[str, Any]:
@@ -270,7 +280,8 @@ def _distributed_run(
 def _wait(engine: Any, n: int, *, prefix: str, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if _counts(engine, prefix)[0] >= n:
+        # Only the episodes are counted while the workers run: the poll shares their cores.
+        if _processed(engine, prefix) >= n:
             return True
         time.sleep(0.05)
     return False

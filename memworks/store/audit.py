@@ -7,13 +7,14 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import select
 from sqlmodel import Session, col
 
 from memworks.models.enums import Op
 from memworks.models.tables import GateDecision, JobRun, RejectedInput
 from memworks.pipelines.ingest import Judged
 from memworks.pipelines.supersession import memory_id_for
+from memworks.store.db import insert_rows
 
 
 def record_decisions(
@@ -62,7 +63,7 @@ def record_decisions(
             )
         )
     if fresh := [r for r in rows if r["decision_id"] not in have]:  # one multi-row insert
-        session.execute(insert(GateDecision), fresh)
+        insert_rows(session, GateDecision, fresh)
 
 
 def record_job(

@@ -14,7 +14,7 @@ from datetime import datetime
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import ColumnElement, func, insert, select, update
+from sqlalchemy import ColumnElement, func, select, update
 from sqlmodel import Session, col
 
 from memworks.models.drafts import MemoryView
@@ -29,6 +29,7 @@ from memworks.pipelines.consolidation import (
 )
 from memworks.pipelines.protocols import Embedder
 from memworks.store import memories, profiles, summaries, versions
+from memworks.store.db import insert_rows
 from memworks.store.indexing import index_memories
 from memworks.store.projections import lexical, vector
 
@@ -84,8 +85,9 @@ def _forget(session: Session, rows: list[tuple[str, str, str | None]], reasons: 
             update(Memory).where(col(Memory.memory_id).in_(chunk)).values(status=MemoryStatus.EXPIRED),
             execution_options={"synchronize_session": False},
         )
-    session.execute(
-        insert(Eviction),
+    insert_rows(
+        session,
+        Eviction,
         [{"memory_id": m, "tenant_id": t, "user_id": u, "reason": reasons[m], "at": now} for m, t, u in rows],
     )
     for tenant, user in {(t, u) for _, t, u in rows}:
@@ -262,7 +264,7 @@ def _merge(session: Session, tenant_id: str, user_id: str, knobs: Knobs, now: da
         if changes:
             session.execute(update(Memory), changes)
     if edges:
-        session.execute(insert(Lineage), edges)
+        insert_rows(session, Lineage, edges)
 
 
 def _repair(session: Session, tenant_id: str, user_id: str, knobs: Knobs) -> int:

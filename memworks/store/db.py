@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -11,7 +11,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session
@@ -56,6 +56,49 @@ def make_engine(url: str) -> Engine:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10, hide_parameters=True)
+
+
+#: Rows from which a PostgreSQL batch goes by COPY (about 5× faster than a pipelined
+#: executemany at a few hundred rows, measured); a smaller one is one executemany.
+COPY_FROM_ROWS = 32
+
+
+def insert_rows(session: Session, model: Any, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` (dicts of column values, the same keys in each) of ``model`` as one batch.
+
+    A None is sent as NULL: the ORM otherwise leaves a None column out of the INSERT and starts
+    a new statement wherever the set of filled columns changes, which for rows that alternate
+    (an optional key, an optional sentence vector) is one statement, one round trip, per row.
+    On PostgreSQL a large batch is one COPY, its values bound by the columns' own types.
+    """
+    if not rows:
+        return
+    table = model.__table__
+    names = list(rows[0])
+    dialect = session.get_bind().dialect
+    if dialect.name == "postgresql" and len(rows) >= COPY_FROM_ROWS and _copyable(table, names, rows):
+        _copy(session, table, names, rows)
+        return
+    session.execute(insert(model).execution_options(render_nulls=True), rows)
+
+
+def _copyable(table: Any, names: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> bool:
+    """COPY applies no Python-side column default: only when every such column is given."""
+    given = set(names)
+    defaults = {c.name for c in table.c if c.default is not None}
+    return defaults <= given and all(len(r) == len(names) and given.issuperset(r) for r in rows)
+
+
+def _copy(session: Session, table: Any, names: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> None:
+    dialect = session.get_bind().dialect
+    binds = [table.c[n].type.dialect_impl(dialect).bind_processor(dialect) for n in names]
+    quote = dialect.identifier_preparer.quote
+    sql = f"COPY {quote(table.name)} ({', '.join(quote(n) for n in names)}) FROM STDIN"
+    session.flush()  # the ORM's pending rows go first, as an execute's autoflush would send them
+    raw: Any = session.connection().connection.driver_connection  # in the session's transaction
+    with raw.cursor() as cur, cur.copy(sql) as copy:
+        for r in rows:
+            copy.write_row([b(r[n]) if b else r[n] for n, b in zip(names, binds, strict=True)])
 
 
 def error_text(exc: BaseException) -> str:

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Row, insert, or_, select, update
+from sqlalchemy import ColumnElement, Row, or_, select, update
 from sqlmodel import Session, col
 
 from memworks.models.drafts import MemoryView
@@ -15,6 +15,7 @@ from memworks.models.schemas import MemoryOut, Scope
 from memworks.models.tables import Lineage, Memory
 from memworks.pipelines.consolidation import ForgettingPolicy, expires_at_for
 from memworks.pipelines.supersession import WritePlan
+from memworks.store.db import insert_rows
 from memworks.store.episodes import fingerprint
 
 _EVIDENCE = (Relation.EXTRACTED_FROM, Relation.REINFORCED_BY, Relation.CONSOLIDATED_FROM)
@@ -293,7 +294,7 @@ def _add_edges(session: Session, edges: Sequence[Lineage]) -> None:
             have.add(k)
             fresh.append(e.model_dump(exclude={"id"}))
     if fresh:  # one multi-row insert, not an ORM object per edge
-        session.execute(insert(Lineage), fresh)
+        insert_rows(session, Lineage, fresh)
 
 
 def list_memories(session: Session, *, scope: Scope, include_history: bool) -> list[MemoryOut]:

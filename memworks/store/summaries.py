@@ -14,7 +14,7 @@ from datetime import datetime
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import insert, select
+from sqlalchemy import select
 from sqlmodel import Session, col
 
 from memworks.models.drafts import Turn
@@ -26,6 +26,7 @@ from memworks.pipelines.slots import index_text
 from memworks.pipelines.spans import spans
 from memworks.pipelines.supersession import memory_id_for
 from memworks.store import memories
+from memworks.store.db import insert_rows
 from memworks.store.episodes import fingerprint
 from memworks.store.indexing import index_memories
 
@@ -164,6 +165,6 @@ def write(
     session.add_all(new_rows)
     session.flush()
     if edges:  # one multi-row insert, not an ORM object per edge
-        session.execute(insert(Lineage), edges)
+        insert_rows(session, Lineage, edges)
     index_memories(session, new_rows, embedder, dict(vectors or {}), fresh=True)
     return len(new_rows)

@@ -23,12 +23,13 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, select
 from sqlmodel import Session, col
 
 from memworks.models.schemas import Scope
 from memworks.models.tables import LexicalDoc, LexicalPosting
 from memworks.pipelines.terms import query_terms, term_counts
+from memworks.store.db import insert_rows
 from memworks.store.projections.base import Evidence, IndexRecord
 from memworks.store.projections.scope_cache import admitted, cached, keep_visible, live_mask
 
@@ -68,9 +69,9 @@ def apply(
             for t, n in counts.items()
         ]
     # One multi-row insert per table, not an ORM object per posting.
-    session.execute(insert(LexicalDoc), docs)
+    insert_rows(session, LexicalDoc, docs)
     if postings:
-        session.execute(insert(LexicalPosting), postings)
+        insert_rows(session, LexicalPosting, postings)
 
 
 def purge(session: Session, memory_ids: Sequence[str]) -> int:

@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import delete, func, insert, or_, select
+from sqlalchemy import delete, func, or_, select
 from sqlmodel import Session, col
 
 from memworks.models.schemas import Scope
 from memworks.models.tables import VectorEntry
+from memworks.store.db import insert_rows
 from memworks.store.projections.base import Evidence, IndexRecord
 from memworks.store.projections.scope_cache import admitted, cached, keep_visible, live_mask
 
@@ -47,8 +48,9 @@ def apply(
     if replace:
         purge(session, [r.memory_id for r in records])
     per = list(spans) if spans is not None else [None] * len(records)
-    session.execute(
-        insert(VectorEntry),
+    insert_rows(
+        session,
+        VectorEntry,
         [
             {
                 "memory_id": r.memory_id,

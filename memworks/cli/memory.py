@@ -110,7 +110,9 @@ def _worker(args: argparse.Namespace) -> int:
         check_services(mw)
         # Episodes stored but never processed (a broker outage, a kill mid-ingest) are sent again.
         mw.sweep_outbox(args.resend_older_than)
+        idle_poll_ms = mw.settings.worker_idle_poll_ms
     queues = ["-Q", *args.queues] if args.queues else []
+    os.environ["dramatiq_worker_timeout"] = str(idle_poll_ms)  # read by dramatiq's Worker
     if args.metrics_port:
         # dramatiq's Prometheus middleware and memworks' counters share one multiprocess directory,
         # which must be set before any process imports prometheus_client.

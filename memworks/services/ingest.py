@@ -16,7 +16,7 @@ from sqlmodel import Session
 from memworks.models.drafts import Candidate, MemoryView, Turn
 from memworks.models.enums import EpisodeState, GateOutcome, MemoryKind, MemoryStatus, Op
 from memworks.models.schemas import DeletionRequestIn
-from memworks.models.tables import Episode
+from memworks.models.tables import Episode, Memory
 from memworks.pipelines.consolidation import ForgettingPolicy
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.forget import needs_matching, resolve_forget_requests
@@ -90,9 +90,9 @@ def process_episodes(
 ) -> IngestOutcome:
     """Process received episodes ``ids``; already processed or tombstoned ones are skipped.
 
-    Extraction and embedding run outside any transaction; each scope is then written in one
-    transaction under its lock, re-checking that its episodes are still unprocessed, so two
-    workers handed the same episode write it once.
+    Extraction and embedding run outside any transaction; the message's scopes are then written
+    in one transaction under their locks, re-checking that their episodes are still unprocessed,
+    so two workers handed the same episode write it once.
 
     A retraction that ends a fact ("I quit Acme") closes its valid time and keeps history; only
     a forget request ("forget where I live", "forget about the cello") opens a topic deletion
@@ -118,8 +118,8 @@ def process_episodes(
     groups: dict[tuple[str, str], list[tuple[Episode, EpisodeJudgement]]] = defaultdict(list)
     for e, j in judgements:
         groups[(e.tenant_id, e.user_id)].append((e, j))
-    for (tenant, user), group in groups.items():
-        out.deletions += _write_scope(engine, tenant, user, group, judge, now(), out, forgetting, after_write)
+    if groups:
+        out.deletions += _write(engine, groups, judge, now(), out, forgetting, after_write)
     out.counts, out.tenants = dict(counts), sorted({t for t, _ in groups})
     return out
 
@@ -195,90 +195,121 @@ class _KnownSlots:
         return call(turn, context=context, known=self.known)
 
 
-def _write_scope(
+@dataclass
+class _Writes:
+    """What a message's scopes wrote that goes to its table in one statement at the end."""
+
+    new_rows: list[Memory] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    decided: list[audit.Decided] = field(default_factory=list)
+    processed: list[int] = field(default_factory=list)
+    #: Scopes whose derived state (the profile) follows their records.
+    changed: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _write(
     engine: Engine,
-    tenant: str,
-    user: str,
-    group: list[tuple[Episode, EpisodeJudgement]],
+    groups: dict[tuple[str, str], list[tuple[Episode, EpisodeJudgement]]],
     judge: _Judge,
     now: datetime,
     out: IngestOutcome,
     forgetting: ForgettingPolicy | None,
     after_write: Callable[[Session, str, str, datetime], None] | None,
 ) -> list[str]:
-    counts = out.counts
+    """Write every scope of the message in one transaction, each under its lock.
+
+    The locks are taken in one order (by scope), so two writers never wait on each other in a
+    circle. Statements go per table for the whole message, not per scope: on PostgreSQL each is
+    a round trip, and a message spans dozens of users.
+    """
     with session_scope(engine, write=True) as s:
-        lock_scope(s, scope_key(tenant, user))
-        still = {
-            e.id
-            for e in episodes.get_episodes(s, ids=[e.id for e, _ in group if e.id is not None])
-            if e.state is EpisodeState.RECEIVED
-        }
-        counts["skipped"] += sum(1 for e, _ in group if e.id not in still)
-        group = [(e, j) for e, j in group if e.id in still]
-        if not group:
-            return []
-        # Arrived since the pre-pass, ahead of this group: written first, in this transaction.
-        group = sorted(
-            group + judge(s, episodes.earlier_received(s, ahead_of=[e for e, _ in group])),
-            key=lambda ej: episodes.event_order(ej[0]),
-        )
-        items: list[Accepted] = []
-        where: list[tuple[int, int]] = []  # (group index, judged index) of each item
-        for gi, (_, j) in enumerate(group):
-            accepted = iter(j.accepted())
-            for ji, jd in enumerate(j.judged):
-                if jd.verdict.accepted:
-                    items.append(next(accepted))
-                    where.append((gi, ji))
-        if any(needs_matching(a) for a in items):  # "forget about the cello": which slots is that?
-            resolved = resolve_forget_requests(items, memories.keyed_records(s, tenant_id=tenant, user_id=user))
-            items, where = [a for _, a in resolved], [where[i] for i, _ in resolved]
-        keys = {a.candidate.key for a in items if a.candidate.key}
-        prefixes = {a.candidate.key for a in items if a.candidate.key and a.candidate.key_is_prefix}
-        texts = {a.candidate.text for a in items if a.candidate.key is None}
-        existing = memories.load_slots(s, tenant_id=tenant, user_id=user, keys=keys, texts=texts, prefixes=prefixes)
-        plan = decide_writes(items, existing, scope_key=scope_key(tenant, user), now=now)
-        new_rows = memories.apply_plan(s, plan=plan, tenant_id=tenant, user_id=user, now=now, forgetting=forgetting)
-        counts["transcripts_stale"] += _retire_transcripts(s, tenant, user, items, plan, now)
-        index_memories(s, new_rows, judge.embedder, judge.vectors, fresh=True)
-        if plan.deleted:
-            lexical.purge(s, plan.deleted)
-            vector.purge(s, plan.deleted)
-        ops: dict[int, dict[int, tuple[Op, str | None]]] = defaultdict(dict)
-        for (gi, ji), op in zip(where, plan.ops, strict=True):
-            ops[gi][ji] = op
-            counts[f"op_{op[0].value}"] += 1
-        audit.record_decisions(
-            s,
-            tenant_id=tenant,
-            user_id=user,
-            now=now,
-            decided=[(e.episode_id, j.judged, ops[gi]) for gi, (e, j) in enumerate(group)],
-        )
-        for e, j in group:
-            counts["rejected"] += sum(1 for jd in j.judged if not jd.verdict.accepted)
-            out.gate.update((jd.verdict.outcome.value, jd.verdict.reason.split(":")[0]) for jd in j.judged)
-            if j.extraction_error:
-                audit.record_rejected(
-                    s,
-                    kind="extraction",
-                    payload={"episode_id": e.episode_id},
-                    reason=j.extraction_error,
-                    now=now,
-                    tenant_id=tenant,
-                    reference=e.episode_id,
-                )
-                counts["extraction_rejected"] += 1
-        episodes.mark_processed(s, ids=[e.id for e, _ in group if e.id is not None], now=now)
-        versions.bump(s, tenant_id=tenant, user_id=user)
-        if after_write is not None and (
-            plan.closes or plan.deleted or plan.reinforces or any(n.kind is not MemoryKind.EPISODIC for n in plan.new)
-        ):
-            after_write(s, tenant, user, now)  # e.g. the profile follows the records it cites
-        counts["processed"] += len(group)
-        counts["memories_added"] += len(new_rows)
-        return _erase_retracted(s, tenant, user, items, now)
+        for tenant, user in sorted(groups):
+            lock_scope(s, scope_key(tenant, user))
+        ids = [e.id for group in groups.values() for e, _ in group if e.id is not None]
+        still = {e.id for e in episodes.get_episodes(s, ids=ids) if e.state is EpisodeState.RECEIVED}
+        out.counts["skipped"] += sum(1 for group in groups.values() for e, _ in group if e.id not in still)
+        live: dict[tuple[str, str], list[tuple[Episode, EpisodeJudgement]]] = defaultdict(list)
+        for key, group in groups.items():
+            live[key] += [(e, j) for e, j in group if e.id in still]
+        live = defaultdict(list, {key: group for key, group in live.items() if group})
+        # Arrived since the pre-pass, ahead of these: written first, in this transaction.
+        for e, j in judge(s, episodes.earlier_received(s, ahead_of=[e for g in live.values() for e, _ in g])):
+            live[(e.tenant_id, e.user_id)].append((e, j))
+        writes, deletions = _Writes(), []
+        for (tenant, user), group in sorted(live.items()):
+            group.sort(key=lambda ej: episodes.event_order(ej[0]))
+            deletions += _write_scope(s, tenant, user, group, now, out, forgetting, writes)
+        index_memories(s, writes.new_rows, judge.embedder, judge.vectors, fresh=True)
+        if writes.deleted:
+            lexical.purge(s, writes.deleted)
+            vector.purge(s, writes.deleted)
+        audit.record_decisions(s, decided=writes.decided, now=now)
+        episodes.mark_processed(s, ids=writes.processed, now=now)
+        for tenant, user in sorted(live):
+            versions.bump(s, tenant_id=tenant, user_id=user)
+        if after_write is not None:
+            for tenant, user in writes.changed:
+                after_write(s, tenant, user, now)  # e.g. the profile follows the records it cites
+        return deletions
+
+
+def _write_scope(
+    s: Session,
+    tenant: str,
+    user: str,
+    group: list[tuple[Episode, EpisodeJudgement]],
+    now: datetime,
+    out: IngestOutcome,
+    forgetting: ForgettingPolicy | None,
+    writes: _Writes,
+) -> list[str]:
+    """Decide and write one scope's records (its lock held); the batched rows go to ``writes``."""
+    counts = out.counts
+    items: list[Accepted] = []
+    where: list[tuple[int, int]] = []  # (group index, judged index) of each item
+    for gi, (_, j) in enumerate(group):
+        accepted = iter(j.accepted())
+        for ji, jd in enumerate(j.judged):
+            if jd.verdict.accepted:
+                items.append(next(accepted))
+                where.append((gi, ji))
+    if any(needs_matching(a) for a in items):  # "forget about the cello": which slots is that?
+        resolved = resolve_forget_requests(items, memories.keyed_records(s, tenant_id=tenant, user_id=user))
+        items, where = [a for _, a in resolved], [where[i] for i, _ in resolved]
+    keys = {a.candidate.key for a in items if a.candidate.key}
+    prefixes = {a.candidate.key for a in items if a.candidate.key and a.candidate.key_is_prefix}
+    texts = {a.candidate.text for a in items if a.candidate.key is None}
+    existing = memories.load_slots(s, tenant_id=tenant, user_id=user, keys=keys, texts=texts, prefixes=prefixes)
+    plan = decide_writes(items, existing, scope_key=scope_key(tenant, user), now=now)
+    new_rows = memories.apply_plan(s, plan=plan, tenant_id=tenant, user_id=user, now=now, forgetting=forgetting)
+    counts["transcripts_stale"] += _retire_transcripts(s, tenant, user, items, plan, now)
+    writes.new_rows += new_rows
+    writes.deleted += plan.deleted
+    ops: dict[int, dict[int, tuple[Op, str | None]]] = defaultdict(dict)
+    for (gi, ji), op in zip(where, plan.ops, strict=True):
+        ops[gi][ji] = op
+        counts[f"op_{op[0].value}"] += 1
+    writes.decided += [(tenant, user, e.episode_id, j.judged, ops[gi]) for gi, (e, j) in enumerate(group)]
+    for e, j in group:
+        counts["rejected"] += sum(1 for jd in j.judged if not jd.verdict.accepted)
+        out.gate.update((jd.verdict.outcome.value, jd.verdict.reason.split(":")[0]) for jd in j.judged)
+        if j.extraction_error:
+            audit.record_rejected(
+                s,
+                kind="extraction",
+                payload={"episode_id": e.episode_id},
+                reason=j.extraction_error,
+                now=now,
+                tenant_id=tenant,
+                reference=e.episode_id,
+            )
+            counts["extraction_rejected"] += 1
+    writes.processed += [e.id for e, _ in group if e.id is not None]
+    if plan.closes or plan.deleted or plan.reinforces or any(n.kind is not MemoryKind.EPISODIC for n in plan.new):
+        writes.changed.append((tenant, user))
+    counts["processed"] += len(group)
+    counts["memories_added"] += len(new_rows)
+    return _erase_retracted(s, tenant, user, items, now)
 
 
 def _retire_transcripts(

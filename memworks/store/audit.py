@@ -16,21 +16,18 @@ from memworks.pipelines.ingest import Judged
 from memworks.pipelines.supersession import memory_id_for
 from memworks.store.db import insert_rows
 
+#: One episode's gate decisions: (tenant, user, episode id, what was judged, the write op and
+#: record id of each accepted candidate by its index in ``judged``).
+Decided = tuple[str, str, str, Sequence[Judged], Mapping[int, tuple[Op, str | None]]]
 
-def record_decisions(
-    session: Session,
-    *,
-    tenant_id: str,
-    user_id: str,
-    decided: Sequence[tuple[str, Sequence[Judged], Mapping[int, tuple[Op, str | None]]]],
-    now: datetime,
-) -> None:
-    """One row per candidate of each ``(episode_id, judged, ops)``, written in one batch.
+
+def record_decisions(session: Session, *, decided: Sequence[Decided], now: datetime) -> None:
+    """One row per candidate of each episode's decisions, any scopes, written in one batch.
 
     Ids are deterministic, so a replay writes nothing twice.
     """
     rows = []
-    for episode_id, judged, ops in decided:
+    for tenant_id, user_id, episode_id, judged, ops in decided:
         for i, j in enumerate(judged):
             c = j.candidate
             op, mid = ops.get(i, (None, None))

@@ -131,11 +131,7 @@ def correct(session: Session, *, scope: Scope, memory_id: str, value: str, now: 
     )
     rows = memories.apply_plan(session, plan=plan, tenant_id=old.tenant_id, user_id=old.user_id, now=now)
     audit.record_decisions(
-        session,
-        tenant_id=old.tenant_id,
-        user_id=old.user_id,
-        now=now,
-        decided=[(eid, [Judged(cand, verdict)], {0: plan.ops[0]})],
+        session, now=now, decided=[(old.tenant_id, old.user_id, eid, [Judged(cand, verdict)], {0: plan.ops[0]})]
     )
     versions.bump(session, tenant_id=old.tenant_id, user_id=old.user_id)
     new_id = plan.ops[0][1] or memory_id

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import dramatiq
@@ -84,7 +85,9 @@ def test_memworks_worker_processes_serve_the_queue(
 ) -> None:
     # Given `memworks worker` running as separate processes, when an agent enqueues through Redis,
     # then the episodes are processed and answer a retrieval, the same as embedded mode does.
-    env = dict(os.environ, MEMWORKS_DATABASE_URL=pg_url, MEMWORKS_BROKER_URL=redis_url)
+    env = dict(
+        os.environ, MEMWORKS_DATABASE_URL=pg_url, MEMWORKS_BROKER_URL=redis_url, MEMWORKS_WORKER_IDLE_POLL_MS="150"
+    )
     log = (tmp_path / "worker.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "memworks.cli", "worker", "--processes", "1", "--threads", "2"],
@@ -120,6 +123,9 @@ def test_memworks_worker_processes_serve_the_queue(
         ]
         scope = Scope(tenant_id="t1", user_id="u1")
         assert strip(mw.memories(scope, include_history=True)) == strip(embedded.memories(scope, include_history=True))
+        # The idle poll setting reaches dramatiq (the process `memworks worker` became).
+        environ = (Path("/proc") / str(proc.pid) / "environ").read_bytes().split(b"\0")
+        assert b"dramatiq_worker_timeout=150" in environ
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)

@@ -15,6 +15,8 @@ import pytest
 
 PG_ADMIN = os.environ.get("MEMWORKS_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REDIS = os.environ.get("MEMWORKS_TEST_REDIS", "redis://127.0.0.1:6379/13")
+#: Redis databases a run may use: the given one, then one more per parallel test process.
+REDIS_DATABASES = 16
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
@@ -70,19 +72,30 @@ def db_url(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue(name))
 
 
+def _redis_for(worker: str) -> str:
+    """``REDIS`` for the first test process; for pytest-xdist's ``gwN``, the database N after
+    it, so parallel processes never flush each other's keys."""
+    base, _, db = REDIS.rpartition("/")
+    n = int(worker.removeprefix("gw")) if worker.startswith("gw") else 0
+    if int(db) + n >= REDIS_DATABASES:
+        pytest.fail(f"Redis has {REDIS_DATABASES} databases: {REDIS} leaves none for test process {worker}")
+    return f"{base}/{int(db) + n}"
+
+
 @pytest.fixture
-def redis_url() -> Iterator[str]:
+def redis_url(worker_id: str) -> Iterator[str]:
     """The machine's Redis, on a database of its own, flushed before and after."""
     import redis
 
-    client = redis.Redis.from_url(REDIS)
+    url = _redis_for(worker_id)
+    client = redis.Redis.from_url(url)
     try:
         client.ping()
     except Exception as exc:  # noqa: BLE001
         client.close()
-        _unavailable("Redis at " + REDIS, exc)
+        _unavailable("Redis at " + url, exc)
     client.flushdb()
-    yield REDIS
+    yield url
     client.flushdb()
     client.close()
 

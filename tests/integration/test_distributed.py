@@ -226,6 +226,7 @@ def test_worker_processes_serve_queue_and_memworks_metrics(
         log.close()
 
 
+@pytest.mark.timeout(400)  # a minute alone; longer beside another test process on two cores
 def test_chaos_harness_keeps_every_episode_exactly_once(pg_url: str) -> None:
     # Given worker processes on PostgreSQL and a private Redis, when 1,000 episodes are ingested
     # while workers are SIGKILLed ten times and Redis is restarted empty once, then every episode

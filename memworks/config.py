@@ -32,7 +32,8 @@ class Settings(BaseSettings):
     llm_base_url: str = ""
     llm_model: str = ""
     llm_api_key: str = ""
-    #: Episodes per extraction message: one embedding batch, and one write per user, per message.
+    #: Most episodes per extraction message (a larger batch is cut into equal parts): one
+    #: embedding batch and one write transaction per message.
     #: 256 rather than 64 makes a bulk import of many users' turns about 1.5× faster (fewer,
     #: fuller writes per user; `memworks bench ingest`) at about a second per message.
     ingest_batch_size: int = Field(256, ge=1, le=1000)

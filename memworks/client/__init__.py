@@ -131,9 +131,11 @@ class Memworks(LessonsMixin, DeletionMixin):
 
     def _send_extraction(self, ids: Sequence[int]) -> None:
         self._ensure_worker()
-        size = self.settings.ingest_batch_size
-        for i in range(0, len(ids), size):
-            extract_memories.send(list(ids[i : i + size]))
+        # As few messages as the batch size allows, of equal size: 300 episodes go as 150 + 150,
+        # not 256 + 44, so the workers' threads finish together instead of one waiting on the other.
+        parts = -(-len(ids) // self.settings.ingest_batch_size)
+        for k in range(parts):
+            extract_memories.send(list(ids[k * len(ids) // parts : (k + 1) * len(ids) // parts]))
 
     # -- reads ----------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from memworks.models.schemas import (
 )
 from memworks.models.tables import ConsolidationRun
 from memworks.models.validation import check_time, parse_model, require_scope
+from memworks.pipelines.ingest import equal_parts
 from memworks.services import keys as keys_service
 from memworks.services import records
 from memworks.services.attention import AttentionBuffer, Batch
@@ -131,11 +132,8 @@ class Memworks(LessonsMixin, DeletionMixin):
 
     def _send_extraction(self, ids: Sequence[int]) -> None:
         self._ensure_worker()
-        # As few messages as the batch size allows, of equal size: 300 episodes go as 150 + 150,
-        # not 256 + 44, so the workers' threads finish together instead of one waiting on the other.
-        parts = -(-len(ids) // self.settings.ingest_batch_size)
-        for k in range(parts):
-            extract_memories.send(list(ids[k * len(ids) // parts : (k + 1) * len(ids) // parts]))
+        for part in equal_parts(ids, self.settings.ingest_batch_size):
+            extract_memories.send(part)
 
     # -- reads ----------------------------------------------------------------------------
 

@@ -72,3 +72,10 @@ def judge_episode(turn: Turn, *, extractor: Extractor, context: Sequence[Turn] =
     for c in [transcript_candidate(turn), *candidates]:
         result.judged.append(Judged(c, judge(c, episode_marker=tainted)))
     return result
+
+
+def equal_parts(ids: Sequence[int], most: int) -> list[list[int]]:
+    """``ids`` cut into as few parts of at most ``most`` as there can be, of equal size (300 by
+    256: 150 + 150, not 256 + 44), so the messages' workers finish together."""
+    n = -(-len(ids) // most)
+    return [list(ids[k * len(ids) // n : (k + 1) * len(ids) // n]) for k in range(n)]

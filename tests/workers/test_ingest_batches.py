@@ -31,3 +31,15 @@ def test_a_batch_goes_as_equal_messages_each_users_episodes_together(sqlite_url:
     assert [r.user_id for r in rows] == sorted(users)
     for u in set(users):
         assert [r.turn for r in rows if r.user_id == u] == [i for i, x in enumerate(users) if x == u]
+
+
+def test_equal_parts_are_as_few_as_the_limit_allows_and_keep_the_order() -> None:
+    from memworks.pipelines.ingest import equal_parts
+
+    assert equal_parts(list(range(300)), 256) == [list(range(150)), list(range(150, 300))]
+    assert [len(p) for p in equal_parts(list(range(10)), 4)] == [3, 3, 4]
+    assert equal_parts(list(range(5)), 5) == [list(range(5))] and equal_parts([], 5) == []
+    for n in range(1, 40):
+        parts = equal_parts(list(range(n)), 7)
+        assert sum(parts, []) == list(range(n)) and max(map(len, parts)) <= 7
+        assert max(map(len, parts)) - min(map(len, parts)) <= 1

@@ -6,8 +6,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Row, or_, select, update
-from sqlmodel import Session, col
+from sqlalchemy import ColumnElement, Row, bindparam, or_, select, update
+from sqlmodel import Session, SQLModel, col
 
 from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryKind, MemoryStatus, Relation
@@ -245,16 +245,8 @@ def apply_plan(
             edge(n.memory_id, "memory", n.revises, Relation.REVISES)
     session.add_all(new_rows)
     session.flush()  # closes below point at the new rows
-    for c in plan.closes:
-        session.execute(
-            update(Memory)
-            .where(col(Memory.memory_id) == c.memory_id, col(Memory.valid_to).is_(None))
-            .values(
-                valid_to=c.valid_to, superseded_by=c.superseded_by, superseded_at=now, status=MemoryStatus.SUPERSEDED
-            )
-        )
+    _close_and_reinforce(session, plan, now)
     for r in plan.reinforces:
-        session.execute(update(Memory).where(col(Memory.memory_id) == r.memory_id).values(confidence=r.confidence))
         for e in r.evidence:
             edge(r.memory_id, "episode", e, Relation.REINFORCED_BY)
     if plan.revised:
@@ -271,6 +263,37 @@ def apply_plan(
         )
     _add_edges(session, edges)
     return new_rows
+
+
+def _close_and_reinforce(session: Session, plan: WritePlan, now: datetime) -> None:
+    """The plan's closes and reinforcements, one executemany each.
+
+    Plain table statements: an ORM UPDATE matches its criteria against every object the session
+    holds, which a message's write (all its users' new rows) made the costliest part of ingest.
+    The rows' objects in the session are expired instead, so a later read sees the new values.
+    """
+    t = SQLModel.metadata.tables[Memory.__tablename__]
+    if plan.closes:
+        session.execute(
+            update(t)
+            .where(t.c.memory_id == bindparam("close_id"), t.c.valid_to.is_(None))
+            .values(
+                valid_to=bindparam("close_to"),
+                superseded_by=bindparam("close_by"),
+                superseded_at=now,
+                status=MemoryStatus.SUPERSEDED,
+            ),
+            [{"close_id": c.memory_id, "close_to": c.valid_to, "close_by": c.superseded_by} for c in plan.closes],
+        )
+    if plan.reinforces:
+        session.execute(
+            update(t).where(t.c.memory_id == bindparam("r_id")).values(confidence=bindparam("r_confidence")),
+            [{"r_id": r.memory_id, "r_confidence": r.confidence} for r in plan.reinforces],
+        )
+    changed = {c.memory_id for c in plan.closes} | {r.memory_id for r in plan.reinforces}
+    for obj in list(session.identity_map.values()) if changed else ():
+        if isinstance(obj, Memory) and obj.memory_id in changed:
+            session.expire(obj)
 
 
 def _add_edges(session: Session, edges: Sequence[Lineage]) -> None:

@@ -230,8 +230,8 @@ def _write(
         out.counts["skipped"] += sum(1 for group in groups.values() for e, _ in group if e.id not in still)
         live: dict[tuple[str, str], list[tuple[Episode, EpisodeJudgement]]] = defaultdict(list)
         for key, group in groups.items():
-            live[key] += [(e, j) for e, j in group if e.id in still]
-        live = defaultdict(list, {key: group for key, group in live.items() if group})
+            if kept := [(e, j) for e, j in group if e.id in still]:
+                live[key] = kept
         # Arrived since the pre-pass, ahead of these: written first, in this transaction.
         for e, j in judge(s, episodes.earlier_received(s, ahead_of=[e for g in live.values() for e, _ in g])):
             live[(e.tenant_id, e.user_id)].append((e, j))

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, Row, bindparam, or_, select, update
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, SQLModel, col
 
 from memworks.models.drafts import MemoryView
@@ -290,9 +291,8 @@ def _close_and_reinforce(session: Session, plan: WritePlan, now: datetime) -> No
             update(t).where(t.c.memory_id == bindparam("r_id")).values(confidence=bindparam("r_confidence")),
             [{"r_id": r.memory_id, "r_confidence": r.confidence} for r in plan.reinforces],
         )
-    changed = {c.memory_id for c in plan.closes} | {r.memory_id for r in plan.reinforces}
-    for obj in list(session.identity_map.values()) if changed else ():
-        if isinstance(obj, Memory) and obj.memory_id in changed:
+    for mid in {c.memory_id for c in plan.closes} | {r.memory_id for r in plan.reinforces}:
+        if (obj := session.identity_map.get(identity_key(Memory, mid))) is not None:
             session.expire(obj)
 
 

@@ -13,12 +13,12 @@ from memworks.cli.common import EXIT_FAIL, EXIT_OK
 from memworks.errors import InvalidInput
 from memworks.output import dumps, table
 
-SUITES = ("probes", "simulation", "locomo", "longmemeval", "lessons")
+SUITES = ("probes", "simulation", "locomo", "longmemeval", "lessons", "safety")
 LONGMEMEVAL_FILES = ("longmemeval_oracle_sample_2q.json", "longmemeval_oracle_temporal25.json")
 
 
 def register(sub: Any) -> None:
-    e = sub.add_parser("eval", help="evaluate memworks: probes, simulation, locomo, longmemeval, lessons, all")
+    e = sub.add_parser("eval", help="evaluate memworks: probes, simulation, locomo, longmemeval, lessons, safety, all")
     e.add_argument("suite", choices=[*SUITES, "all"])
     e.add_argument(
         "--data",
@@ -138,10 +138,18 @@ def _lessons(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict
     return r, lessons.met_targets(r)
 
 
+def _safety(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
+    from memworks_tools.evaluation import safety
+
+    r = safety.run(out=say)  # every poisoning attempt and the benign set, each through its door
+    return r, safety.met_targets(r)
+
+
 RUNNERS: dict[str, Callable[[argparse.Namespace, Callable[[str], None]], tuple[dict[str, Any], bool]]] = {
     "probes": _probes,
     "simulation": _simulation,
     "locomo": _locomo,
     "longmemeval": _longmemeval,
     "lessons": _lessons,
+    "safety": _safety,
 }

@@ -44,6 +44,7 @@ a favourite book) is held to the strict check whoever said it: a fact is never a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memworks.models.drafts import Candidate
@@ -53,14 +54,20 @@ from memworks.pipelines.instructions import MAX_SCAN_CHARS, injection_marker
 
 __all__ = [
     "MAX_SCAN_CHARS",
+    "TRUST_ORDER",
     "Verdict",
+    "derived_refusal",
     "injection_marker",
     "instruction_marker",
     "is_outward_preference",
     "is_small_talk",
     "judge",
+    "least_trusted",
     "value_instruction",
 ]
+
+#: Sources from the most to the least trusted: a record derived from several inherits the last.
+TRUST_ORDER = (Source.USER, Source.VERIFIED_TOOL, Source.MODEL_INFERENCE, Source.RETRIEVED_DOCUMENT)
 
 #: Longest text that can be small talk (characters).
 _SMALL_TALK_CHARS = 200
@@ -129,11 +136,14 @@ def is_small_talk(text: str) -> bool:
 def instruction_marker(text: str, *, source: Source) -> str | None:
     """The reason ``text`` reads as an instruction to the agent, or None.
 
-    Injection markers count for every source; the stricter instruction checks (orders to act,
-    outward actions to an address, fake role headers, requests for secrets, links that carry
-    data out) for every source but the user.
+    Injection markers and standing orders against the user (:mod:`.hazards`) count for every
+    source; the stricter instruction checks (orders to act, outward actions to an address, fake
+    role headers, requests for secrets, links that carry data out, changes of the user's contact
+    or payment details) for every source but the user.
     """
-    return instructions.marker(text, strict=source is not Source.USER)
+    if source is Source.USER:
+        return instructions.marker(text, strict=False)
+    return instructions.marker(text, strict=True) or instructions.attributed_marker(text)
 
 
 def value_instruction(value: str, *, kind: MemoryKind) -> str | None:
@@ -209,3 +219,23 @@ def judge(candidate: Candidate, *, episode_marker: str | None = None) -> Verdict
         )
     reason = "accepted" if trusted else f"accepted untrusted: source {candidate.source.value} is not authority"
     return Verdict(GateOutcome.ACCEPTED, reason, kind, trusted)
+
+
+def least_trusted(sources: Iterable[Source]) -> Source:
+    """The least-trusted of ``sources`` (model inference when there is none: nothing vouches)."""
+    return max(sources, key=TRUST_ORDER.index, default=Source.MODEL_INFERENCE)
+
+
+def derived_refusal(text: str, *, source: Source, kind: MemoryKind = MemoryKind.EPISODIC) -> str | None:
+    """Why a derived text (a summary line, a reflection note) may not be stored, or None.
+
+    Derived memory obeys the gate: it is judged again as a record of the least-trusted source
+    it cites (:func:`least_trusted`), and anything short of plain acceptance keeps it out —
+    refused, small talk, or an outward action waiting for the user's confirmation (a summary
+    must not turn a pending wish into an active one).
+    """
+    candidate = Candidate(
+        kind=kind, value=text, text=text, confidence=1.0, evidence=("derived",), source=source, extractor="derived"
+    )
+    verdict = judge(candidate, episode_marker=injection_marker(text))
+    return None if verdict.outcome is GateOutcome.ACCEPTED else verdict.reason

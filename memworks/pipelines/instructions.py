@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import re
 
+from memworks.pipelines.hazards import attributed, hazard
 from memworks.pipelines.textnorm import gate_views, normalise, squashed
 
-__all__ = ["MAX_SCAN_CHARS", "injection_marker", "marker", "outward_preference"]
+__all__ = ["MAX_SCAN_CHARS", "attributed_marker", "injection_marker", "marker", "outward_preference"]
 
 #: Characters of a text that the patterns read (characters). Past them, text that still
 #: carries an instruction word is refused unjudged: a long text is no place to hide one.
@@ -116,9 +117,13 @@ _ORDER = re.compile(
     r"|be\s+sure\s+to)\b",
     _I,
 )
-_STANDING = re.compile(r"\b(?:from\s+now\s+on|always|every\s+time|whenever|automatically|each\s+time)\b", _I)
+_STANDING = re.compile(
+    r"\b(?:from\s+now\s+on|always|every\s+time|whenever|automatically|each\s+time|going\s+forward"
+    r"|(?:for|in)\s+(?:the\s+)?future|from\s+here\s+on)\b",
+    _I,
+)
 _EVERY = re.compile(r"\b(?:every|each|all)\b", _I)
-_TO_WITH = re.compile(r"\b(?:to|with)\b", _I)
+_TO_WITH = re.compile(r"\b(?:to|with|there)\b", _I)
 #: Words that make a long text's unjudged tail suspicious (searched in its squashed form).
 _TAIL_WORDS = (
     "ignore",
@@ -139,9 +144,17 @@ def _quote(text: str) -> str:
     return repr(flat if len(flat) <= _QUOTE_CHARS else flat[: _QUOTE_CHARS - 1] + "…")
 
 
+#: A determiner before "email", "text", "post", …: the word is a noun ("changed my email to …").
+_NOUN_BEFORE = re.compile(r"\b(?:my|your|their|his|her|our|its|the|a|an|this|that|new|old|work|personal)\s+$", _I)
+
+
 def _outward_to_address(text: str) -> str | None:
-    if (verb := _OUTWARD.search(text)) and (to := _TO_ADDRESS.search(text, verb.end())):
-        return f"outward action to an address {_quote(text[verb.start() : to.end()])}"
+    for verb in _OUTWARD.finditer(text):
+        if _NOUN_BEFORE.search(text, max(0, verb.start() - 12), verb.start()):
+            continue
+        if to := _TO_ADDRESS.search(text, verb.end()):
+            return f"outward action to an address {_quote(text[verb.start() : to.end()])}"
+        return None  # no address after the first verb: none after a later one either
     return None
 
 
@@ -151,11 +164,13 @@ def _order_to_act(text: str) -> str | None:
     return None
 
 
-def _in_view(view: str, strict: bool) -> str | None:
+def _in_view(view: str, raw: str, strict: bool) -> str | None:
     if m := _INJECTION.search(view):
         return f"prompt-injection marker {_quote(m.group(0))}"
     if m := _SQUASHED.search(squashed(view)):
         return f"prompt-injection marker (spelled out) {_quote(m.group(0))}"
+    if found := hazard(view, raw=raw, strict=strict):
+        return found
     if not strict:
         return None
     if m := _STRICT.search(view):
@@ -181,9 +196,18 @@ def marker(text: str, *, strict: bool) -> str | None:
     """
     head = text[:MAX_SCAN_CHARS]
     for view in gate_views(head):
-        if found := _in_view(view, strict):
+        if found := _in_view(view, head, strict):
             return found
     return _unjudged_tail(text[MAX_SCAN_CHARS:]) if len(text) > MAX_SCAN_CHARS else None
+
+
+def attributed_marker(text: str) -> str | None:
+    """Why text from a source other than the user changes what only the user may change (their
+    contact, payout or approval details; a wish put in their mouth), or None."""
+    for view in gate_views(text[:MAX_SCAN_CHARS]):
+        if found := attributed(view):
+            return found
+    return None
 
 
 def injection_marker(text: str) -> str | None:

@@ -5,8 +5,8 @@ A failure reported with feedback becomes one *episodic* note in the reporting us
 the right action was route_fraud. Feedback: the card was stolen."). It is not a lesson: a
 lesson is a tenant-wide procedure that passed the replay gate; a note is one case's
 experience, found by retrieval when a similar task comes up, and it belongs to the user whose
-outcome it came from (deleted with them). A note whose words read as an instruction is not
-written: a reflection is read back to agents.
+outcome it came from (deleted with them). A note is derived memory, so the write gate judges
+it again and a refused one is not written: a reflection is read back to agents.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from memworks.models.enums import Source
-from memworks.pipelines.gate import instruction_marker
+from memworks.pipelines.gate import derived_refusal
 
 #: Longest task description or feedback a note quotes (characters).
 MAX_QUOTE = 500
@@ -47,6 +47,7 @@ def reflect(
     right = f" The right action was {verified_action}." if verified_action else ""
     text = f"On a {task_type} task ({_quote(task)}), {action_taken} did not work.{right} Feedback: {_quote(feedback)}"
     key = reflection_key(task_type)
-    if marker := instruction_marker(text, source=Source.VERIFIED_TOOL):
-        return ReflectionDraft(key, "", refused=f"the note reads as an instruction ({marker})")
+    # A note is derived memory: the gate judges it again, as a tool's words (the reporter's).
+    if reason := derived_refusal(text, source=Source.VERIFIED_TOOL):
+        return ReflectionDraft(key, "", refused=f"the note does not pass the write gate ({reason})")
     return ReflectionDraft(key, text)

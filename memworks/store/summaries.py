@@ -18,10 +18,11 @@ from sqlalchemy import select
 from sqlmodel import Session, col
 
 from memworks.models.drafts import Turn
-from memworks.models.enums import TRUSTED_SOURCES, EpisodeState, MemoryKind, MemoryStatus, Relation, Source
+from memworks.models.enums import TRUSTED_SOURCES, EpisodeState, MemoryKind, MemoryStatus, Relation
 from memworks.models.tables import Episode, Lineage, Memory
 from memworks.pipelines.consolidation import SummaryDraft, summarize_sessions
 from memworks.pipelines.protocols import Embedder
+from memworks.pipelines.record_ids import scope_key, transcript_id
 from memworks.pipelines.slots import index_text
 from memworks.pipelines.spans import spans
 from memworks.pipelines.supersession import memory_id_for
@@ -55,6 +56,12 @@ def due(session: Session, *, tenant_id: str, user_id: str) -> dict[str, SummaryD
             col(Episode.source).in_([s.value for s in TRUSTED_SOURCES]),
         )
     ).all()
+    if not eps:
+        return {}
+    # Derived memory obeys the gate: only turns whose transcript the gate kept and that still
+    # stand (not superseded, deleted or pending) are summarised.
+    standing = _standing_turns(session, tenant_id=tenant_id, user_id=user_id, episode_ids=[e[0] for e in eps])
+    eps = [e for e in eps if e[0] in standing]
     if not eps:
         return {}
     # The user's summaries first (scope index), then their parents by child id: a lineage
@@ -109,6 +116,23 @@ def due(session: Session, *, tenant_id: str, user_id: str) -> dict[str, SummaryD
     return {mid: d for mid, d in ids.items() if mid not in have}
 
 
+def _standing_turns(session: Session, *, tenant_id: str, user_id: str, episode_ids: list[str]) -> set[str]:
+    """The episodes of ``episode_ids`` whose transcript record is active and trusted."""
+    scope = scope_key(tenant_id, user_id)
+    by_record = {transcript_id(scope, e): e for e in episode_ids}
+    return {
+        by_record[m]
+        for chunk in memories.chunks(list(by_record))
+        for m in session.scalars(
+            select(col(Memory.memory_id)).where(
+                col(Memory.memory_id).in_(chunk),
+                col(Memory.status) == MemoryStatus.ACTIVE,
+                col(Memory.trusted).is_(True),
+            )
+        )
+    }
+
+
 def index_texts(drafts: dict[str, SummaryDraft]) -> list[str]:
     """What indexing the summaries of ``drafts`` will embed: each one's index text and its
     sentences (as :func:`memworks.store.indexing.index_memories` derives them; a text this
@@ -141,9 +165,9 @@ def write(
                 value=d.text,
                 text=d.text,
                 fingerprint=fingerprint(d.text),
-                source=Source.USER,
+                source=d.source,
                 confidence=0.9,
-                trusted=True,
+                trusted=d.source in TRUSTED_SOURCES,
                 status=MemoryStatus.ACTIVE,
                 extractor="summary",
                 valid_from=d.valid_from,

@@ -51,7 +51,12 @@ ENTRY_BUDGET_S = 3.0
 #: Length of each adversarial string (characters).
 SIZE = 100_000
 
-GATE_MODULES = ["memworks.pipelines.gate", "memworks.pipelines.instructions", "memworks.pipelines.textnorm"]
+GATE_MODULES = [
+    "memworks.pipelines.gate",
+    "memworks.pipelines.instructions",
+    "memworks.pipelines.hazards",
+    "memworks.pipelines.textnorm",
+]
 #: Repeated units: single characters of each class, then words and mixtures patterns key on.
 UNITS = [
     " ",

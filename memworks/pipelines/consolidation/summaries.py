@@ -4,6 +4,11 @@ A summary never rewrites an earlier one: each run summarises only the turns of a
 yet summarised, so repeated runs append new deltas. Each item is an extracted fact of one of
 those turns, or, when a turn yielded no fact, its first sentence (at most
 :data:`MAX_ITEM_CHARS` characters). Every summarised turn is a lineage parent.
+
+Derived memory obeys the gate: the caller passes only turns the gate kept and that still
+stand; each item is judged again (:func:`~memworks.pipelines.gate.derived_refusal`) as a
+record of the least-trusted source the summary cites, and a question is no item (it states
+nothing). The summary carries that source.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memworks.models.drafts import Turn
-from memworks.models.enums import TRUSTED_SOURCES
+from memworks.models.enums import TRUSTED_SOURCES, Source
+from memworks.pipelines.gate import derived_refusal, least_trusted
 
 #: Longest item taken from a turn's own words.
 MAX_ITEM_CHARS = 120
@@ -31,6 +37,8 @@ class SummaryDraft:
     text: str
     valid_from: datetime
     valid_to: datetime
+    #: The least-trusted source of the summarised turns: what the summary is stored as.
+    source: Source = Source.USER
 
 
 def _one_line(text: str) -> str:
@@ -51,14 +59,24 @@ def _date_range(start: datetime, end: datetime) -> str:
     return a if a == b else f"{a} to {b}"
 
 
-def _items(turns: Sequence[Turn], facts_by_episode: Mapping[str, Sequence[str]]) -> list[str]:
+def _items(
+    turns: Sequence[Turn], facts_by_episode: Mapping[str, Sequence[str]], source: Source
+) -> tuple[list[str], list[str]]:
+    """The summary's items, and the turns they came from (only those are its lineage parents)."""
     items: dict[str, None] = {}
+    cited: list[str] = []
     for t in turns:
         facts = [f for f in (_one_line(x) for x in facts_by_episode.get(t.episode_id, ())) if f]
-        for item in facts or [first_sentence(t.content)]:
-            if item:
-                items.setdefault(item, None)
-    return list(items)
+        kept = [
+            i
+            for i in facts or [first_sentence(t.content)]
+            if i and not i.endswith("?") and derived_refusal(i, source=source) is None
+        ]
+        for item in kept:
+            items.setdefault(item, None)
+        if kept:
+            cited.append(t.episode_id)
+    return list(items), cited
 
 
 def summarize_sessions(
@@ -73,8 +91,9 @@ def summarize_sessions(
     New turns are those whose ``episode_id`` is not in ``already_summarised``; turns from an
     untrusted source are ignored as a safeguard (the caller should pass verified turns only).
     Turns are ordered by ``occurred_at`` then ``episode_id``; items keep that order and are
-    deduplicated (the same fact from two turns is listed once). A session whose new turns
-    yield no item at all (empty contents) gives no summary. Sessions come back sorted by id.
+    deduplicated (the same fact from two turns is listed once); the turns that gave an item
+    are the summary's ``episode_ids``. A session whose new turns yield no item at all gives no
+    summary. Sessions come back sorted by id.
 
     Text: ``"Session <id>, <date range>:\\n- <item>\\n- <item>"``.
     """
@@ -89,11 +108,12 @@ def summarize_sessions(
         turns = sorted(fresh.values(), key=lambda t: (t.occurred_at, t.episode_id))
         if len(turns) < min_episodes:
             continue
-        items = _items(turns, facts_by_episode)
+        source = least_trusted(t.source for t in turns)
+        items, cited = _items(turns, facts_by_episode, source)
         if not items:
             continue
         start, end = turns[0].occurred_at, max(t.occurred_at for t in turns)
         head = f"Session {session_id}, {_date_range(start, end)}:"
         text = "\n".join([head, *(f"- {i}" for i in items)])
-        drafts.append(SummaryDraft(session_id, tuple(t.episode_id for t in turns), text, start, end))
+        drafts.append(SummaryDraft(session_id, tuple(cited), text, start, end, source))
     return drafts

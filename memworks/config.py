@@ -101,6 +101,53 @@ class Settings(BaseSettings):
     #: Cosine similarity at or above which two records of a slot are duplicates.
     dedup_min_similarity: float = Field(0.9, ge=0, le=1)
 
+    # Rate limits of the HTTP API and its /mcp endpoint. Each budget is a token bucket holding a
+    # minute's worth and refilling continuously, shared through Redis when the cache or the broker
+    # is Redis (else per API process); a request over it answers 429 with Retry-After. 0 = no limit.
+    #: Episodes and outcomes one API key may send a minute (a batch of 256 spends 256; a
+    #: correction, a confirmation or a consolidation spends 1).
+    rate_writes_per_min: int = Field(600, ge=0)
+    #: Deletion requests one key may send a minute (``POST /v1/deletions``, ``DELETE /v1/memories/…``).
+    rate_deletions_per_min: int = Field(60, ge=0)
+    #: Other requests one key may send a minute (retrieve, memories, profile, lessons, manifests, MCP reads).
+    rate_reads_per_min: int = Field(1200, ge=0)
+    #: Episodes and outcomes all the keys of one tenant may send a minute.
+    rate_tenant_writes_per_min: int = Field(6000, ge=0)
+    #: Deletion requests all the keys of one tenant may send a minute.
+    rate_tenant_deletions_per_min: int = Field(600, ge=0)
+    #: Other requests all the keys of one tenant may send a minute.
+    rate_tenant_reads_per_min: int = Field(12000, ge=0)
+    #: Requests of one tenant running at once in one API process, so another tenant's request
+    #: waits behind at most this many of its requests (sync routes share one thread pool and GIL).
+    rate_tenant_concurrency: int = Field(4, ge=0)
+    #: Requests of one tenant that may wait, holding no thread, for one of those places (up to
+    #: 10 s each); one more, or a longer wait, answers 429 with Retry-After: 1. 0: refused at once.
+    rate_tenant_queue: int = Field(32, ge=0)
+
+    # What one episode may cost, and which tenants' work waits in the bulk lanes.
+    #: Characters of an episode its extractor reads (the transcript keeps the whole text). At
+    #: least 2,000: the open extractor refuses longer turns whole, and must not read their head.
+    episode_max_chars: int = Field(8_000, ge=2_000, le=100_000)
+    #: Candidates kept from one episode; the rest are refused together (one audited decision).
+    episode_max_candidates: int = Field(32, ge=1, le=10_000)
+    #: Most characters of episode text per extraction message (storing and indexing a transcript
+    #: costs by its length): a batch of long episodes is cut into more, shorter messages.
+    ingest_batch_chars: int = Field(200_000, ge=1_000, le=100_000_000)
+    #: Most candidates one extraction message judges, embeds and writes; its later episodes (in
+    #: arrival order) go to a message of their own, at the back of the lane.
+    ingest_batch_candidates: int = Field(512, ge=1, le=1_000_000)
+    #: A tenant with more episodes than this received and not yet processed, or more characters
+    #: of them than ``bulk_extraction_backlog_chars``, sends its next extraction messages to the
+    #: bulk lane (``extraction.bulk``): every other tenant's work goes ahead of them. Other
+    #: tenants wait behind at most this much of one tenant's work (8 dense episodes: 256
+    #: candidates, a second or two of a worker). Without a flood the bulk lane is as fast.
+    bulk_extraction_backlog: int = Field(8, ge=0, le=10_000_000)
+    #: The same in characters of text (storing and indexing a long transcript costs by its length).
+    bulk_extraction_backlog_chars: int = Field(16_000, ge=0, le=1_000_000_000)
+    #: A tenant with more deletion requests than this at work (pending or open) sends its next
+    #: requests to the bulk lane (``deletion.bulk``); a request's jobs stay in its lane.
+    bulk_deletion_backlog: int = Field(1, ge=0, le=1_000_000)
+
     @field_validator("log_level", "log_format", mode="before")
     @classmethod
     def _log_word(cls, v: object, info: ValidationInfo) -> object:

@@ -197,11 +197,13 @@ class RemoteMemworks:
                 return out
             params["cursor"] = cursor
 
-    def profile(self, scope: Scope) -> dict[str, Any]:
-        """The user's injected profile: the block, its token count, and the record each line cites."""
+    def profile(self, scope: Scope, query: str | None = None) -> dict[str, Any]:
+        """The user's injected profile: the block, its token count, and the record each line cites;
+        with ``query``, the profile for that question (sent as the ``query`` parameter)."""
         if not isinstance(scope, Scope) or scope.user_id is None:
             raise InvalidInput("profile needs a scope with a user: Scope(tenant_id=..., user_id=...)", field="scope")
-        return _times(self._json("GET", "/v1/profile", params=_scoped(scope)), "built_at")
+        params = _scoped(scope) | ({"query": query} if query is not None else {})
+        return _times(self._json("GET", "/v1/profile", params=params), "built_at")
 
     # -- a person's controls over one record ------------------------------------------------
 
@@ -237,6 +239,8 @@ class RemoteMemworks:
         req = parse_model(DeletionRequestIn, request, "deletion request")
         body = req.model_dump(mode="json")
         body["requested_by"] = body["requested_by"][:120]
+        if not req.keys and not req.memory_ids:  # the whole user, as the request says: the API wants it explicit
+            body["scope"] = "user"
         return str(self._json("POST", "/v1/deletions", json_body=body)["request_id"])
 
     def manifest(self, request_id: str) -> ManifestOut:

@@ -16,6 +16,7 @@ from memworks.api.auth import get_mw
 from memworks.api.docs import install_docs
 from memworks.api.errors import install_error_handlers
 from memworks.api.middleware import MAX_BODY_BYTES, BodyLimit, CatchAll, Metrics
+from memworks.api.ratelimit import RateLimit
 from memworks.client import Memworks
 from memworks.mcp import MCP_PATH, McpEndpoint
 from memworks.store.keys import database_ok
@@ -90,7 +91,9 @@ def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYT
         body = b"".join(generate_latest(r) for r in (registry, depth, worker_metrics.REGISTRY))
         return Response(body, media_type=CONTENT_TYPE_LATEST)
 
-    # The last one added is the outermost: metrics see every answer, 413s and 500s included.
+    # The last one added is the outermost: metrics see every answer, 413s, 429s and 500s included;
+    # the rate limits see bodies already capped, and a failure in them is still a clean 500.
+    app.add_middleware(RateLimit, get_mw=lambda: app.state.mw, registry=registry)
     app.add_middleware(CatchAll)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     app.add_middleware(Metrics, registry=registry)

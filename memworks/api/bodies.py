@@ -1,13 +1,17 @@
 """Request bodies of the HTTP API: the facade's inputs with the tenant (and user) from the key.
 
 ``EpisodeBody`` and ``OutcomeBody`` are ``EpisodeIn`` and ``OutcomeIn`` except that ``tenant_id``
-(and ``user_id``) may be omitted: the key supplies them.
+(and ``user_id``) may be omitted: the key supplies them. Bodies are read by :class:`StrictJsonRoute`:
+no number longer than 40 characters, no ``NaN`` or ``Infinity``, and no type coercion.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
+from fastapi import Request, Response
+from fastapi.routing import APIRoute
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -15,6 +19,8 @@ from pydantic import (
     GetJsonSchemaHandler,
     PrivateAttr,
     RootModel,
+    StrictInt,
+    ValidationInfo,
     ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
@@ -22,8 +28,8 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema as cs
 
-from memworks.models.schemas import EpisodeIn, OutcomeIn
-from memworks.models.types import BoundedTime
+from memworks.models.schemas import MAX_KEY_CHARS, EpisodeIn, OutcomeIn, check_keys
+from memworks.models.types import BoundedTime, bounded_metadata, load_json, refuse_numbers
 
 ID = r"^[A-Za-z0-9][A-Za-z0-9._:@\-]{0,199}$"
 TASK_TYPE = r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$"
@@ -31,28 +37,52 @@ TASK_TYPE = r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$"
 RECORD_ID = r"^[A-Za-z0-9_\-]{1,64}$"
 #: Most episodes or outcomes in one request.
 MAX_BATCH = 1000
-#: Longest query a retrieve may send (characters).
-MAX_QUERY = 4000
+#: Longest query a retrieve may send (characters): the store's ``MAX_QUERY_CHARS``.
+MAX_QUERY = 1000
 
 _Tenant = Field(default=None, pattern=ID, description="omit it (the key's tenant), or give the key's tenant")
 
 
+class StrictJsonRequest(Request):
+    """A request whose JSON body is read by :func:`~memworks.models.types.load_json`."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            self._json = load_json(await self.body())
+        return self._json
+
+
+class StrictJsonRoute(APIRoute):
+    """A route that reads its JSON body strictly: a number over 40 characters or a non-finite one
+    (``NaN``, ``Infinity``, ``1e999``) is refused by validation as 422, naming its field."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def strict(request: Request) -> Response:
+            return await handler(StrictJsonRequest(request.scope, request.receive))
+
+        return strict
+
+
 def storable_text(value: Any) -> Any:
-    """Reject text no database can store: NUL characters (PostgreSQL) and lone surrogates (UTF-8)."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            raise ValueError("text must not contain NUL characters")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("text must be valid Unicode (no lone surrogates)") from None
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            storable_text(k)
-            storable_text(v)
-    elif isinstance(value, list):
-        for v in value:
-            storable_text(v)
+    """Reject text no database can store: NUL characters (PostgreSQL) and lone surrogates (UTF-8),
+    in strings, object keys and values, at any depth (walked without recursion)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                raise ValueError("text must not contain NUL characters")
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("text must be valid Unicode (no lone surrogates)") from None
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
     return value
 
 
@@ -61,8 +91,12 @@ class _Strict(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _storable(cls, v: Any) -> Any:
-        return storable_text(v)
+    def _storable(cls, v: Any, info: ValidationInfo) -> Any:
+        if info.field_name == "metadata":
+            if not isinstance(v, dict):
+                return v  # not an object: its type check refuses it, unwalked
+            bounded_metadata(v)  # first, so that the walks below never cover more than its bounds
+        return storable_text(refuse_numbers(v))
 
 
 class EpisodeBody(_Strict, EpisodeIn):
@@ -139,7 +173,7 @@ class RetrieveBody(ScopedBody):
     query: str = Field(min_length=1, max_length=MAX_QUERY)
     as_of: BoundedTime | None = Field(default=None, description="valid time: what held then")
     known_at: BoundedTime | None = Field(default=None, description="transaction time: what was believed then")
-    k: int = Field(default=5, ge=1, le=100)
+    k: StrictInt = Field(default=5, ge=1, le=100)
     asked_at: BoundedTime | None = Field(
         default=None, description="when the question is asked (default now): periods it names resolve against it"
     )
@@ -150,9 +184,19 @@ class CorrectionBody(ScopedBody):
 
 
 class DeletionBody(ScopedBody):
-    keys: list[str] = Field(default_factory=list, max_length=100)
+    keys: list[str] = Field(
+        default_factory=list, max_length=100, description=f"memory keys, each at most {MAX_KEY_CHARS} characters"
+    )
     memory_ids: list[Annotated[str, Field(pattern=RECORD_ID)]] = Field(default_factory=list, max_length=10_000)
     requested_by: str = Field(default="", max_length=120)
+    #: ``"user"`` erases the whole user: required when neither keys nor memory ids are named,
+    #: so an empty or truncated body never erases everything by default.
+    scope: Literal["user"] | None = None
+
+    @field_validator("keys")
+    @classmethod
+    def _keys(cls, v: list[str]) -> list[str]:
+        return check_keys(v)
 
 
 class RecommendBody(_Strict):

@@ -45,6 +45,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (409, "conflicts with what is stored"),
         (413, "request body over the size limit"),
         (422, "invalid input; `field` names it"),
+        (429, "over the key's or the tenant's rate limit; retry after `Retry-After` seconds"),
     )
 }
 

@@ -1,9 +1,10 @@
-"""ASGI middleware: request metrics, the body size limit, and the last-resort 500."""
+"""ASGI middleware: request metrics, the body size limit, and the last-resort 500 (rate limits: ``ratelimit``)."""
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -17,19 +18,24 @@ log = get_logger("memworks.api")
 MAX_BODY_BYTES = 1_000_000
 
 
-async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
+async def send_json(send: Send, status: int, body: dict[str, Any], headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
+    """Answer with ``body`` as JSON (and any extra ``headers``) from a middleware."""
     raw = json.dumps(body).encode()
     await send(
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())],
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(raw)).encode()),
+                *headers,
+            ],
         }
     )
     await send({"type": "http.response.body", "body": raw})
 
 
-def _error(code: str, message: str, field: str | None = None) -> dict[str, Any]:
+def error_body(code: str, message: str, field: str | None = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "field": field}}
 
 
@@ -87,14 +93,16 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        too_big = _error("too_large", f"the request body must be at most {self.max_bytes} bytes", "body")
+        too_big = error_body("too_large", f"the request body must be at most {self.max_bytes} bytes", "body")
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None:
             if not declared.isdigit():
-                await _send_json(send, 400, _error("bad_request", "Content-Length is not a number", "Content-Length"))
+                await send_json(
+                    send, 400, error_body("bad_request", "Content-Length is not a number", "Content-Length")
+                )
                 return
             if int(declared) > self.max_bytes:
-                await _send_json(send, 413, too_big)
+                await send_json(send, 413, too_big)
                 return
         chunks: list[bytes] = []
         size = 0
@@ -107,7 +115,7 @@ class BodyLimit:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_bytes:
-                await _send_json(send, 413, too_big)
+                await send_json(send, 413, too_big)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -155,4 +163,4 @@ class CatchAll:
             route = getattr(scope.get("route"), "path", None) or "unmatched"
             log.error("api.unhandled", method=scope.get("method"), route=route, **exception_fields(exc))
             if not started:
-                await _send_json(send, 500, _error("internal", "internal error; it has been logged"))
+                await send_json(send, 500, error_body("internal", "internal error; it has been logged"))

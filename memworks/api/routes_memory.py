@@ -28,13 +28,14 @@ from memworks.api.bodies import (
     ReadScope,
     RetrieveBody,
     ScopedBody,
+    StrictJsonRoute,
 )
 from memworks.api.common import as_json, settle
 from memworks.api.errors import ERROR_RESPONSES, ApiError
 from memworks.client import Memworks
 from memworks.models.schemas import IngestReceipt, MemoryOut, RetrieveResult, Scope
 
-router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, route_class=StrictJsonRoute)
 
 TenantQ = Annotated[str | None, Query(pattern=ID, description="omit it, or give the key's tenant")]
 UserQ = Annotated[str | None, Query(pattern=ID, description="a tenant key names the user; an end-user key may omit it")]

@@ -23,6 +23,7 @@ from memworks.api.bodies import (
     DeletionBody,
     OutcomeBatch,
     RecommendBody,
+    StrictJsonRoute,
 )
 from memworks.api.common import as_json, settle
 from memworks.api.errors import ERROR_RESPONSES, ApiError
@@ -35,7 +36,7 @@ from memworks.models.schemas import (
     Recommendation,
 )
 
-router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, route_class=StrictJsonRoute)
 
 
 @router.post("/outcomes", status_code=202, response_model=IngestReceipt, tags=["lessons"])
@@ -59,8 +60,16 @@ def post_outcomes(batch: OutcomeBatch, p: Caller, mw: Facade) -> JSONResponse:
 def get_lessons(
     p: Caller, mw: Facade, tenant_id: TenantQ = None, task_type: Annotated[str | None, Query(pattern=TASK_TYPE)] = None
 ) -> JSONResponse:
-    """Every lesson of the tenant (every status) with its gate report."""
-    return as_json(mw.lessons(check_tenant(p, tenant_id), task_type))
+    """Every lesson of the tenant (every status) with its gate report, for a tenant key.
+
+    An end-user key sees only the lessons that rest on its user's outcomes alone: mined from
+    them, validated on them, and citing no other outcome in their report. Other lessons carry
+    patterns and actions from other users' outcomes.
+    """
+    tenant = check_tenant(p, tenant_id)
+    if p.user_id is None:
+        return as_json(mw.lessons(tenant, task_type))
+    return as_json(mw.user_lessons(tenant, p.user_id, task_type))
 
 
 @router.post("/recommend", response_model=Recommendation, tags=["lessons"])
@@ -84,6 +93,13 @@ def post_deletion(body: DeletionBody, p: Caller, mw: Facade) -> JSONResponse:
     scope = scope_for(p, body.tenant_id, body.user_id)
     if scope.user_id is None:
         raise ApiError(422, "invalid_input", "user_id is required with a tenant key", field="user_id")
+    if not body.keys and not body.memory_ids and body.scope != "user":
+        raise ApiError(
+            422,
+            "invalid_input",
+            'erasing the whole user needs "scope": "user"; name keys or memory_ids to erase less',
+            field="scope",
+        )
     if body.memory_ids:
         # Records of anyone else are "not found", exactly like a record that never existed.
         mine = mw.owned_memory_ids(scope, body.memory_ids)

@@ -121,8 +121,10 @@ def read_jsonl(path: Path, parse: Callable[[dict[str, Any], str], T]) -> list[T]
 
 
 def _json_object(line: str) -> dict[str, Any]:
+    from memworks.models.types import load_json  # numbers read as the HTTP API reads them
+
     try:
-        data = json.loads(line)
+        data = load_json(line)
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"not valid JSON ({exc.msg})", field="line") from None
     except RecursionError:

@@ -9,6 +9,9 @@ from typing import Any
 from memworks.cli.common import EXIT_FAIL, EXIT_OK
 from memworks.output import dumps, table
 
+#: Statuses a request does not leave (``DeletionStatus`` values): ``--wait`` stops at them.
+FINISHED = ("complete", "failed", "nothing_matched")
+
 
 def register(sub: Any) -> None:
     d = sub.add_parser("delete", help="erase a subject (or some keys / records of it) from every projection")
@@ -17,7 +20,11 @@ def register(sub: Any) -> None:
     d.add_argument("--key", action="append", default=[], help="only this memory key (repeatable)")
     d.add_argument("--memory-id", action="append", default=[], help="only this record and its history (repeatable)")
     d.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
-    d.add_argument("--wait", action="store_true", help="wait until the manifest is complete (or failed)")
+    d.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait until the request is finished: exit 0 when complete, 1 when failed or nothing matched",
+    )
     d.add_argument("--timeout", type=float, default=300, help="seconds --wait waits at most")
     d.add_argument("--json", action="store_true")
     d.set_defaults(handler=_delete)
@@ -60,10 +67,16 @@ def _delete(args: argparse.Namespace) -> int:
         mw.drain()
         deadline = time.monotonic() + args.timeout
         status = mw.manifest(rid).status
-        while args.wait and status not in ("complete", "failed") and time.monotonic() < deadline:
+        while args.wait and status not in FINISHED and time.monotonic() < deadline:
             time.sleep(0.5)
             status = mw.manifest(rid).status
-    print(dumps({"request_id": rid, "status": status}) if args.json else f"deletion {rid}: {status}")
+    if args.json:
+        print(dumps({"request_id": rid, "status": status}))
+    elif status == "nothing_matched":
+        named = ", ".join([*args.key, *args.memory_id])
+        print(f"deletion {rid}: nothing matched: no record, episode or outcome of {args.user} matches {named}")
+    else:
+        print(f"deletion {rid}: {status}")
     return EXIT_OK if not args.wait or status == "complete" else EXIT_FAIL
 
 

@@ -13,19 +13,34 @@ from memworks.cli.common import EXIT_FAIL, EXIT_OK
 from memworks.errors import InvalidInput
 from memworks.output import dumps, table
 
-SUITES = ("probes", "simulation", "locomo", "longmemeval", "lessons", "safety")
+SUITES = (
+    "probes",
+    "simulation",
+    "locomo",
+    "longmemeval",
+    "lessons",
+    "safety",
+    "conversations",
+    "prefeval",
+    "decisions",
+)
 LONGMEMEVAL_FILES = ("longmemeval_oracle_sample_2q.json", "longmemeval_oracle_temporal25.json")
 
 
 def register(sub: Any) -> None:
-    e = sub.add_parser("eval", help="evaluate memworks: probes, simulation, locomo, longmemeval, lessons, safety, all")
+    e = sub.add_parser(
+        "eval",
+        help="evaluate memworks: probes, simulation, locomo, longmemeval, lessons, safety, conversations, "
+        "prefeval, decisions, all",
+    )
     e.add_argument("suite", choices=[*SUITES, "all"])
     e.add_argument(
         "--data",
         type=Path,
         nargs="*",
         default=None,
-        help="locomo: the LoCoMo JSON; longmemeval: its JSON files; all: the folder holding them",
+        help="locomo: the LoCoMo JSON; longmemeval: its JSON files; all: the folder holding them; "
+        "conversations: other conversation files or folders (default: the shipped set); prefeval: its folder",
     )
     e.add_argument("--limit", type=int, default=None, help="locomo: only the first N conversations")
     e.add_argument(
@@ -145,6 +160,37 @@ def _safety(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[
     return r, safety.met_targets(r)
 
 
+def _conversations(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
+    from memworks_tools.evaluation import conversations
+
+    # --data names other conversation files only when this suite runs alone (``all`` gives the data folder).
+    chosen = conversations.load(args.data) if args.data and args.suite == "conversations" else None
+    r = conversations.run(chosen, out=say)  # graded after ingest and again after consolidation
+    return r, conversations.met_targets(r)
+
+
+def _prefeval(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
+    from memworks_tools.evaluation import prefeval
+
+    given = list(args.data or [])
+    if len(given) != 1 or not given[0].is_dir():
+        raise InvalidInput("eval prefeval needs --data DIR (the folder of PrefEval's JSON files)", field="--data")
+    folder = given[0] if (given[0] / "inter_turns.json").exists() else given[0] / "prefeval_dev"
+    try:
+        r = prefeval.run(folder, out=say)  # dev and held-out topics at 10, 100 and 300 distractor turns
+    except ValueError as exc:
+        raise InvalidInput(str(exc), field="--data") from None
+    r["plot"] = str(prefeval.plot(r, args.out / "prefeval.png"))
+    return r, prefeval.met_targets(r)
+
+
+def _decisions(args: argparse.Namespace, say: Callable[[str], None]) -> tuple[dict[str, Any], bool]:
+    from memworks_tools.evaluation import decisions
+
+    r = decisions.run(out=say)  # the shipped claim-pair model on its held-out labelled pairs
+    return r, decisions.met_targets(r)
+
+
 RUNNERS: dict[str, Callable[[argparse.Namespace, Callable[[str], None]], tuple[dict[str, Any], bool]]] = {
     "probes": _probes,
     "simulation": _simulation,
@@ -152,4 +198,7 @@ RUNNERS: dict[str, Callable[[argparse.Namespace, Callable[[str], None]], tuple[d
     "longmemeval": _longmemeval,
     "lessons": _lessons,
     "safety": _safety,
+    "conversations": _conversations,
+    "prefeval": _prefeval,
+    "decisions": _decisions,
 }

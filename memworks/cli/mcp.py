@@ -46,9 +46,15 @@ def _serve(args: argparse.Namespace) -> int:
 def _serve_http(host: str, port: int) -> int:
     import uvicorn
 
+    from memworks.api.middleware import BodyLimit
+    from memworks.api.ratelimit import RateLimit
     from memworks.mcp import standalone_app
 
-    uvicorn.run(standalone_app(host), host=host, port=port, log_level="warning")
+    app = standalone_app(host)
+    # The HTTP API's body cap and rate limits, as on the API's own /mcp.
+    app.add_middleware(RateLimit, get_mw=lambda: app.state.mw)
+    app.add_middleware(BodyLimit)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
     return EXIT_OK
 
 

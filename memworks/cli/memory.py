@@ -22,7 +22,7 @@ def register(sub: Any) -> None:
     w = sub.add_parser("worker", help="run dramatiq worker processes (distributed mode)")
     w.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     w.add_argument("--threads", type=int, default=4)
-    w.add_argument("--queues", nargs="*", default=None, help="only these queues")
+    w.add_argument("--queues", nargs="*", default=None, help="only these queues (each with its bulk lane)")
     w.add_argument(
         "--metrics-port",
         type=int,
@@ -111,7 +111,9 @@ def _worker(args: argparse.Namespace) -> int:
         # Episodes stored but never processed (a broker outage, a kill mid-ingest) are sent again.
         mw.sweep_outbox(args.resend_older_than)
         idle_poll_ms = mw.settings.worker_idle_poll_ms
-    queues = ["-Q", *args.queues] if args.queues else []
+    from memworks.workers.lanes import lanes_of
+
+    queues = ["-Q", *lanes_of(args.queues)] if args.queues else []  # a workload's bulk lane with it
     os.environ["dramatiq_worker_timeout"] = str(idle_poll_ms)  # read by dramatiq's Worker
     if args.metrics_port:
         # dramatiq's Prometheus middleware and memworks' counters share one multiprocess directory,

@@ -32,14 +32,12 @@ from memworks.models.schemas import (
 )
 from memworks.models.tables import ConsolidationRun
 from memworks.models.validation import check_time, parse_model, require_scope
-from memworks.pipelines.ingest import equal_parts
+from memworks.services import fairness, profiles, records
 from memworks.services import keys as keys_service
-from memworks.services import records
 from memworks.services.attention import AttentionBuffer, Batch
 from memworks.store import episodes as episode_store
 from memworks.store import evidence as evidence_store
 from memworks.store import memories as memory_store
-from memworks.store import profiles as profile_store
 from memworks.store.db import session_scope
 from memworks.store.projections.dead_letters import dead_letters_of
 from memworks.store.projections.scope_cache import SCOPES
@@ -50,6 +48,7 @@ from memworks.workers import (
     build_broker,
     consolidate,
     extract_memories,
+    lanes,
     record_attention,
     resend_unprocessed,
     set_runtime,
@@ -132,8 +131,8 @@ class Memworks(LessonsMixin, DeletionMixin):
 
     def _send_extraction(self, ids: Sequence[int]) -> None:
         self._ensure_worker()
-        for part in equal_parts(ids, self.settings.ingest_batch_size):
-            extract_memories.send(part)
+        for part in fairness.extraction_parts(self.runtime, ids):  # each tenant's in its lane
+            lanes.send(extract_memories, part.ids, bulk=part.bulk)
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -218,22 +217,13 @@ class Memworks(LessonsMixin, DeletionMixin):
                 "finished_at": run.finished_at,
             }
 
-    def profile(self, scope: Scope) -> dict[str, Any]:
-        """The user's injected profile: the block, its token count, and the record each line cites."""
-        if not isinstance(scope, Scope) or scope.user_id is None:
-            raise InvalidInput("profile needs a scope with a user: Scope(tenant_id=..., user_id=...)", field="scope")
-        with session_scope(self.runtime.engine, write=False) as s:
-            row = profile_store.get(s, tenant_id=scope.tenant_id, user_id=scope.user_id)
-        if row is None:
-            return {"tenant_id": scope.tenant_id, "user_id": scope.user_id, "text": "", "tokens": 0, "lines": []}
-        return {
-            "tenant_id": scope.tenant_id,
-            "user_id": scope.user_id,
-            "text": row.text,
-            "tokens": row.tokens,
-            "lines": json.loads(row.lines_json),
-            "built_at": row.built_at,
-        }
+    def profile(self, scope: Scope, query: str | None = None) -> dict[str, Any]:
+        """The user's injected profile: the block, its token count, and the record each line cites.
+
+        With ``query`` (the question about to be answered), the profile for it: when the lines do
+        not all fit the cap, those that bear on the question, constraints first.
+        """
+        return profiles.read_profile(self.runtime, scope, query=query, now=utcnow())
 
     def sweep_outbox(self, older_than_s: int = 0) -> None:
         """Re-send episodes stored but not processed (a lost message); the scheduler does it every 5 min."""

@@ -7,10 +7,11 @@ from typing import Any
 from memworks.models.schemas import DeletionRequestIn, ManifestOut
 from memworks.models.validation import parse_model
 from memworks.pipelines.deletion import TARGETS, DeletionSubject
+from memworks.services import erasure
 from memworks.store import deletion as deletion_store
 from memworks.store import memories as memory_store
 from memworks.store.db import session_scope
-from memworks.workers import Runtime, plan_deletion_request, resume_deletions
+from memworks.workers import Runtime, lanes, plan_deletion_request, resume_deletions
 from memworks.workers.runtime import utcnow
 
 
@@ -22,13 +23,18 @@ class DeletionMixin:
     def _ensure_worker(self) -> None: ...
 
     def submit_deletion(self, request: DeletionRequestIn | dict[str, Any]) -> str:
-        """Store a deletion request and queue its cascade; returns the request id to poll."""
+        """Store a deletion request and queue its cascade; returns the request id to poll.
+
+        A request identical to one not yet planned (same tenant, user, keys and records) is that
+        request: its id comes back and nothing more is queued. A tenant with many requests at
+        work has its new ones queued in the bulk lane.
+        """
         req = parse_model(DeletionRequestIn, request, "deletion request")
-        with session_scope(self.runtime.engine) as s:
-            rid = deletion_store.save_request(s, request=req, now=utcnow())
+        submitted = erasure.submit(self.runtime, req, now=utcnow())
         self._ensure_worker()
-        plan_deletion_request.send(rid)
-        return rid
+        if submitted.fresh:
+            lanes.send(plan_deletion_request, submitted.request_id, bulk=submitted.bulk)
+        return submitted.request_id
 
     def preview_deletion(self, request: DeletionRequestIn | dict[str, Any]) -> dict[str, Any]:
         """What a deletion would erase (records with key and value, episodes, targets); changes nothing."""

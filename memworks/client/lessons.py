@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -16,6 +17,16 @@ from memworks.store import lessons as lesson_store
 from memworks.store.db import session_scope
 from memworks.workers import Runtime, mine_lessons
 from memworks.workers.runtime import utcnow
+
+#: An outcome a lesson's report cites ("outcome o7 wants escalate", "outcome o9 answered by …").
+_CITED_OUTCOME = re.compile(r"\boutcome ([A-Za-z0-9][A-Za-z0-9._:@\-]{0,199})")
+
+
+def rests_on_alone(lesson: Lesson, mined: set[str], validated: set[str], own: set[str]) -> bool:
+    """Whether a lesson rests on ``own`` outcomes alone: mined from at least one, and every
+    outcome it was mined from, validated on or cites in its report is one of them."""
+    cited = set(_CITED_OUTCOME.findall(lesson.report))
+    return bool(mined) and (mined | validated | cited) <= own
 
 
 class LessonsMixin:
@@ -99,6 +110,20 @@ class LessonsMixin:
         """Every lesson of a tenant (every status) with its gate report."""
         with session_scope(self.runtime.engine, write=False) as s:
             return [lesson_store.to_out(r) for r in lesson_store.lesson_rows(s, tenant_id=tenant, task_type=task_type)]
+
+    def user_lessons(self, tenant: str, user_id: str, task_type: str | None = None) -> list[LessonOut]:
+        """The lessons an end user may see: those resting on their own outcomes alone (see
+        :func:`rests_on_alone`). A lesson is tenant-wide; one built on anyone else's outcomes
+        (or an operator's, with no outcomes) would show this user other people's reports."""
+        with session_scope(self.runtime.engine, write=False) as s:
+            rows = lesson_store.lesson_rows(s, tenant_id=tenant, task_type=task_type)
+            evidence = lesson_store.lesson_evidence(s, tenant_id=tenant, task_type=task_type)
+            own = lesson_store.user_outcome_ids(s, tenant_id=tenant, user_id=user_id)
+            return [
+                lesson_store.to_out(r)
+                for r in rows
+                if rests_on_alone(r, *evidence.get(r.lesson_id, (set(), set())), own)
+            ]
 
     def recommend(self, tenant: str, task_type: str, features: Sequence[str] | str) -> Recommendation:
         """The action of the most specific active lesson that fires, or no lesson."""

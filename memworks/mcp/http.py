@@ -126,21 +126,26 @@ class McpEndpoint:
 
 
 def standalone_app(host: str, make_mw: Callable[[], Memworks] = Memworks.from_settings) -> Starlette:
-    """``memworks mcp --http``: the MCP endpoint alone, with a facade built at startup."""
-    state: dict[str, Memworks] = {}
+    """``memworks mcp --http``: the MCP endpoint alone, with a facade built at startup
+    (``app.state.mw`` while it serves, ``None`` before and after)."""
 
     def get_mw() -> Memworks:
-        return state["mw"]
+        mw = app.state.mw
+        assert isinstance(mw, Memworks), "the facade is built at startup"
+        return mw
 
     endpoint = McpEndpoint(get_mw, host=host)
 
     @asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
-        state["mw"] = make_mw()
+        app.state.mw = make_mw()
         try:
             async with endpoint.running():
                 yield
         finally:
-            state.pop("mw").close()
+            app.state.mw.close()
+            app.state.mw = None
 
-    return Starlette(routes=[Route(MCP_PATH, endpoint)], lifespan=lifespan)
+    app = Starlette(routes=[Route(MCP_PATH, endpoint)], lifespan=lifespan)
+    app.state.mw = None
+    return app

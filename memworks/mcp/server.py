@@ -37,7 +37,7 @@ Content = Annotated[str, Field(min_length=1, max_length=100_000, description="th
 RoleArg = Annotated[Literal["user", "assistant", "tool", "system"], Field(description="who spoke the turn")]
 When = Annotated[AwareDatetime | None, Field(description="ISO 8601 time with a UTC offset; default now")]
 SessionId = Annotated[str | None, Field(pattern=_ID, description="the conversation this turn belongs to")]
-Query = Annotated[str, Field(min_length=1, max_length=4000, description="what you want to know, in words")]
+Query = Annotated[str, Field(min_length=1, max_length=1000, description="what you want to know, in words")]
 K = Annotated[int, Field(ge=1, le=50, description="at most this many hits")]
 AsOf = Annotated[AwareDatetime | None, Field(description="answer as the world was at this time (ISO 8601 with offset)")]
 Limit = Annotated[int, Field(ge=1, le=1000, description="at most this many records")]

@@ -81,12 +81,14 @@ class Relation(StrEnum):
 
 
 class DeletionStatus(StrEnum):
-    """A deletion request: pending (no plan yet) → open (targets being erased) → complete | failed."""
+    """A deletion request: pending (no plan yet) → open (targets being erased) → complete | failed;
+    pending → nothing_matched when it named keys or records and its plan erases nothing."""
 
     PENDING = "pending"
     OPEN = "open"
     COMPLETE = "complete"
     FAILED = "failed"
+    NOTHING_MATCHED = "nothing_matched"
 
 
 class TargetState(StrEnum):

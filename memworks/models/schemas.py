@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, computed_field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationInfo,
+    computed_field,
+    field_validator,
+)
 
 from memworks.models.enums import MemoryKind, MemoryStatus, Role, Source
-from memworks.models.types import BoundedTime
+from memworks.models.types import METADATA_HELP, BoundedTime, Metadata, refuse_numbers
 
 _ID = r"^[A-Za-z0-9][A-Za-z0-9._:@\-]{0,199}$"
+#: A memory key (a slot such as ``user.home_city``), as a deletion names it.
+_KEY = re.compile(r"[a-z_]+(\.[a-z0-9_]+)*")
+#: Longest memory key a deletion may name.
+MAX_KEY_CHARS = 200
+#: A record id as the store makes them (32 hex digits); anything else cannot name a record.
+RecordId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,64}$")]
 
 
 class Scope(BaseModel):
@@ -22,8 +38,22 @@ class Scope(BaseModel):
     user_id: str | None = Field(default=None, pattern=_ID)
 
 
-class EpisodeIn(BaseModel):
-    """One conversation turn or tool result, as an agent reports it."""
+class _Input(BaseModel):
+    """An input shape: JSON must carry each field's documented type (no number read as text,
+    time or boolean), and a number :func:`~memworks.models.types.load_json` refused is named
+    by the field it stands in."""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_refused_numbers(cls, v: Any, info: ValidationInfo) -> Any:
+        # Metadata is walked once, by its own bounded check, which also refuses such numbers.
+        return v if info.field_name == "metadata" else refuse_numbers(v)
+
+
+class EpisodeIn(_Input):
+    """One conversation turn or tool result, as an agent reports it. ``turn`` is an integer and
+    ``occurred_at`` an ISO 8601 string with an offset (an aware ``datetime`` in Python), never a
+    number; ``metadata`` is bounded (``models.types.METADATA_HELP``)."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -31,12 +61,12 @@ class EpisodeIn(BaseModel):
     tenant_id: str = Field(pattern=_ID)
     user_id: str = Field(pattern=_ID)
     session_id: str = Field(pattern=_ID)
-    turn: int = Field(ge=0, le=2**31 - 1)
+    turn: StrictInt = Field(ge=0, le=2**31 - 1)
     role: Role
     source: Source
     content: str = Field(min_length=1, max_length=100_000)
     occurred_at: BoundedTime
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: Metadata = Field(default_factory=dict, description=METADATA_HELP)
 
     @field_validator("content")
     @classmethod
@@ -157,26 +187,33 @@ class IngestReceipt(BaseModel):
     resent: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
 
 
-class DeletionRequestIn(BaseModel):
-    """Erase a subject (tenant + user), or only some keys or records of it."""
+def check_keys(v: list[str]) -> list[str]:
+    """Memory keys of a deletion: each at most ``MAX_KEY_CHARS`` characters of the key grammar
+    (lower-case words joined by dots, e.g. ``user.home_city``)."""
+    for i, k in enumerate(v):
+        if len(k) > MAX_KEY_CHARS:
+            raise ValueError(f"key {i} has {len(k)} characters; a memory key has at most {MAX_KEY_CHARS}")
+        if not _KEY.fullmatch(k):
+            raise ValueError(f"{k!r} is not a memory key (e.g. user.home_city)")
+    return v
+
+
+class DeletionRequestIn(_Input):
+    """Erase a subject (tenant + user), or only some keys (at most 100, each at most 200 characters)
+    or records of it."""
 
     model_config = ConfigDict(extra="forbid")
 
     tenant_id: str = Field(pattern=_ID)
     user_id: str = Field(pattern=_ID)
     keys: list[str] = Field(default_factory=list, max_length=100)
-    memory_ids: list[str] = Field(default_factory=list, max_length=10_000)
+    memory_ids: list[RecordId] = Field(default_factory=list, max_length=10_000)
     requested_by: str = Field(default="", max_length=200)
 
     @field_validator("keys")
     @classmethod
     def _keys_are_slots(cls, v: list[str]) -> list[str]:
-        import re
-
-        for k in v:
-            if not re.fullmatch(r"[a-z_]+(\.[a-z0-9_]+)*", k):
-                raise ValueError(f"{k!r} is not a memory key (e.g. user.home_city)")
-        return v
+        return check_keys(v)
 
 
 class TargetOut(BaseModel):
@@ -213,10 +250,12 @@ def check_features(v: list[str] | str) -> list[str] | str:
     return v
 
 
-class OutcomeIn(BaseModel):
+class OutcomeIn(_Input):
     """One task outcome. ``features`` is a keyword list or free text (normalised either way);
     ``task_text`` describes the task in the agent's words and may stand in for ``features``;
-    ``feedback`` is what a person said about the result (a failure's feedback becomes a note)."""
+    ``feedback`` is what a person said about the result (a failure's feedback becomes a note).
+    ``success`` is a boolean and ``occurred_at`` an ISO 8601 string with an offset (an aware
+    ``datetime`` in Python): neither is read from text or a number."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -229,7 +268,7 @@ class OutcomeIn(BaseModel):
     features: list[str] | str = Field(default_factory=list, validate_default=True)
     action_taken: str = Field(min_length=1, max_length=200)
     verified_action: str | None = Field(default=None, min_length=1, max_length=200)
-    success: bool
+    success: StrictBool
     feedback: str | None = Field(default=None, min_length=1, max_length=2000)
     occurred_at: BoundedTime
 

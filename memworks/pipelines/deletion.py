@@ -9,24 +9,29 @@ Forms of request:
 * whole subject — every record and episode of (tenant, user);
 * topic — the named keys of a subject, plus the keys they reveal (a time zone reveals a
   location), with their whole supersession history;
-* explicit memory ids — those records and the rest of their slot's history.
+* explicit memory ids — those records and the rest of their slot's history (a transcript, a
+  summary or a reflection note has none: see :func:`plan_deletion` for what each kind takes).
 
 Whatever the form, the plan also takes records derived from the targeted ones (lineage
 ``derived_from``, followed transitively), the episodes they were extracted from (tombstoned:
 text purged, marker kept), any other episode of the subject whose text names an erased value
 ("Zorblax loves the beach" goes with the dog's name), those episodes' transcript records, and
 summaries built from any of those episodes (the next consolidation rebuilds them from survivors).
+
+A request naming keys or records that matches nothing ends ``nothing_matched``, never
+``complete``; a finished plan keeps its keys only hashed (:func:`redact_keys`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from memworks.models.drafts import LessonView, MemoryView, OutcomeView
-from memworks.models.enums import LessonDecision, LessonStatus
-from memworks.pipelines.lessons import LessonPolicy, judge_candidate
+from memworks.models.drafts import MemoryView
+from memworks.pipelines.deletion_lessons import decide_lessons as decide_lessons
 
 #: One manifest target per place the subject's data can live. A target closes only when its
 #: projection confirms that nothing of the subject remains there.
@@ -43,6 +48,15 @@ TARGETS = (
     "audit_log",
     "dead_letters",
 )
+
+#: Extractor names of the records that are not claims with a slot history: a transcript (what
+#: was said), a summary (of a session's turns) and a reflection note (on a task outcome).
+TRANSCRIPT, SUMMARY, REFLECTION = "transcript", "summary", "reflection"
+#: Records that stand alone when named: their key (if any) names a session or a task type.
+STANDALONE = frozenset({TRANSCRIPT, SUMMARY, REFLECTION})
+#: Records whose erasure retracts the turns they rest on: what was said goes, and every record
+#: resting only on those turns with it.
+RETRACTS_SAID = frozenset({TRANSCRIPT, SUMMARY})
 
 #: Shortest value searched for in transcripts (shorter ones match too much to mean anything).
 MIN_VALUE_CHARS = 3
@@ -91,6 +105,9 @@ class DeletionPlan:
     outcome_ids: list[str] = field(default_factory=list)
     outcome_fingerprints: list[str] = field(default_factory=list)
     decisions: list[dict[str, str]] = field(default_factory=list)
+    #: Set once the request is finished: ``keys`` then hold keyed hashes under this salt (see
+    #: :func:`redact_keys`), so a key named to an auditor can be checked but none can be read.
+    keys_salt: str = ""
 
     def summary(self) -> dict[str, int]:
         return {
@@ -131,6 +148,14 @@ def expand_keys(keys: Sequence[str]) -> list[str]:
     return out
 
 
+def slot_keys(subject: DeletionSubject, records: Sequence[MemoryView]) -> list[str]:
+    """The keys named and those they reveal, plus the key of each record named that has a slot
+    history (a summary's or a reflection note's key names a session or a task type)."""
+    picked = set(subject.memory_ids)
+    own = {m.key for m in records if m.memory_id in picked and m.key and m.extractor not in STANDALONE}
+    return sorted(set(expand_keys(subject.keys)) | own)
+
+
 def plan_deletion(
     subject: DeletionSubject,
     *,
@@ -138,8 +163,30 @@ def plan_deletion(
     fingerprints: Mapping[str, str],
     episodes: Sequence[EpisodeRef],
     transcript_of: Mapping[str, str],
+    outcomes_of: Mapping[str, Sequence[str]] | None = None,
+    proposed: Mapping[str, Sequence[str]] | None = None,
 ) -> DeletionPlan:
     """Decide what a deletion request erases.
+
+    What each kind of record takes with it, when a request names it (by id, or by its key):
+
+    * a **fact** — its slot's whole history, records derived from it, the episodes it rests on
+      (tombstoned: the text goes, the marker stays as provenance of the other claims made
+      there), other episodes that name its value, episodes where a candidate for its slot was
+      judged even if none was stored (a forget request in the same batch drops them), and any
+      other claim of those episodes that names its value (the same sentence read again);
+    * a **transcript** — what was said: its episode is tombstoned, and every record whose only
+      evidence was that episode goes too (a fact without provenance may not stand);
+    * a **summary** — what it summarises: the turns it was built from, as for a transcript;
+    * a **reflection note** — the task outcome it reflects on, whose words it repeats (the
+      store decides what happens to the lessons resting on that outcome).
+
+    Whatever the kind: episodes with the same text as an erased one are the same words and go
+    too, and so does any record of the subject holding an erased record's or episode's exact
+    text (a verbatim copy: it takes its outcomes and derived records, nothing else). Only a
+    record with no provenance at all (never written by the pipeline) is left for verification
+    to report. So every fingerprint the plan lists belongs to something the plan erases, and a
+    check looking for the plan's ids and fingerprints finds only what arrived later.
 
     Args:
         subject: who and what to delete.
@@ -147,31 +194,26 @@ def plan_deletion(
         fingerprints: content fingerprint of each record id.
         episodes: the subject's episodes.
         transcript_of: transcript record id of each episode id.
+        outcomes_of: outcome ids each record was built from (reflection notes).
+        proposed: episode ids where the gate judged a candidate for a key, by key (the audit).
 
     Returns:
-        The plan: record ids (derived ones listed apart too), episodes to tombstone, fingerprints.
+        The plan: record ids (derived ones listed apart too), episodes to tombstone, their
+        fingerprints, the slot keys, and the outcomes the erased records were built from.
     """
     by_id = {m.memory_id: m for m in records}
+    outcomes_of = outcomes_of or {}
     if subject.whole_subject:
         chosen = set(by_id)
         episode_ids = {e.episode_id for e in episodes}
-        keys: list[str] = sorted({m.key for m in records if m.key is not None})
+        keys = sorted({m.key for m in records if m.key is not None})
+        derived = _derived_closure(chosen, records) | {mid for mid in chosen if by_id[mid].derived_from}
+        derived |= {m.memory_id for m in records if m.extractor == SUMMARY and episode_ids.intersection(m.evidence)}
     else:
-        keys = expand_keys(subject.keys)
-        picked = {mid for mid in subject.memory_ids if mid in by_id}
-        slot_keys = set(keys) | {k for mid in picked if (k := by_id[mid].key) is not None}
-        chosen = picked | {m.memory_id for m in records if m.key and m.key in slot_keys}
-        chosen |= _derived_closure(chosen, records)
-        episode_ids = {e for mid in chosen if by_id[mid].extractor != "transcript" for e in by_id[mid].evidence}
-        episode_ids |= _mentioning(
-            records, {by_id[mid].value for mid in chosen if by_id[mid].extractor != "transcript"}
+        keys = slot_keys(subject, records)
+        chosen, episode_ids, derived = _partial(
+            subject, keys, records, fingerprints, episodes, transcript_of, outcomes_of, proposed or {}
         )
-        keys = sorted(slot_keys)
-    derived = _derived_closure(chosen, records) | {mid for mid in chosen if by_id[mid].derived_from}
-    # Summaries built from an erased episode go too; consolidation rebuilds them from survivors.
-    derived |= {m.memory_id for m in records if m.extractor == "summary" and episode_ids.intersection(m.evidence)}
-    chosen |= derived
-    chosen |= {transcript_of[e] for e in episode_ids if transcript_of.get(e) in by_id}
     refs = [e for e in episodes if e.episode_id in episode_ids]
     prints = {fingerprints[mid] for mid in chosen if mid in fingerprints} | {e.fingerprint for e in refs}
     return DeletionPlan(
@@ -181,82 +223,114 @@ def plan_deletion(
         episode_row_ids=sorted(e.row_id for e in refs),
         fingerprints=sorted(prints),
         keys=keys,
+        outcome_ids=sorted({o for mid in chosen for o in outcomes_of.get(mid, ())}),
     )
 
 
-def _mentioning(records: Sequence[MemoryView], values: set[str]) -> set[str]:
-    """Episodes whose transcript names one of the erased values: they are evidence of it too."""
+def _partial(
+    subject: DeletionSubject,
+    keys: list[str],
+    records: Sequence[MemoryView],
+    fingerprints: Mapping[str, str],
+    episodes: Sequence[EpisodeRef],
+    transcript_of: Mapping[str, str],
+    outcomes_of: Mapping[str, Sequence[str]],
+    proposed: Mapping[str, Sequence[str]],
+) -> tuple[set[str], set[str], set[str]]:
+    """(records, episodes, derived records) of a request naming keys or records."""
+    by_id = {m.memory_id: m for m in records}
+    text_of = {e.episode_id: e.fingerprint for e in episodes if e.fingerprint}
+    named = {mid for mid in subject.memory_ids if mid in by_id} | {m.memory_id for m in records if m.key in keys}
+    heard = {e for k in keys for e in proposed.get(k, ())}
+    said = _same_text(
+        {e for mid in named if by_id[mid].extractor in RETRACTS_SAID for e in by_id[mid].evidence}, text_of
+    )
+    orphans = {m.memory_id for m in records if m.evidence and said.issuperset(m.evidence)}
+    facts = {mid for mid in named if by_id[mid].extractor not in STANDALONE}
+    naming = _naming({by_id[mid].value for mid in facts | _derived_closure(facts, records)})
+    stated = said | heard | _mentioning(records, naming)
+    copies: set[str] = set()
+    while True:
+        taken = named | orphans | copies
+        derived = _derived_closure(taken, records) | {mid for mid in taken if by_id[mid].derived_from}
+        taken |= derived
+        gone = _same_text(stated | {e for mid in taken - copies for e in by_id[mid].evidence}, text_of)
+        # Summaries built from an erased episode go too; consolidation rebuilds them from survivors.
+        rebuilt = {m.memory_id for m in records if m.extractor == SUMMARY and gone.intersection(m.evidence)} - taken
+        # Another claim of an erased turn that names an erased value states it again (the open
+        # extractor's reading of the same sentence, under a key of its own): it goes as a copy.
+        again = {m.memory_id for m in records if gone.intersection(m.evidence) and _names(naming, m)}
+        again -= taken | rebuilt
+        chosen = taken | rebuilt | {transcript_of[e] for e in gone if transcript_of.get(e) in by_id}
+        prints = {fingerprints[mid] for mid in chosen if mid in fingerprints}
+        prints |= {text_of[e] for e in gone if e in text_of}
+        # A record the pipeline wrote rests on an episode, a record or an outcome; one with no
+        # provenance at all is a stray copy, which verification reports rather than the plan adopts.
+        more = again - chosen
+        more |= {
+            m.memory_id
+            for m in records
+            if m.memory_id not in chosen
+            and fingerprints.get(m.memory_id) in prints
+            and (m.evidence or m.derived_from or outcomes_of.get(m.memory_id))
+        }
+        if not more:
+            return chosen, gone, derived | rebuilt
+        copies |= more
+
+
+def nothing_matched(subject: DeletionSubject, plan: DeletionPlan) -> bool:
+    """A request that named keys or records and whose plan erases no record, no episode and no
+    outcome: nothing of the subject matched it (a whole-subject request is never this)."""
+    return not subject.whole_subject and not (plan.memory_ids or plan.episode_ids or plan.outcome_ids)
+
+
+def hash_key(salt: str, key: str) -> str:
+    """A slot key as a finished plan keeps it: HMAC-SHA256 under the plan's salt (hex, prefixed)."""
+    return "hmac-sha256:" + hmac.new(salt.encode(), key.encode(), hashlib.sha256).hexdigest()
+
+
+def redact_keys(plan: DeletionPlan, salt: str) -> DeletionPlan:
+    """``plan`` with its slot keys replaced by keyed hashes (same count); a plan already redacted
+    comes back as it is."""
+    if plan.keys_salt:
+        return plan
+    return replace(plan, keys=sorted(hash_key(salt, k) for k in plan.keys), keys_salt=salt)
+
+
+def _same_text(episode_ids: set[str], text_of: Mapping[str, str]) -> set[str]:
+    """``episode_ids`` and every other episode with the same text as one of them."""
+    prints = {text_of[e] for e in episode_ids if e in text_of}
+    return set(episode_ids) | {e for e, fp in text_of.items() if fp in prints}
+
+
+def _naming(values: set[str]) -> re.Pattern[str] | None:
+    """A pattern finding any of the erased ``values`` as whole words (None when none is long enough)."""
     words = sorted((v for v in values if len(v.strip()) >= MIN_VALUE_CHARS), key=len, reverse=True)
     if not words:
-        return set()
-    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE)
-    return {e for m in records if m.extractor == "transcript" and pattern.search(m.text) for e in m.evidence}
+        return None
+    return re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE)
+
+
+def _names(pattern: re.Pattern[str] | None, m: MemoryView) -> bool:
+    return pattern is not None and bool(pattern.search(m.text) or pattern.search(m.value))
+
+
+def _mentioning(records: Sequence[MemoryView], pattern: re.Pattern[str] | None) -> set[str]:
+    """Episodes whose transcript names one of the erased values: they are evidence of it too."""
+    return {e for m in records if m.extractor == TRANSCRIPT and _names(pattern, m) for e in m.evidence}
 
 
 def _derived_closure(roots: set[str], records: Sequence[MemoryView]) -> set[str]:
     """Records derived (directly or not) from ``roots``."""
+    children: dict[str, list[str]] = {}
+    for m in records:
+        for parent in m.derived_from:
+            children.setdefault(parent, []).append(m.memory_id)
     found: set[str] = set()
     frontier = set(roots)
     while frontier:
-        nxt = {m.memory_id for m in records if frontier.intersection(m.derived_from) and m.memory_id not in found}
+        nxt = {c for p in frontier for c in children.get(p, ()) if c not in found}
         found |= nxt
         frontier = nxt - roots
     return found
-
-
-def decide_lessons(
-    lessons: Sequence[LessonView],
-    outcomes: Sequence[OutcomeView],
-    *,
-    subject_outcomes: set[str],
-    rests_on: Mapping[str, set[str]],
-    policy: LessonPolicy,
-) -> list[dict[str, str]]:
-    """What happens to each lesson built partly or wholly from the subject's outcomes.
-
-    Policy, in order:
-
-    * built only from the subject's outcomes → **removed**;
-    * a pattern feature that occurs only in the subject's outcomes (it may be personal) → **removed**;
-    * an action that no surviving outcome took or verified (the subject's own words) → **removed**;
-    * otherwise the pattern and action are a generic procedure. An active lesson is judged again
-      by the promotion gate on the surviving outcomes alone: it passes → **rebuilt** (kept, its
-      lineage to the subject's outcomes cut), it fails → **removed**. A lesson not in use
-      (candidate, blocked, rolled back) is **retained** for audit, its lineage cut.
-
-    Args:
-        lessons: lessons whose lineage reaches one of ``subject_outcomes``.
-        outcomes: every outcome of those lessons' task types.
-        subject_outcomes: ids of the subject's outcomes.
-        rests_on: outcome ids each lesson was mined from or validated on.
-        policy: the promotion gate's policy.
-    """
-    survivors = [o for o in outcomes if o.outcome_id not in subject_outcomes]
-    seen = {f for o in survivors for f in o.features}
-    actions = {a for o in survivors for a in (o.action_taken, o.verified_action) if a}
-    out = []
-    for lesson in sorted(lessons, key=lambda l: l.lesson_id):
-        own = rests_on.get(lesson.lesson_id, set())
-        n = len(own & subject_outcomes)
-        # Bases name counts and rules, never a feature or an action: the manifest outlives the data.
-        if not own - subject_outcomes:
-            decision, basis = LessonDecision.REMOVED, f"built only from the subject's outcomes ({n})"
-        elif private := set(lesson.pattern) - seen:
-            decision = LessonDecision.REMOVED
-            basis = f"{len(private)} pattern feature(s) occur only in the subject's outcomes"
-        elif lesson.action not in actions:
-            decision, basis = LessonDecision.REMOVED, "its action occurs only in the subject's outcomes"
-        elif lesson.status == LessonStatus.ACTIVE:
-            again = judge_candidate(lesson.model_copy(update={"mined_from": ()}), survivors, [], policy=policy)
-            passed = again.status == LessonStatus.ACTIVE
-            decision = LessonDecision.REBUILT if passed else LessonDecision.REMOVED
-            basis = (
-                "generic procedure, still passes the gate without the subject's outcomes: "
-                if passed
-                else "no longer passes the gate without the subject's outcomes: "
-            ) + again.report
-        else:
-            decision = LessonDecision.RETAINED
-            basis = f"generic procedure, not in use ({lesson.status}); lineage to {n} outcome(s) cut"
-        out.append({"artifact": f"lesson:{lesson.lesson_id}", "decision": decision, "basis": basis})
-    return out

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from functools import lru_cache
 
 from memworks.models.drafts import Candidate, MemoryView
 from memworks.models.enums import CandidateOp, GateOutcome, MemoryKind, MemoryStatus, Op
@@ -69,11 +70,13 @@ def is_forget_request(c: Candidate) -> bool:
 
 def same_value(a: str, b: str) -> bool:
     """Values match when they differ only in case, spacing and punctuation."""
+    return a == b or _norm(a) == _norm(b)
 
-    def norm(s: str) -> str:
-        return re.sub(r"[\W_]+", " ", s.casefold()).strip()
 
-    return norm(a) == norm(b)
+@lru_cache(maxsize=65_536)
+def _norm(s: str) -> str:
+    """``s`` without case, spacing and punctuation (cached: a slot's values meet every new one)."""
+    return re.sub(r"[\W_]+", " ", s.casefold()).strip()
 
 
 def decide_writes(

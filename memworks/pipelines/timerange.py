@@ -17,10 +17,12 @@ from datetime import datetime, time, timedelta
 from memworks.pipelines.extraction.timeparse import TimeMatch, find_time
 from memworks.pipelines.spans import split_speaker
 
-__all__ = ["TimeRange", "asks_when", "event_time", "interval_match", "question_range", "range_match"]
+__all__ = ["MAX_PHRASES", "TimeRange", "asks_when", "event_time", "interval_match", "question_range", "range_match"]
 
 #: How far back "recently" reaches (days).
 RECENT_DAYS = 30
+#: Most time expressions read from one question (a question names one period, two at most).
+MAX_PHRASES = 8
 
 _WHEN = re.compile(
     r"^\s*(?:when\b|what\s+(?:date|day|year|month|time)\b|which\s+(?:date|day|year|month|week)\b"
@@ -97,15 +99,21 @@ def question_range(query: str, asked_at: datetime) -> TimeRange | None:
 
 
 def _most_specific(query: str, asked_at: datetime) -> TimeMatch | None:
-    """Of the time expressions in ``query``, the first that names a year, else the first
-    ("the Monday before July 24, 2023" is about July 2023, not the last Monday)."""
-    first = rest = find_time(query, asked_at)
-    text = query
-    while rest is not None:
-        if _YEAR.search(rest.phrase):
-            return rest
-        text = text[text.find(rest.phrase) + len(rest.phrase) :]
-        rest = find_time(text, asked_at)
+    """Of the first :data:`MAX_PHRASES` time expressions in ``query``, the first that names a
+    year, else the first ("the Monday before July 24, 2023" is about July 2023, not the last Monday).
+
+    Each expression is looked for after the one before, over the rest of the text: at most
+    :data:`MAX_PHRASES` passes, so the cost grows linearly with the question's length.
+    """
+    first = found = find_time(query, asked_at)
+    text, read = query, 1
+    while found is not None:
+        if _YEAR.search(found.phrase):
+            return found
+        if read >= MAX_PHRASES:
+            break
+        text = text[text.find(found.phrase) + len(found.phrase) :]
+        found, read = find_time(text, asked_at), read + 1
     return first
 
 

@@ -7,8 +7,13 @@ absence by id and by fingerprint; residue sends it back to purge, later and late
 and fails when one FAILED. The sweeper (:func:`resume`) plans pending requests again and
 reopens failed targets. Every step is safe to run twice.
 
+A request identical to one not yet planned (same tenant, user, keys and records) is not saved
+again: :func:`submit` answers with that request's id, so repeating a request adds no work. Its
+plan, made later, covers everything stored by then. A request already planned is not reused:
+its plan predates what was stored since.
+
 The functions here decide and write; they return what should happen next (which targets to
-purge, when to purge again), and the workers carry those messages.
+purge, when to purge again, in which lane), and the workers carry those messages.
 """
 
 from __future__ import annotations
@@ -21,10 +26,12 @@ from datetime import datetime, timedelta
 from sqlmodel import Session
 
 from memworks.models.enums import DeletionStatus, TargetState
+from memworks.models.schemas import DeletionRequestIn
 from memworks.services.deps import Deps
+from memworks.services.fairness import bulk_requests, deletion_bulk_tenants
 from memworks.services.profiles import rebuild_profile
+from memworks.store import backlog, erasure, locks
 from memworks.store import deletion as store
-from memworks.store import erasure, locks
 from memworks.store.db import checkpoint, error_text, session_scope
 from memworks.store.projections.dead_letters import DeadLetters
 
@@ -32,6 +39,16 @@ from memworks.store.projections.dead_letters import DeadLetters
 MAX_ATTEMPTS = 5
 #: First re-purge delay after residue was found (ms); doubles each round.
 REPURGE_DELAY_MS = 500
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """A request as submitted: its id, whether it is new (else it is an identical one not yet
+    planned), and whether its jobs go to the bulk lane."""
+
+    request_id: str
+    fresh: bool
+    bulk: bool
 
 
 @dataclass(frozen=True)
@@ -66,6 +83,8 @@ class Resumed:
     requests: int
     to_plan: list[str]
     to_purge: list[tuple[str, str]]
+    #: Requests whose tenant is over its backlog threshold: their jobs go to the bulk lane.
+    bulk: set[str] = field(default_factory=set)
 
 
 def next_state(*, absent: bool, attempts: int) -> TargetState:
@@ -73,6 +92,24 @@ def next_state(*, absent: bool, attempts: int) -> TargetState:
     if absent:
         return TargetState.CLOSED
     return TargetState.FAILED if attempts >= MAX_ATTEMPTS else TargetState.OPEN
+
+
+def submit(deps: Deps, request: DeletionRequestIn, *, now: datetime) -> Submitted:
+    """Save a deletion request, or find the identical one not yet planned (see the module).
+
+    Keys and record ids are stored sorted, each once, so the same subject is the same request
+    whatever order it was named in. A new request goes to the bulk lane when its tenant has
+    more than ``bulk_deletion_backlog`` requests at work with it.
+    """
+    req = request.model_copy(update={"keys": sorted(set(request.keys)), "memory_ids": sorted(set(request.memory_ids))})
+    with session_scope(deps.engine, write=True) as s:
+        locks.hold(s, locks.deletion_requests(req.tenant_id, req.user_id))  # two identical ones open one
+        twin = backlog.pending_twin(s, request=req)
+        over = deletion_bulk_tenants(
+            s, [req.tenant_id], threshold=deps.settings.bulk_deletion_backlog, adding=0 if twin else 1
+        )
+        rid = twin or store.save_request(s, request=req, now=now)
+    return Submitted(rid, twin is None, req.tenant_id in over)
 
 
 def plan_request(deps: Deps, request_id: str, *, now: datetime) -> Planned:
@@ -83,7 +120,11 @@ def plan_request(deps: Deps, request_id: str, *, now: datetime) -> Planned:
     """
     with session_scope(deps.engine, write=True) as s:
         row = store.get_request(s, request_id=request_id)
+        # After any identical submission that took this request as its own (it reads the rows
+        # as they are once that one is committed), before any that would.
+        locks.hold(s, locks.deletion_requests(row.tenant_id, row.user_id))
         locks.hold(s, locks.scope(row.tenant_id, row.user_id))
+        s.refresh(row)
         plan = store.compute_plan(s, subject=store.subject_of(row), policy=deps.lesson_policy)
         fresh = store.save_plan(s, row=row, plan=plan, now=now)
         to_purge = [t.target for t in store.targets_of(s, request_id=request_id) if t.state != TargetState.CLOSED]
@@ -135,11 +176,17 @@ def verify_target(
 
 
 def resume(deps: Deps, *, older_than_s: int, now: datetime) -> Resumed:
-    """The sweeper: requests older than ``older_than_s`` not complete; FAILED targets reopen."""
+    """The sweeper: requests older than ``older_than_s`` not complete; FAILED targets reopen.
+    Each request's jobs go to the lane its tenant's backlog names now."""
     with session_scope(deps.engine, write=True) as s:
         work = store.unfinished(s, created_before=now - timedelta(seconds=older_than_s))
         retry = store.reopen_failed(s, request_ids=[rid for rid, _ in work]) if work else []
-    return Resumed(len(work), [rid for rid, status in work if status == DeletionStatus.PENDING], retry)
+    return Resumed(
+        len(work),
+        [rid for rid, status in work if status == DeletionStatus.PENDING],
+        retry,
+        bulk_requests(deps, [rid for rid, _ in work]),
+    )
 
 
 def note_failure(deps: Deps, request_id: str, target: str, exc: BaseException, *, now: datetime) -> None:

@@ -21,7 +21,7 @@ from memworks.pipelines.consolidation import ForgettingPolicy
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.forget import needs_matching, resolve_forget_requests
 from memworks.pipelines.gate import Verdict
-from memworks.pipelines.ingest import EpisodeJudgement, Judged, judge_episode
+from memworks.pipelines.ingest import DEFAULT_CAPS, EpisodeCaps, EpisodeJudgement, Judged, bounded_turn, judge_episode
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.slots import index_text
 from memworks.pipelines.spans import spans
@@ -76,6 +76,8 @@ class IngestOutcome:
     deletions: list[str] = field(default_factory=list)
     #: Gate verdicts by (outcome, reason category), for the metrics.
     gate: Counter[tuple[str, str]] = field(default_factory=Counter)
+    #: Episodes of the message left received: past its candidate budget, for a message of their own.
+    deferred: list[int] = field(default_factory=list)
 
 
 def process_episodes(
@@ -87,6 +89,8 @@ def process_episodes(
     now: Callable[[], datetime],
     forgetting: ForgettingPolicy | None = None,
     after_write: Callable[[Session, str, str, datetime], None] | None = None,
+    caps: EpisodeCaps = DEFAULT_CAPS,
+    most_candidates: int | None = None,
 ) -> IngestOutcome:
     """Process received episodes ``ids``; already processed or tombstoned ones are skipped.
 
@@ -98,7 +102,10 @@ def process_episodes(
     a forget request ("forget where I live", "forget about the cello") opens a topic deletion
     request for the slots it names, so their history, evidence and every projection entry are
     erased with a manifest, as for an officer's. A forget request that matches no slot is kept
-    as a pending record the user can see.
+    as a pending record the user can see. ``caps`` bound what one episode may cost (the text
+    its extractor reads, the candidates it keeps); ``most_candidates`` what one run may: once
+    its episodes (in arrival order) have that many, the later ones are left received and named
+    in ``deferred``, so a message of dense episodes holds a worker for a bounded time.
 
     Returns:
         Counts (episodes processed and skipped, memories added, ops by type, rejections), the
@@ -106,15 +113,17 @@ def process_episodes(
     """
     out = IngestOutcome()
     counts = out.counts
-    judge = _Judge(extractor, embedder)
+    judge = _Judge(extractor, embedder, caps)
     with session_scope(engine, write=False) as s:
         rows = [
             e for e in episodes.get_episodes(s, ids=ids) if e.state is EpisodeState.RECEIVED and e.tombstoned_at is None
         ]
         counts["skipped"] = len(set(ids)) - len(rows)
         rows = sorted(rows + episodes.earlier_received(s, ahead_of=rows), key=episodes.event_order)
-        judgements = judge(s, rows)
-
+        judgements = judge(s, rows, most_candidates)
+    left = {e.id for e in rows} - {e.id for e, _ in judgements}
+    out.deferred = [i for i in dict.fromkeys(ids) if i in left]
+    counts["deferred"] = len(out.deferred)
     groups: dict[tuple[str, str], list[tuple[Episode, EpisodeJudgement]]] = defaultdict(list)
     for e, j in judgements:
         groups[(e.tenant_id, e.user_id)].append((e, j))
@@ -127,29 +136,35 @@ def process_episodes(
 class _Judge:
     """Extraction and embedding (outside any transaction where possible), vectors kept by text."""
 
-    def __init__(self, extractor: Extractor, embedder: Embedder) -> None:
-        self.extractor, self.embedder = extractor, embedder
+    def __init__(self, extractor: Extractor, embedder: Embedder, caps: EpisodeCaps) -> None:
+        self.extractor, self.embedder, self.caps = extractor, embedder, caps
         self.context_turns = int(getattr(extractor, "context_turns", 0))
         self.vectors: dict[str, npt.NDArray[np.float32]] = {}
 
-    def __call__(self, s: Session, rows: Sequence[Episode]) -> list[tuple[Episode, EpisodeJudgement]]:
+    def __call__(
+        self, s: Session, rows: Sequence[Episode], most_candidates: int | None = None
+    ) -> list[tuple[Episode, EpisodeJudgement]]:
+        """``rows`` judged and their accepted texts embedded. With ``most_candidates``, only
+        those (in arrival order) judged before that many candidates (transcripts aside) were: a
+        prefix of every scope's arrivals, so none is left behind an earlier one of its scope."""
         contexts = {
             e.id: [to_turn(c) for c in episodes.session_context(s, episode=e, limit=self.context_turns)] for e in rows
         }
         turns = [to_turn(e) for e in rows]
         warm = getattr(self.extractor, "warm", None)  # a BatchExtractor parses the batch at once
         if callable(warm) and turns:
-            warm(turns)
+            warm([bounded_turn(t, self.caps.max_chars) for t in turns])
         extractors = self._per_scope(s, rows)
-        judged = [
-            (
-                e,
-                judge_episode(
-                    t, extractor=extractors.get((e.tenant_id, e.user_id), self.extractor), context=contexts[e.id]
-                ),
-            )
-            for e, t in zip(rows, turns, strict=True)
-        ]
+        by_row: dict[int | None, EpisodeJudgement] = {}
+        total = 0
+        for e, t in sorted(zip(rows, turns, strict=True), key=lambda et: et[0].id or 0):
+            if most_candidates is not None and total >= most_candidates:
+                break
+            extractor = extractors.get((e.tenant_id, e.user_id), self.extractor)
+            by_row[e.id] = judge_episode(t, extractor=extractor, context=contexts[e.id], caps=self.caps)
+            total += len(by_row[e.id].judged) - 1  # its transcript aside
+        judged = [(e, by_row[e.id]) for e in rows if e.id in by_row]
+        turns = [t for e, t in zip(rows, turns, strict=True) if e.id in by_row]
         refuse = getattr(self.extractor, "refusal_of", None)
         for t, (_, j) in zip(turns, judged, strict=True):
             if callable(refuse) and (why := refuse(t)):  # audited like any gate refusal, nothing stored

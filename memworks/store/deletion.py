@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import secrets
 import uuid
 from dataclasses import asdict
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlmodel import Session, col
@@ -13,19 +15,28 @@ from sqlmodel import Session, col
 from memworks.errors import NotFound
 from memworks.models.enums import DeletionStatus, LessonStatus, Relation, TargetState
 from memworks.models.schemas import DeletionRequestIn, ManifestOut, TargetOut
-from memworks.models.tables import DeletionRequest, Episode, Lineage, ManifestTarget, Memory, Outcome
+from memworks.models.tables import DeletionRequest, Episode, GateDecision, Lineage, ManifestTarget, Memory, Outcome
 from memworks.pipelines.deletion import (
+    REFLECTION,
     TARGETS,
     DeletionPlan,
     DeletionSubject,
     EpisodeRef,
-    decide_lessons,
+    nothing_matched,
     plan_deletion,
+    redact_keys,
+    slot_keys,
 )
+from memworks.pipelines.deletion_lessons import decide_lessons
 from memworks.pipelines.lessons import LessonPolicy
 from memworks.pipelines.supersession import scope_key, transcript_id
 from memworks.store import lessons as lesson_store
 from memworks.store import memories
+
+#: What every target of a request that matched nothing says it checked.
+NOTHING_MATCHED_DETAIL = (
+    "nothing matched: the request's keys and records name no record, episode or outcome of the subject"
+)
 
 
 def save_request(session: Session, *, request: DeletionRequestIn, now: datetime) -> str:
@@ -78,18 +89,58 @@ def compute_plan(session: Session, *, subject: DeletionSubject, policy: LessonPo
         fingerprints={r.memory_id: r.fingerprint for r in rows},
         episodes=[EpisodeRef(e, int(i), fp) for e, i, fp in eps],
         transcript_of={e: transcript_id(key, e) for e, _, _ in eps},
+        outcomes_of=_outcomes_of(session, subject, [r.memory_id for r in rows if r.extractor == REFLECTION]),
+        proposed={} if subject.whole_subject else _proposed(session, subject, slot_keys(subject, views)),
     )
-    if subject.whole_subject:
-        _plan_outcomes(session, subject, plan, policy)
+    _plan_outcomes(session, subject, plan, policy)
     return plan
 
 
+def _outcomes_of(session: Session, subject: DeletionSubject, ids: list[str]) -> dict[str, list[str]]:
+    """Outcome ids each of ``ids`` (reflection notes) was built from."""
+    out: dict[str, list[str]] = {}
+    for start in range(0, len(ids), 500):
+        for child, parent in session.execute(
+            select(col(Lineage.child_id), col(Lineage.parent_id)).where(
+                col(Lineage.child_id).in_(ids[start : start + 500]),
+                col(Lineage.tenant_id) == subject.tenant_id,
+                col(Lineage.parent_type) == "outcome",
+            )
+        ):
+            out.setdefault(child, []).append(parent)
+    return out
+
+
+def _proposed(session: Session, subject: DeletionSubject, keys: list[str]) -> dict[str, list[str]]:
+    """Episodes where the gate judged a candidate for one of ``keys``, by key (from its audit):
+    a candidate dropped before it was stored (a forget request in the same batch) left its words
+    in the episode all the same. A forget request's own turn is one too: it names the topic
+    (``forget my favorite glimwax``), and once the deletion is done it has served its purpose."""
+    out: dict[str, list[str]] = {}
+    for start in range(0, len(keys), 500):
+        for k, episode_id in session.execute(
+            select(col(GateDecision.key), col(GateDecision.episode_id))
+            .where(
+                col(GateDecision.tenant_id) == subject.tenant_id,
+                col(GateDecision.user_id) == subject.user_id,
+                col(GateDecision.key).in_(keys[start : start + 500]),
+            )
+            .distinct()
+        ):
+            out.setdefault(str(k), []).append(episode_id)
+    return out
+
+
 def _plan_outcomes(session: Session, subject: DeletionSubject, plan: DeletionPlan, policy: LessonPolicy) -> None:
-    """The subject's outcomes, and a decision for every lesson that rests on them."""
+    """The outcomes that go (all the subject's for a whole-subject request, else those the plan's
+    reflection notes were built from), and a decision for every lesson that rests on them."""
+    where: list[Any] = [col(Outcome.tenant_id) == subject.tenant_id, col(Outcome.user_id) == subject.user_id]
+    if not subject.whole_subject:
+        if not plan.outcome_ids:
+            return
+        where.append(col(Outcome.outcome_id).in_(plan.outcome_ids))
     rows = session.execute(
-        select(col(Outcome.outcome_id), col(Outcome.task_type), col(Outcome.content_hash)).where(
-            col(Outcome.tenant_id) == subject.tenant_id, col(Outcome.user_id) == subject.user_id
-        )
+        select(col(Outcome.outcome_id), col(Outcome.task_type), col(Outcome.content_hash)).where(*where)
     ).all()
     mine = {oid: task_type for oid, task_type, _ in rows}
     plan.outcome_ids = sorted(mine)
@@ -118,13 +169,33 @@ def _plan_outcomes(session: Session, subject: DeletionSubject, plan: DeletionPla
 
 
 def save_plan(session: Session, *, row: DeletionRequest, plan: DeletionPlan, now: datetime) -> bool:
-    """Record the plan and open one target per projection. False when a plan was already saved."""
+    """Record the plan and open one target per projection. False when a plan was already saved.
+
+    A plan that erases nothing for a request naming keys or records (:func:`nothing_matched`)
+    finishes the request at once: status ``nothing_matched``, every target CLOSED with a detail
+    saying so, the plan's keys hashed as on completion. No purge or verification follows.
+    """
     if row.plan_json is not None:
         return False
-    row.plan_json = json.dumps(asdict(plan))
+    empty = nothing_matched(subject_of(row), plan)
+    row.plan_json = json.dumps(asdict(redact_keys(plan, secrets.token_hex(16)) if empty else plan))
     row.status, row.planned_at = DeletionStatus.OPEN, now
+    if empty:
+        row.status, row.completed_at = DeletionStatus.NOTHING_MATCHED, now
     session.add(row)
-    session.add_all(ManifestTarget(request_id=row.request_id, target=t) for t in TARGETS)
+    session.add_all(
+        ManifestTarget(
+            request_id=row.request_id,
+            target=t,
+            state=TargetState.CLOSED,
+            remaining=0,
+            checked_at=now,
+            detail=json.dumps({"nothing_matched": True, "checked": [NOTHING_MATCHED_DETAIL], "remaining": 0}),
+        )
+        if empty
+        else ManifestTarget(request_id=row.request_id, target=t)
+        for t in TARGETS
+    )
     session.flush()
     return True
 
@@ -147,7 +218,11 @@ def get_target(session: Session, *, request_id: str, target: str) -> ManifestTar
 
 
 def finish_if_closed(session: Session, *, request_id: str, now: datetime) -> DeletionStatus:
-    """Mark the request complete once every target is CLOSED (failed if one FAILED)."""
+    """Mark the request complete once every target is CLOSED (failed if one FAILED).
+
+    On completion the plan's slot keys are replaced by keyed hashes (:func:`redact_keys`): a
+    key can be built from the subject's words, and the manifest outlives them. Its counts stay.
+    """
     states = {t.state for t in targets_of(session, request_id=request_id)}
     status = (
         DeletionStatus.COMPLETE
@@ -157,12 +232,27 @@ def finish_if_closed(session: Session, *, request_id: str, now: datetime) -> Del
         else DeletionStatus.OPEN
     )
     if status != DeletionStatus.OPEN:
-        session.execute(
+        result: Any = session.execute(
             update(DeletionRequest)
             .where(col(DeletionRequest.request_id) == request_id, col(DeletionRequest.status) == DeletionStatus.OPEN)
             .values(status=status, completed_at=now)
         )
+        if status == DeletionStatus.COMPLETE and result.rowcount:
+            _redact_plan(session, request_id)
     return status
+
+
+def _redact_plan(session: Session, request_id: str) -> None:
+    """Hash the finished plan's slot keys (a fresh salt per request)."""
+    text = session.scalar(select(col(DeletionRequest.plan_json)).where(col(DeletionRequest.request_id) == request_id))
+    if text is None:
+        return
+    plan = redact_keys(DeletionPlan(**json.loads(text)), secrets.token_hex(16))
+    session.execute(
+        update(DeletionRequest)
+        .where(col(DeletionRequest.request_id) == request_id)
+        .values(plan_json=json.dumps(asdict(plan)))
+    )
 
 
 def unfinished(session: Session, *, created_before: datetime) -> list[tuple[str, DeletionStatus]]:

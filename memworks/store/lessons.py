@@ -182,6 +182,41 @@ def lesson_rows(session: Session, *, tenant_id: str, task_type: str | None = Non
     return list(session.scalars(q.order_by(col(Lesson.task_type), col(Lesson.created_at), col(Lesson.lesson_id))))
 
 
+def lesson_evidence(
+    session: Session, *, tenant_id: str, task_type: str | None = None
+) -> dict[str, tuple[set[str], set[str]]]:
+    """Per lesson of the tenant (of one task type, if given) with lineage: the outcome ids it was
+    mined from and those it was validated on."""
+    lessons = select(col(Lesson.lesson_id)).where(col(Lesson.tenant_id) == tenant_id)
+    if task_type is not None:
+        lessons = lessons.where(col(Lesson.task_type) == task_type)
+    rows = session.execute(
+        select(col(Lineage.child_id), col(Lineage.parent_id), col(Lineage.relation)).where(
+            col(Lineage.tenant_id) == tenant_id,
+            col(Lineage.child_id).in_(lessons.scalar_subquery()),
+            col(Lineage.relation).in_([Relation.MINED_FROM, Relation.VALIDATED_ON]),
+        )
+    ).all()
+    out: dict[str, tuple[set[str], set[str]]] = {}
+    for child, parent, relation in rows:
+        mined, validated = out.setdefault(child, (set(), set()))
+        (mined if relation == Relation.MINED_FROM else validated).add(parent)
+    return out
+
+
+def user_outcome_ids(session: Session, *, tenant_id: str, user_id: str) -> set[str]:
+    """Ids of the outcomes about one user of the tenant (not erased)."""
+    return set(
+        session.scalars(
+            select(col(Outcome.outcome_id)).where(
+                col(Outcome.tenant_id) == tenant_id,
+                col(Outcome.user_id) == user_id,
+                col(Outcome.tombstoned_at).is_(None),
+            )
+        )
+    )
+
+
 def lesson_views(session: Session, *, tenant_id: str, task_type: str) -> list[LessonView]:
     rows = lesson_rows(session, tenant_id=tenant_id, task_type=task_type)
     mined = _mined_from(session, tenant_id=tenant_id, ids=[r.lesson_id for r in rows])

@@ -34,6 +34,11 @@ def deletion(request_id: str) -> str:
     return SEP.join(("deletion", request_id))
 
 
+def deletion_requests(tenant_id: str, user_id: str) -> str:
+    """Submissions of one user's deletion requests, so two identical ones open one request."""
+    return SEP.join(("deletion-requests", tenant_id, user_id))
+
+
 def hold(session: Session, name: str) -> None:
     """Take the lock ``name`` until the session's transaction ends (PostgreSQL; SQLite holds its write lock)."""
     if session.get_bind().dialect.name == "postgresql":

@@ -34,6 +34,9 @@ from memworks.store.projections.cache import ReadCache, cache_key
 
 #: Most hits one read may ask for.
 MAX_K = 100
+#: Longest question one read may ask (characters): a question, not a document; reading it
+#: (its periods, names and words) then costs a bounded amount on every door.
+MAX_QUERY_CHARS = 1000
 #: Records of the period a question names added as candidates (the closest to the question),
 #: and how many of the period's records are looked at to find them.
 PERIOD_CANDIDATES, PERIOD_SCAN = 30, 2000
@@ -51,6 +54,11 @@ def _check(
         raise InvalidInput("scope is required: retrieve(Scope(tenant_id=..., user_id=...), query)", field="scope")
     if not query or not query.strip():
         raise InvalidInput("query must be a non-empty string", field="query")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(
+            f"query must be at most {MAX_QUERY_CHARS} characters, got {len(query)}: ask a shorter question",
+            field="query",
+        )
     if not 1 <= k <= MAX_K:
         raise InvalidInput(f"k must be between 1 and {MAX_K}, got {k}", field="k")
     for name, t in (("as_of", as_of), ("known_at", known_at), ("asked_at", asked_at)):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import select, update
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col
 
 from memworks.models.tables import ScopeVersion
@@ -13,14 +13,13 @@ from memworks.models.tables import ScopeVersion
 def bump(session: Session, *, tenant_id: str, user_id: str | None) -> None:
     """Advance the version of one scope ("" is tenant-wide); call inside the writing transaction."""
     uid = user_id or ""
-    result: Any = session.execute(
-        update(ScopeVersion)
-        .where(col(ScopeVersion.tenant_id) == tenant_id, col(ScopeVersion.user_id) == uid)
-        .values(version=col(ScopeVersion.version) + 1)
+    # One upsert: two writers bumping a new scope at once must not both insert it.
+    insert_of = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    session.execute(
+        insert_of(ScopeVersion)
+        .values(tenant_id=tenant_id, user_id=uid, version=1)
+        .on_conflict_do_update(index_elements=["tenant_id", "user_id"], set_={"version": col(ScopeVersion.version) + 1})
     )
-    if not result.rowcount:
-        session.add(ScopeVersion(tenant_id=tenant_id, user_id=uid, version=1))
-        session.flush()
 
 
 def read(session: Session, *, tenant_id: str, user_id: str | None) -> tuple[int, int]:

@@ -19,8 +19,12 @@ from dramatiq.middleware import CurrentMessage, Retries, TimeLimit, default_midd
 from memworks.config import Settings
 from memworks.logging import configure_logging
 
-#: Queues by workload, so maintenance and deletions never wait behind a bulk import.
-QUEUES = ("extraction", "maintenance", "deletion")
+#: The bulk lane of a workload: where the work of a tenant over its backlog threshold goes, served
+#: at a lower priority, so that no other tenant's work waits behind it (:mod:`memworks.workers.lanes`).
+BULK_LANES = {"extraction": "extraction.bulk", "deletion": "deletion.bulk"}
+#: Queues by workload, so maintenance and deletions never wait behind a bulk import; each
+#: workload's bulk lane follows it. A worker consumes every queue it is given, lanes included.
+QUEUES = ("extraction", "extraction.bulk", "maintenance", "deletion", "deletion.bulk")
 
 
 class BindLogContext(dramatiq.Middleware):

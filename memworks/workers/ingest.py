@@ -11,10 +11,12 @@ from sqlmodel import Session
 
 from memworks.errors import InvalidInput
 from memworks.logging import get_logger
+from memworks.pipelines.ingest import EpisodeCaps
+from memworks.services.fairness import bulk_requests
 from memworks.services.ingest import process_episodes
 from memworks.store import audit, profiles
 from memworks.store.db import session_scope
-from memworks.workers import metrics
+from memworks.workers import lanes, metrics
 from memworks.workers.broker import register
 from memworks.workers.common import message_id, reject
 from memworks.workers.deletion import plan_deletion_request
@@ -39,6 +41,7 @@ def _rebuild_profile(s: Session, tenant: str, user: str, now: datetime) -> None:
     )
 
 
+@lanes.with_bulk_lane
 @register
 @dramatiq.actor(queue_name="extraction", throws=(InvalidInput,))
 def extract_memories(episode_ids: list[int]) -> None:
@@ -56,7 +59,11 @@ def extract_memories(episode_ids: list[int]) -> None:
         now=utcnow,
         forgetting=rt.forgetting_policy,
         after_write=_rebuild_profile,
+        caps=EpisodeCaps(rt.settings.episode_max_chars, rt.settings.episode_max_candidates),
+        most_candidates=rt.settings.ingest_batch_candidates,
     )
+    if outcome.deferred:  # past the message's budget: to the back of its lane
+        lanes.send(extract_memories, outcome.deferred)
     counts, tenants = outcome.counts, outcome.tenants
     metrics.count_gate(outcome.gate)
     metrics.count_ops(counts)
@@ -73,8 +80,9 @@ def extract_memories(episode_ids: list[int]) -> None:
             tenant_id=",".join(tenants)[:200] or None,
             scope=f"episodes:{len(payload.episode_ids)}",
         )
+    bulk = bulk_requests(rt, outcome.deletions)
     for rid in outcome.deletions:  # users' retractions are erased like any deletion request
-        plan_deletion_request.send(rid)
+        lanes.send(plan_deletion_request, rid, bulk=rid in bulk)
     log.info(
         "extraction.done",
         deletions=len(outcome.deletions),

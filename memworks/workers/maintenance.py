@@ -15,7 +15,8 @@ from pydantic import AfterValidator, Field, StringConstraints
 
 from memworks.errors import InvalidInput
 from memworks.logging import get_logger
-from memworks.services import attention, consolidation
+from memworks.services import attention, consolidation, fairness
+from memworks.workers import lanes
 from memworks.workers.broker import register
 from memworks.workers.common import Name, Seconds, message_id
 from memworks.workers.ingest import extract_memories
@@ -76,11 +77,17 @@ def sweep_expired() -> None:
 @register
 @dramatiq.actor(queue_name="maintenance", throws=(InvalidInput,))
 def resend_unprocessed(older_than_s: Seconds = 300) -> None:
-    """The outbox sweeper: episodes stored but never processed (a message lost) are sent again."""
-    batches = consolidation.lost_episode_batches(get_runtime(), older_than_s=older_than_s, now=utcnow())
-    for batch in batches:
-        extract_memories.send(batch)
-    log.info("outbox.resent", episodes=sum(map(len, batches)))
+    """The outbox sweeper: episodes stored but never processed (a message lost) are sent again,
+    each tenant's in its lane; only through an idle lane (as :func:`resume_deletions` does)."""
+    rt = get_runtime()
+    batches = consolidation.lost_episode_batches(rt, older_than_s=older_than_s, now=utcnow())
+    parts = fairness.extraction_parts(rt, [i for batch in batches for i in batch])
+    busy = lanes.busy(extract_memories.broker, "extraction")
+    sent = [p for p in parts if p.bulk not in busy]
+    for p in sent:
+        lanes.send(extract_memories, p.ids, bulk=p.bulk)
+    resent = sum(len(p.ids) for p in sent)
+    log.info("outbox.resent", episodes=resent, deferred=sum(len(p.ids) for p in parts) - resent)
 
 
 @register

@@ -13,11 +13,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import dramatiq
-from dramatiq.brokers.redis import RedisBroker
-from dramatiq.brokers.stub import StubBroker
 from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
+
+from memworks.workers.lanes import depth
 
 #: Where memworks' counters are registered (the API adds it to its ``/metrics``).
 REGISTRY = CollectorRegistry()
@@ -55,7 +55,8 @@ def count_lessons(counts: Mapping[str, int]) -> None:
 
 
 class QueueDepth(Collector):
-    """``memworks_queue_depth{queue}``: messages waiting (and delayed) per queue, read at scrape."""
+    """``memworks_queue_depth{queue}``: messages waiting (and delayed) per queue, bulk lanes
+    included, read at scrape."""
 
     def __init__(self, broker: dramatiq.Broker, queues: Iterable[str]) -> None:
         self.broker, self.queues = broker, tuple(queues)
@@ -65,14 +66,5 @@ class QueueDepth(Collector):
             "memworks_queue_depth", "Messages waiting per queue (delayed ones included).", labels=["queue"]
         )
         for q in self.queues:
-            g.add_metric([q], float(self._depth(q)))
+            g.add_metric([q], float(depth(self.broker, q)))
         yield g
-
-    def _depth(self, q: str) -> int:
-        b = self.broker
-        if isinstance(b, RedisBroker):
-            ns = b.namespace
-            return int(b.client.llen(f"{ns}:{q}")) + int(b.client.llen(f"{ns}:{q}.DQ"))
-        if isinstance(b, StubBroker):
-            return sum(b.queues[name].qsize() for name in (q, f"{q}.DQ") if name in b.queues)
-        return 0

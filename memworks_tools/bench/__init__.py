@@ -13,11 +13,11 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from memworks_tools.bench import consolidate, delete, ingest, retrieve
+from memworks_tools.bench import consolidate, delete, fairness, ingest, retrieve
 from memworks_tools.bench.common import Options, finite, machine, profiled, write_json
 
 #: Benchmarks by name, in the order ``all`` runs them.
-BENCHMARKS: dict[str, ModuleType] = {m.NAME: m for m in (ingest, retrieve, delete, consolidate)}
+BENCHMARKS: dict[str, ModuleType] = {m.NAME: m for m in (ingest, retrieve, delete, consolidate, fairness)}
 
 #: The headline fields of each report that ``bench.json`` carries.
 HEADLINES: dict[str, tuple[str, ...]] = {
@@ -44,6 +44,7 @@ HEADLINES: dict[str, tuple[str, ...]] = {
     ),
     "delete": ("seconds", "seconds_by_store", "store_1m_vs_10k_ratio", "ratio_compares", "all_complete"),
     "consolidate": ("seconds", "embedding_floor_s", "exponent"),
+    "fairness": ("read_p95_ratio", "b_episode_s", "b_deletion_s", "a_requests", "a_429", "a_429_share"),
 }
 
 
@@ -68,7 +69,10 @@ def run_benchmark(name: str, opts: Options) -> dict[str, Any]:
 def run_all(
     opts: Options, names: list[str] | None = None, on_done: Callable[[str, dict[str, Any]], None] | None = None
 ) -> dict[str, Any]:
-    """Run every benchmark (or ``names``) and write ``bench.json``: headlines, peak RSS, machine."""
+    """Run every benchmark (or ``names``) and write ``bench.json``: headlines, peak RSS, machine.
+
+    ``memworks bench all`` names all but ``fairness``, a load test run on its own.
+    """
     t0 = time.perf_counter()
     summary: dict[str, Any] = {"machine": machine(opts.pg_url), "quick": opts.quick, "peak_rss_mb": {}}
     for name in names or list(BENCHMARKS):

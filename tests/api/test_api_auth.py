@@ -145,7 +145,7 @@ def test_an_end_user_key_is_bound_to_its_user(
         ("POST", "/v1/retrieve", {"user_id": "u2", "query": "Where do I live?"}),
         ("POST", "/v1/episodes", story("ta", "u2")[0]),
         ("POST", "/v1/episodes", [{**story("ta")[0], "episode_id": "fresh"}, story("ta", "u2")[0]]),
-        ("POST", "/v1/deletions", {"user_id": "u2"}),
+        ("POST", "/v1/deletions", {"user_id": "u2", "scope": "user"}),
     ):
         r = two_tenants.request(method, path, json=body, headers=u1)
         assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden_user", (path, r.text)

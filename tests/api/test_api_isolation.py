@@ -11,11 +11,20 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from memworks.models.schemas import Scope
 from tests.api.api_helpers import QUESTIONS, STORY_A, STORY_B, bearer, story
 
 PROBES = 1000
 B_VALUES = ["Oslo", "Rex", "Bergen", "Initech", "welder", "chief@example.org", "tb-u1-"]
+
+
+@pytest.fixture
+def mw(sqlite_url: str, make_memworks: Any) -> Any:
+    """The API's facade without a per-key deletion budget: the probes send about 170 deletion
+    requests per key in seconds, which it would refuse with 429 (tests/api/test_rate_limits.py)."""
+    return make_memworks(sqlite_url, rate_deletions_per_min=0)
 
 
 def test_a_thousand_cross_tenant_probes_see_nothing_of_b(

@@ -310,7 +310,7 @@ def test_metrics_count_what_the_work_did_and_the_queue_depth(client: Any, key: d
     ]
     assert client.post("/v1/episodes", json=story("ta", lines=lines, with_tenant=False), headers=key).status_code == 202
     mw.drain()
-    assert client.post("/v1/deletions", json={"user_id": "u1"}, headers=key).status_code == 202
+    assert client.post("/v1/deletions", json={"user_id": "u1", "scope": "user"}, headers=key).status_code == 202
     mw.drain()
     after = client.get("/metrics").text
 

@@ -72,7 +72,7 @@ def test_deleting_a_user_over_http_erases_their_outcomes_lessons_and_gate_text(
     assert any("quixotica" in l["action"] for l in client.get("/v1/lessons", headers=tenant).json())
     assert sql_residue(mw, NEEDLES)
 
-    r = client.post("/v1/deletions", json={"user_id": "u1"}, headers=tenant)
+    r = client.post("/v1/deletions", json={"user_id": "u1", "scope": "user"}, headers=tenant)
     m = client.get(f"/v1/deletions/{r.json()['request_id']}", headers=tenant).json()
     assert m["status"] == "complete" and {"outcomes", "lessons", "audit_log"} <= set(m["targets"])
     assert all(t["state"] == "CLOSED" for t in m["targets"].values())
@@ -232,7 +232,7 @@ def test_another_users_episode_id_is_neither_a_conflict_nor_revealed(
     r = client.post("/v1/episodes", json={**first, "content": "I live in Porto."}, headers=alice)
     assert r.status_code == 409 and r.json()["error"]["code"] == "conflict"
     # Deleting Bob tombstones his episode only: Alice's episode of the same id keeps its text.
-    client.post("/v1/deletions", json={"user_id": "bob"}, headers=tenant)
+    client.post("/v1/deletions", json={"user_id": "bob", "scope": "user"}, headers=tenant)
     assert sql_residue(mw, ("Oslo",)) == [] and sql_residue(mw, ("Lisbon",))
     hits = client.post("/v1/retrieve", json={"query": "Where do I live?"}, headers=alice).json()["hits"]
     assert [h["value"] for h in hits if h["key"] == "user.home_city"] == ["Lisbon"]

@@ -31,4 +31,4 @@ def test_residue_is_purged_again_later_each_round_and_never_after_closing_or_fai
 
 def test_states_keep_the_strings_stored_and_shown_in_manifests() -> None:
     assert [s.value for s in TargetState] == ["OPEN", "CLOSED", "FAILED"]
-    assert [s.value for s in DeletionStatus] == ["pending", "open", "complete", "failed"]
+    assert [s.value for s in DeletionStatus] == ["pending", "open", "complete", "failed", "nothing_matched"]

@@ -9,13 +9,30 @@ from memworks.pipelines.consolidation.forgetting import (
     select_evictions,
     select_expired,
 )
-from memworks.pipelines.consolidation.profile import HEADER, Profile, ProfileLine, build_profile
+from memworks.pipelines.consolidation.profile import (
+    CONSTRAINT,
+    FACT,
+    HEADER,
+    PREFERENCE,
+    TIER_PRIORITY,
+    Profile,
+    ProfileLine,
+    build_profile,
+    fit_lines,
+    profile_lines,
+    select_profile,
+    tier_of,
+)
 from memworks.pipelines.consolidation.summaries import SummaryDraft, first_sentence, summarize_sessions
 
 __all__ = [
     "ANTONYMS",
+    "CONSTRAINT",
+    "FACT",
     "HEADER",
     "NEGATIONS",
+    "PREFERENCE",
+    "TIER_PRIORITY",
     "ForgettingPolicy",
     "MergeGroup",
     "Profile",
@@ -27,8 +44,12 @@ __all__ = [
     "expires_at_for",
     "find_duplicate_groups",
     "first_sentence",
+    "fit_lines",
     "is_live",
+    "profile_lines",
     "select_evictions",
     "select_expired",
+    "select_profile",
     "summarize_sessions",
+    "tier_of",
 ]

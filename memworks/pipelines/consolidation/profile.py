@@ -1,11 +1,18 @@
 """The user profile block: the few trusted facts worth putting in front of every answer.
 
-Eligible records (see :func:`eligible`) are ordered procedural first (how to answer), then
-semantic by key (keyless last), then ``memory_id``, and added one line at a time while the
-whole rendered block, measured with the caller's ``count_tokens``, stays within
-``max_tokens`` (lines are counted one by one, the block once at the end). A line that does not fit is skipped
-and the next (possibly shorter) line is
-tried. The cap is hard; an empty profile renders to ``""`` with 0 tokens.
+Eligible records (see :func:`eligible`) are ordered by tier (:func:`tier_of`): health and
+safety constraints first (allergies, diets, medical conditions, and preferences that rest on
+them), then explicit preferences and aversions (how to answer among them), then other facts;
+within a tier procedural first, then by key (keyless last), then ``memory_id``. Lines are added
+one at a time while the whole rendered block, measured with the caller's ``count_tokens``, stays
+within ``max_tokens`` (lines are counted one by one, the block once at the end). A line that
+does not fit is skipped and the next (possibly shorter) line is tried. The cap is hard; an
+empty profile renders to ``""`` with 0 tokens.
+
+When the lines do not all fit and a question is known, :func:`select_profile` picks the lines
+that bear on it: each line's similarity to the question (vectors passed in), plus a priority
+for its tier (:data:`TIER_PRIORITY`), best first while the cap allows; the block keeps the
+tier order.
 
 The profile speaks of the user in the third person: a record text that kept the speaker's own
 words ("User likes dark mode in my code editor") is rendered "... in their code editor".
@@ -14,7 +21,7 @@ words ("User likes dark mode in my code editor") is rendered "... in their code 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -28,11 +35,46 @@ _KINDS = (MemoryKind.PROCEDURAL, MemoryKind.SEMANTIC)
 _NOT_FACTS = frozenset({"transcript", "summary"})
 
 
+#: Line tiers, shown in this order.
+CONSTRAINT, PREFERENCE, FACT = 0, 1, 2
+#: What a tier adds to a line's similarity to the question when lines are chosen for it:
+#: a constraint is kept over a preference a little less similar, a preference over a fact.
+TIER_PRIORITY: Mapping[int, float] = {CONSTRAINT: 0.15, PREFERENCE: 0.05, FACT: 0.0}
+#: Key families of constraints: what the user must not be offered, whatever the question.
+_CONSTRAINT_FAMILIES = ("allergy", "diet", "condition", "pregnancy")
+#: Key families of stated preferences and aversions.
+_PREFERENCE_FAMILIES = ("pref", "likes", "dislikes", "favorite")
+#: Words that make a preference a health or safety one ("... due to a phobia", "cannot eat ...").
+_HEALTH = re.compile(
+    r"\b(?:allerg\w*|intoleran\w*|celiac|coeliac|gluten|lactose|diet|vegan|vegetarian|kosher|halal|medical"
+    r"|condition|disease|disorder|chronic|injur\w*|asthma|diabet\w*|pregnan\w*|phobia|afraid|fear\w*|scared"
+    r"|terrified|sickness|nause\w*|dyslexi\w*|epilep\w*|health|safety|sensitive skin|sensitive stomach"
+    r"|cannot (?:eat|drink|consume|tolerate|digest))\b",
+    re.IGNORECASE,
+)
+_PERSON_KEY = re.compile(r"^person\.[a-z0-9_]+\.")
+
+
+def tier_of(m: MemoryView) -> int:
+    """:data:`CONSTRAINT` for allergies, diets, conditions and preferences resting on health or
+    safety; :data:`PREFERENCE` for other stated preferences and how-to-answer procedures;
+    :data:`FACT` for the rest."""
+    parts = _PERSON_KEY.sub("user.", m.key or "").split(".")
+    family = parts[1] if len(parts) > 1 and parts[0] == "user" else ""
+    if family in _CONSTRAINT_FAMILIES:
+        return CONSTRAINT
+    if family in _PREFERENCE_FAMILIES or m.kind is MemoryKind.PROCEDURAL:
+        return CONSTRAINT if _HEALTH.search(m.text) or _HEALTH.search(m.value) else PREFERENCE
+    return FACT
+
+
 @dataclass(frozen=True)
 class ProfileLine:
     memory_id: str
     #: The rendered line: ``"- <fact> [m:<first 8 chars of memory_id>]"``.
     text: str
+    #: :data:`CONSTRAINT`, :data:`PREFERENCE` or :data:`FACT`.
+    tier: int = FACT
 
 
 @dataclass(frozen=True)
@@ -71,8 +113,8 @@ def eligible(m: MemoryView, *, now: datetime | None, min_confidence: float) -> b
     )
 
 
-def _order(m: MemoryView) -> tuple[int, bool, str, str]:
-    return (_KINDS.index(m.kind), m.key is None, m.key or "", m.memory_id)
+def _order(m: MemoryView) -> tuple[int, int, bool, str, str]:
+    return (tier_of(m), _KINDS.index(m.kind), m.key is None, m.key or "", m.memory_id)
 
 
 #: First-person words and their third-person forms. "I" counts only before a lower-case word
@@ -110,6 +152,21 @@ def render(lines: Sequence[ProfileLine]) -> str:
     return "\n".join([HEADER, *(line.text for line in lines)]) if lines else ""
 
 
+def profile_lines(
+    records: Sequence[MemoryView], *, min_confidence: float = 0.7, now: datetime | None = None
+) -> list[ProfileLine]:
+    """Every line the profile could hold, in its order (eligible records, identical facts once)."""
+    lines: list[ProfileLine] = []
+    seen: set[str] = set()
+    for m in sorted((m for m in records if eligible(m, now=now, min_confidence=min_confidence)), key=_order):
+        fact = _fact(m)
+        if not fact or fact.casefold() in seen:
+            continue
+        seen.add(fact.casefold())
+        lines.append(ProfileLine(m.memory_id, f"- {fact} [m:{m.memory_id[:8]}]", tier_of(m)))
+    return lines
+
+
 def build_profile(
     records: Sequence[MemoryView],
     *,
@@ -124,23 +181,49 @@ def build_profile(
 
     Records whose fact text is identical to an earlier line's are listed once.
     """
-    lines: list[ProfileLine] = []
-    seen: set[str] = set()
+    return fit_lines(
+        profile_lines(records, min_confidence=min_confidence, now=now), count_tokens=count_tokens, max_tokens=max_tokens
+    )
+
+
+def fit_lines(lines: Sequence[ProfileLine], *, count_tokens: Callable[[str], int], max_tokens: int) -> Profile:
+    """The block of ``lines`` taken in order, each that still fits within ``max_tokens``."""
+    kept: list[ProfileLine] = []
     # Lines are joined by newlines, so the block's tokens are the sum of its lines' for any
     # whitespace-splitting tokenizer: each candidate costs one short count, not a recount of
     # the whole block. The total is checked once at the end, so the cap stays hard for others.
     tokens = count_tokens(HEADER)
-    for m in sorted((m for m in records if eligible(m, now=now, min_confidence=min_confidence)), key=_order):
-        fact = _fact(m)
-        if not fact or fact.casefold() in seen:
-            continue
-        line = ProfileLine(m.memory_id, f"- {fact} [m:{m.memory_id[:8]}]")
+    for line in lines:
         size = tokens + count_tokens(line.text)
         if size > max_tokens:
             continue
-        lines.append(line)
-        seen.add(fact.casefold())
+        kept.append(line)
         tokens = size
-    while lines and (tokens := count_tokens(render(lines))) > max_tokens:
-        lines.pop()
-    return Profile(tuple(lines), render(lines), tokens if lines else 0)
+    while kept and (tokens := count_tokens(render(kept))) > max_tokens:
+        kept.pop()
+    return Profile(tuple(kept), render(kept), tokens if kept else 0)
+
+
+def select_profile(
+    lines: Sequence[ProfileLine],
+    similarity: Sequence[float],
+    *,
+    count_tokens: Callable[[str], int],
+    max_tokens: int,
+    priority: Mapping[int, float] = TIER_PRIORITY,
+) -> Profile:
+    """The profile for one question: every line when all fit, else the lines that bear on it.
+
+    ``similarity[i]`` is line ``i``'s similarity to the question (cosine of their vectors).
+    Lines are taken best first by similarity plus their tier's ``priority`` while the cap
+    allows (a line that does not fit is skipped), and shown in the profile's own order.
+    """
+    if len(similarity) != len(lines):
+        raise ValueError(f"{len(lines)} lines but {len(similarity)} similarities")
+    whole = fit_lines(lines, count_tokens=count_tokens, max_tokens=max_tokens)
+    if len(whole.lines) == len(lines):
+        return whole
+    ranked = sorted(range(len(lines)), key=lambda i: (-(similarity[i] + priority.get(lines[i].tier, 0.0)), i))
+    chosen = fit_lines([lines[i] for i in ranked], count_tokens=count_tokens, max_tokens=max_tokens)
+    keep = {line.memory_id for line in chosen.lines}
+    return fit_lines([ln for ln in lines if ln.memory_id in keep], count_tokens=count_tokens, max_tokens=max_tokens)

@@ -53,6 +53,7 @@ from memworks.pipelines.extraction.open_vocab_render import phrase, slug
 from memworks.pipelines.extraction.open_vocab_statement import statement
 from memworks.pipelines.extraction.open_vocab_states import interest_frame, measures_in, state_frame
 from memworks.pipelines.extraction.open_vocab_time import TimeRead, read_time, written
+from memworks.pipelines.extraction.standing import standing_in
 from memworks.pipelines.extraction.vocabulary import JOB_WORDS
 
 __all__ = ["statements_in"]
@@ -77,7 +78,7 @@ def statements_in(s: Sentence, state: TurnState) -> list[Statement]:
     if first is None or s.text.rstrip().endswith("?") or CONDITIONAL.match(s.text.lstrip(" \"'(-*")):
         remember_people(s, state)
         return []
-    out: list[Statement] = measures_in(s, state)
+    out: list[Statement] = measures_in(s, state) + standing_in(s, state)
     for c in shared_time(s, [c for verb in clause_heads(s) if (c := make_clause(s, verb, state)) is not None]):
         if c.negated:
             positive = _frames(replace(c, negated=False))

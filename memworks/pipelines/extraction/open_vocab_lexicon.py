@@ -10,6 +10,7 @@ as category ("I'm learning pottery" → ``user.pottery.learning``).
 from __future__ import annotations
 
 from memworks.pipelines.extraction import vocabulary as V
+from memworks.pipelines.extraction.standing_lexicon import TRIGGER_LEMMAS as STANDING_TRIGGERS
 
 
 def _words(category: str, text: str) -> dict[str, str]:
@@ -244,6 +245,7 @@ TRIGGERS: frozenset[str] = (
             | REDATE_VERBS
             | BEGIN_VERBS
             | {"give", "stop", "forget", "delete", "erase", "remove", "wipe", "remember", "store", "unlearn"}
+            | STANDING_TRIGGERS
         )
         for w in _forms(lemma)
     )

@@ -1,9 +1,10 @@
 """Memory rows and transcripts: the primary store, derived records, and the episodes the plan
 tombstones with their transcript records.
 
-A record is erased in place (text, value and key emptied, status deleted, transaction time
-closed) so lineage and the manifest still name it; its residue is checked by id and, for copies
-under other ids, by content fingerprint.
+A record is erased in place (text, value, key, subject and event time emptied, status deleted,
+transaction time closed) so lineage and the manifest still name it, and nothing derived from its
+words stays on the row (a speaker's name, a slot key built from what was said); its residue is
+checked by id and, for copies under other ids, by content fingerprint.
 """
 
 from __future__ import annotations
@@ -31,8 +32,15 @@ __all__ = [
 
 
 def _memory_left() -> ColumnElement[bool]:
-    """A memory row that still holds text or is not yet deleted."""
-    return or_(col(Memory.text) != "", col(Memory.value) != "", col(Memory.status) != MemoryStatus.DELETED)
+    """A memory row that still holds text, a key, a subject or an event time, or is not yet deleted."""
+    return or_(
+        col(Memory.text) != "",
+        col(Memory.value) != "",
+        col(Memory.key).is_not(None),
+        col(Memory.subject).is_not(None),
+        col(Memory.event_at).is_not(None),
+        col(Memory.status) != MemoryStatus.DELETED,
+    )
 
 
 def _episode_left() -> ColumnElement[bool]:
@@ -50,6 +58,8 @@ def _erase_memories(session: Session, ids: Sequence[str], now: datetime) -> int:
                 value="",
                 text="",
                 key=None,
+                subject=None,
+                event_at=None,
                 status=MemoryStatus.DELETED,
                 retracted_at=func.coalesce(Memory.retracted_at, now),
             )
@@ -81,7 +91,7 @@ def _memory_residue(session: Session, s: Subject, ids: Sequence[str], name: str)
         name,
         left + copies,
         [
-            f"memory rows by id ({len(ids)}) still holding text or not deleted",
+            f"memory rows by id ({len(ids)}) still holding text, a key or a subject, or not deleted",
             f"memory rows of the subject outside the plan by fingerprint ({len(s.plan.fingerprints)})",
         ],
     )

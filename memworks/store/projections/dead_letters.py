@@ -1,7 +1,9 @@
 """Dead-letter messages: failed messages kept by the broker (Redis for 7 days, or in process).
 
 Messages carry ids only, never content, but a dead letter still names the subject's episodes;
-a deletion removes those messages (their episodes are re-sent from SQL if still wanted).
+a deletion removes those messages (their episodes are re-sent from SQL if still wanted). Every
+queue the workers serve is searched, the bulk lanes (``extraction.bulk``, ``deletion.bulk``)
+included: the caller passes them all (``memworks.workers.QUEUES``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,310 @@
+"""Rate limits and a per-tenant concurrency cap in front of the HTTP API and its ``/mcp`` endpoint.
+
+Every request that carries a known key spends from three budgets, each a token bucket per key
+and per tenant (``MEMWORKS_RATE_*``, see :mod:`memworks.config`):
+
+- **writes**: episodes and outcomes, counted one by one (a batch of 256 spends 256); a
+  correction, a confirmation, a consolidation and an MCP ``memory_add`` or ``outcome_report``
+  spend 1;
+- **deletions**: ``POST /v1/deletions``, ``DELETE /v1/memories/{id}``, MCP ``memory_forget``;
+- **reads**: every other request under ``/v1`` and ``/mcp``.
+
+A request over a budget answers 429 with ``Retry-After`` (whole seconds, at least 1) and the
+usual error body, code ``rate_limited``; it spends nothing and reaches no route.
+
+Besides, at most ``rate_tenant_concurrency`` requests of one tenant run at once in this process:
+sync routes share one thread pool under one GIL, so this bounds how many of one tenant's
+requests another tenant's request waits behind. Up to ``rate_tenant_queue`` more wait for a
+place in the event loop, holding no thread, for at most :data:`~memworks.api.slots.QUEUE_WAIT_S`; one more, or a
+longer wait, answers 429 with ``Retry-After: 1``.
+
+Requests without a key, or with an unknown one, pass through untouched (the route answers 401).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections import Counter as Tally
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from prometheus_client import CollectorRegistry, Counter, Gauge
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from memworks.api.middleware import error_body, send_json
+from memworks.api.slots import TenantSlots
+from memworks.client import Memworks
+from memworks.config import Settings
+from memworks.logging import get_logger
+from memworks.mcp import MCP_PATH
+from memworks.store.ratelimit import Buckets, Draw, MemoryBuckets, buckets_for
+
+log = get_logger("memworks.api")
+
+WRITES, DELETIONS, READS = "writes", "deletions", "reads"
+#: What each budget counts, in the words of a refusal.
+_UNITS = {WRITES: "episodes or outcomes", DELETIONS: "deletion requests", READS: "requests"}
+#: MCP tools that spend from the write and deletion budgets (every other call is a read).
+_MCP_TOOLS = {"memory_add": WRITES, "outcome_report": WRITES, "memory_forget": DELETIONS}
+#: Bodies larger than this are counted in a worker thread, off the event loop (bytes).
+_INLINE_PARSE_BYTES = 64_000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The budgets a minute, per key and per tenant (0: no limit), the requests of a tenant
+    running at once (0: no limit) and how many more may wait for a place."""
+
+    per_key: Mapping[str, int]
+    per_tenant: Mapping[str, int]
+    concurrency: int
+    queue: int
+
+    @classmethod
+    def of(cls, s: Settings) -> Limits:
+        return cls(
+            per_key={WRITES: s.rate_writes_per_min, DELETIONS: s.rate_deletions_per_min, READS: s.rate_reads_per_min},
+            per_tenant={
+                WRITES: s.rate_tenant_writes_per_min,
+                DELETIONS: s.rate_tenant_deletions_per_min,
+                READS: s.rate_tenant_reads_per_min,
+            },
+            concurrency=s.rate_tenant_concurrency,
+            queue=s.rate_tenant_queue,
+        )
+
+    @property
+    def off(self) -> bool:
+        return not (any(self.per_key.values()) or any(self.per_tenant.values()) or self.concurrency)
+
+    def draws(self, charges: Mapping[str, int], key_id: str, tenant_id: str) -> list[Draw]:
+        """The buckets a request spends from: its key's and its tenant's, for each budget it uses."""
+        out = []
+        for budget, cost in charges.items():
+            if n := self.per_key[budget]:
+                out.append(Draw(f"{budget}:key:{key_id}", cost, n))
+            if n := self.per_tenant[budget]:
+                out.append(Draw(f"{budget}:tenant:{tenant_id}", cost, n))
+        return out
+
+    def describe(self, charges: Mapping[str, int]) -> str:
+        """The limits a refused request ran into, in words."""
+        parts = []
+        for budget in charges:
+            key, tenant, unit = self.per_key[budget], self.per_tenant[budget], _UNITS[budget]
+            if key and tenant:
+                parts.append(f"this key may send {key} {unit} a minute, and all the keys of its tenant {tenant}")
+            elif key or tenant:
+                who = "this key" if key else "all the keys of this tenant together"
+                parts.append(f"{who} may send {key or tenant} {unit} a minute")
+        return "; ".join(parts)
+
+
+def route_budget(method: str, path: str) -> str | None:
+    """The budget a request spends from (``mcp``: read from its body), or None when it is not limited."""
+    if path == MCP_PATH:
+        return "mcp"
+    if not path.startswith("/v1/"):
+        return None
+    if method == "POST" and path in ("/v1/episodes", "/v1/outcomes"):
+        return WRITES
+    if (method == "POST" and path == "/v1/deletions") or (method == "DELETE" and path.startswith("/v1/memories/")):
+        return DELETIONS
+    if method == "PATCH" or (method == "POST" and (path.endswith("/confirm") or path == "/v1/consolidations")):
+        return WRITES
+    return READS
+
+
+def item_count(body: bytes) -> int:
+    """Episodes or outcomes in a write's body: a list's length, else 1 (a body that is no JSON
+    spends 1 and is refused by the route)."""
+    try:
+        parsed = json.loads(body)
+    except (ValueError, RecursionError):
+        return 1
+    return max(1, len(parsed)) if isinstance(parsed, list) else 1
+
+
+def mcp_charges(body: bytes) -> dict[str, int]:
+    """What an MCP request spends: a write or deletion tool call from those budgets, anything else a read."""
+    try:
+        parsed = json.loads(body)
+    except (ValueError, RecursionError):
+        return {READS: 1}
+    out: Tally[str] = Tally()
+    for msg in parsed if isinstance(parsed, list) else [parsed]:
+        params = msg.get("params") if isinstance(msg, dict) else None
+        tool = params.get("name") if isinstance(params, dict) and msg.get("method") == "tools/call" else None
+        out[_MCP_TOOLS.get(tool, READS) if isinstance(tool, str) else READS] += 1
+    return dict(out) or {READS: 1}
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """Whose budgets a request spends: its key and the key's tenant."""
+
+    key_id: str
+    tenant_id: str
+
+
+class KnownKeys:
+    """Which key and tenant a secret belongs to, remembered for ``ttl_s`` (by the secret's hash).
+
+    Only the limits use it: the route still authenticates every request, so a key revoked
+    meanwhile is refused all the same.
+    """
+
+    def __init__(self, *, ttl_s: float = 60.0, max_entries: int = 10_000) -> None:
+        self._seen: dict[str, tuple[float, Holder]] = {}
+        self._ttl, self._max = ttl_s, max_entries
+
+    @staticmethod
+    def _id(secret: str) -> str:
+        return hashlib.sha256(secret.encode()).hexdigest()
+
+    def get(self, secret: str) -> Holder | None:
+        hit = self._seen.get(self._id(secret))
+        return hit[1] if hit is not None and hit[0] > time.monotonic() else None
+
+    def put(self, secret: str, holder: Holder) -> None:
+        if len(self._seen) >= self._max:
+            self._seen.clear()
+        self._seen[self._id(secret)] = (time.monotonic() + self._ttl, holder)
+
+
+def _bearer(scope: Scope) -> str:
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            kind, _, secret = value.decode("latin-1").partition(" ")
+            return secret.strip() if kind.lower() == "bearer" else ""
+    return ""
+
+
+async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
+    """The whole request body, and a ``receive`` that hands it on to the app."""
+    chunks: list[bytes] = []
+    pending: Message | None = None
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            pending = message
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    body, replayed = b"".join(chunks), False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if replayed:
+            return await receive()
+        replayed = True
+        return pending if pending is not None else {"type": "http.request", "body": body, "more_body": False}
+
+    return body, replay
+
+
+class RateLimit:
+    """ASGI middleware applying the budgets and the concurrency cap of ``get_mw()``'s settings.
+
+    Place it inside the body limit (bodies reach it already capped). Budgets live in Redis when
+    the settings' cache or broker is Redis, else in this process.
+    """
+
+    def __init__(
+        self, app: ASGIApp, get_mw: Callable[[], Memworks | None], registry: CollectorRegistry | None = None
+    ) -> None:
+        self.app, self._get_mw = app, get_mw
+        self._setup: tuple[Memworks, Limits, Buckets] | None = None
+        self.slots, self._keys = TenantSlots(), KnownKeys()
+        # Key look-ups and Redis calls get threads of their own: not queued behind slow routes.
+        self._threads = anyio.CapacityLimiter(8)
+        self._refused = None
+        if registry is not None:
+            self._refused = Counter(
+                "memworks_http_rate_limited", "Requests refused with 429, by budget", ["budget"], registry=registry
+            )
+            waiting = Gauge(
+                "memworks_http_requests_waiting", "Requests waiting for a place of their tenant", registry=registry
+            )
+            waiting.set_function(self.slots.waiting)
+
+    def _limits(self, mw: Memworks) -> tuple[Limits, Buckets]:
+        if self._setup is None or self._setup[0] is not mw:
+            s = mw.settings
+            url = s.cache_url or ("" if s.is_embedded_broker else s.broker_url)
+            self._setup = (mw, Limits.of(s), buckets_for(url, namespace=s.queue_namespace))
+        return self._setup[1], self._setup[2]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        budget = route_budget(scope["method"], scope["path"]) if scope["type"] == "http" else None
+        mw = self._get_mw() if budget is not None else None
+        secret = _bearer(scope) if mw is not None else ""
+        if budget is None or mw is None or not secret:
+            await self.app(scope, receive, send)
+            return
+        limits, buckets = self._limits(mw)
+        holder = None if limits.off else await self._holder(mw, secret)
+        if holder is None:
+            await self.app(scope, receive, send)
+            return
+        charges, receive = await self._charges(limits, budget, scope["path"], receive)
+        draws = limits.draws(charges, holder.key_id, holder.tenant_id)
+        wait = buckets.take(draws) if isinstance(buckets, MemoryBuckets) else await self._off_loop(buckets.take, draws)
+        if wait > 0:
+            retry = max(1, math.ceil(wait))
+            msg = f"rate limit: {limits.describe(charges)}; retry in {retry} s"
+            await self._refuse(send, "+".join(sorted(charges)), msg, retry)
+            return
+        if not await self.slots.enter(holder.tenant_id, limits.concurrency, limits.queue):
+            msg = (
+                f"too many requests of this tenant in progress: {limits.concurrency} run at once here and "
+                f"{limits.queue} may wait for them; retry in a second"
+            )
+            await self._refuse(send, "concurrency", msg, 1)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.slots.leave(holder.tenant_id)
+
+    async def _charges(
+        self, limits: Limits, budget: str, path: str, receive: Receive
+    ) -> tuple[dict[str, int], Receive]:
+        """What a request spends from each budget; a batch's and an MCP call's are read from its body."""
+        if budget == "mcp":
+            body, receive = await _buffered(receive)
+            small = len(body) <= _INLINE_PARSE_BYTES
+            return (mcp_charges(body) if small else await self._off_loop(mcp_charges, body)), receive
+        counted = limits.per_key[WRITES] or limits.per_tenant[WRITES]
+        if budget == WRITES and path in ("/v1/episodes", "/v1/outcomes") and counted:
+            body, receive = await _buffered(receive)
+            small = len(body) <= _INLINE_PARSE_BYTES
+            return {WRITES: item_count(body) if small else await self._off_loop(item_count, body)}, receive
+        return {budget: 1}, receive
+
+    async def _holder(self, mw: Memworks, secret: str) -> Holder | None:
+        if (known := self._keys.get(secret)) is not None:
+            return known
+        row = await self._off_loop(mw.authenticate, secret)
+        if row is None:
+            return None
+        holder = Holder(row.key_id, row.tenant_id)
+        self._keys.put(secret, holder)
+        return holder
+
+    async def _off_loop(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await anyio.to_thread.run_sync(fn, *args, limiter=self._threads)
+
+    async def _refuse(self, send: Send, budget: str, message: str, retry_s: int) -> None:
+        if self._refused is not None:
+            self._refused.labels(budget).inc()
+        log.debug("api.rate_limited", budget=budget, retry_s=retry_s)
+        headers = [(b"retry-after", str(retry_s).encode())]
+        await send_json(send, 429, error_body("rate_limited", message), headers)

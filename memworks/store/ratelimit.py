@@ -1,0 +1,171 @@
+"""Token buckets behind the API's rate limits: in this process, or in Redis for every API process.
+
+A bucket holds at most ``per_min`` tokens and refills at ``per_min`` tokens a minute. A request
+costing ``c`` tokens is admitted when each bucket it draws on holds at least ``min(c, per_min)``:
+a batch larger than a whole bucket is admitted from a full one and leaves it in debt, so no
+allowed batch size is refused for ever, and the rate over time still holds. Either every bucket
+of a request pays or none does (a refused request spends nothing).
+
+With Redis, one Lua script checks and pays all the buckets of a request atomically on Redis's
+clock, so API processes behind a load balancer share the budgets. When Redis does not answer,
+the buckets of this process stand in (the request is limited, never failed) and Redis is tried
+again a few seconds later.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from memworks.logging import exception_fields, get_logger
+
+log = get_logger("memworks.ratelimit")
+
+#: Prefix of every bucket's key in Redis (the deployment's queue namespace follows it).
+PREFIX = "memworks:rate:"
+#: Seconds the in-process buckets stand in after Redis failed, before Redis is asked again.
+REDIS_RETRY_S = 5.0
+#: Longest wait for Redis on one request (connect or answer), in seconds.
+REDIS_TIMEOUT_S = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """One bucket a request draws on: its name, what the request costs, the bucket's size a minute."""
+
+    bucket: str
+    cost: int
+    per_min: int
+
+
+class Buckets(Protocol):
+    def take(self, draws: Sequence[Draw]) -> float:
+        """Pay every draw and return 0, or pay none and return the seconds until all would be admitted."""
+        ...
+
+
+def refill(tokens: float, elapsed_s: float, per_min: int) -> float:
+    """A bucket's tokens ``elapsed_s`` seconds after it held ``tokens`` (at most full)."""
+    return min(float(per_min), tokens + max(0.0, elapsed_s) * per_min / 60.0)
+
+
+def shortfall_s(tokens: float, draw: Draw) -> float:
+    """Seconds until a bucket holding ``tokens`` can admit ``draw`` (0 when it can now)."""
+    need = min(draw.cost, draw.per_min)
+    return 0.0 if tokens >= need else (need - tokens) * 60.0 / draw.per_min
+
+
+class MemoryBuckets:
+    """Buckets of one process (thread-safe). Full buckets are forgotten once there are many."""
+
+    def __init__(self, *, max_buckets: int = 100_000, clock: Callable[[], float] = time.monotonic) -> None:
+        self._state: dict[str, tuple[float, float, int]] = {}  # bucket -> (tokens, at, per_min)
+        self._lock = threading.Lock()
+        self._max, self._clock = max_buckets, clock
+
+    def take(self, draws: Sequence[Draw]) -> float:
+        now = self._clock()
+        with self._lock:
+            levels = [self._level(d, now) for d in draws]
+            wait = max((shortfall_s(t, d) for t, d in zip(levels, draws, strict=True)), default=0.0)
+            if wait > 0:
+                return wait
+            for t, d in zip(levels, draws, strict=True):
+                self._state[d.bucket] = (t - d.cost, now, d.per_min)
+            if len(self._state) > self._max:
+                self._forget_full(now)
+        return 0.0
+
+    def _level(self, d: Draw, now: float) -> float:
+        tokens, at, _ = self._state.get(d.bucket, (float(d.per_min), now, d.per_min))
+        return refill(tokens, now - at, d.per_min)
+
+    def _forget_full(self, now: float) -> None:
+        """Drop the buckets that have refilled (forgetting them changes nothing), then the oldest."""
+        for name, (tokens, at, per_min) in list(self._state.items()):
+            if refill(tokens, now - at, per_min) >= per_min:
+                del self._state[name]
+        if len(self._state) > self._max:
+            for name, _ in sorted(self._state.items(), key=lambda kv: kv[1][1])[: len(self._state) - self._max]:
+                del self._state[name]
+
+
+# KEYS: the buckets; ARGV: cost and per_min of each, in turn. Returns "0" when paid, else the
+# seconds to wait (a string: Lua numbers come back from Redis as truncated integers).
+_TAKE = """
+if redis.replicate_commands then pcall(redis.replicate_commands) end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local levels, wait = {}, 0
+for i, key in ipairs(KEYS) do
+  local cost, per_min = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  local rate = per_min / 60
+  local h = redis.call('HMGET', key, 'tokens', 'at')
+  local tokens, at = tonumber(h[1]) or per_min, tonumber(h[2]) or now
+  tokens = math.min(per_min, tokens + math.max(0, now - at) * rate)
+  levels[i] = tokens
+  local need = math.min(cost, per_min)
+  if tokens < need then wait = math.max(wait, (need - tokens) / rate) end
+end
+if wait > 0 then return tostring(wait) end
+for i, key in ipairs(KEYS) do
+  local cost, per_min = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  local left = levels[i] - cost
+  redis.call('HSET', key, 'tokens', left, 'at', now)
+  redis.call('PEXPIRE', key, math.ceil((per_min - left) * 60000 / per_min) + 1000)
+end
+return '0'
+"""
+
+
+class RedisBuckets:
+    """Buckets in Redis, shared by every process using it; in-process ones stand in while it is down.
+
+    Args:
+        url: the Redis URL.
+        namespace: keeps the buckets of deployments sharing one Redis apart.
+        fallback: the buckets used while Redis does not answer.
+    """
+
+    def __init__(self, url: str, *, namespace: str, fallback: Buckets) -> None:
+        import redis
+
+        self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+        self._r = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S)
+        self._script: Any = self._r.register_script(_TAKE)
+        self._prefix = f"{PREFIX}{namespace}:"
+        self._fallback = fallback
+        self._down_until = 0.0
+
+    def take(self, draws: Sequence[Draw]) -> float:
+        if not draws:
+            return 0.0
+        if time.monotonic() < self._down_until:
+            return self._fallback.take(draws)
+        args: list[int] = []
+        for d in draws:
+            args += [d.cost, d.per_min]
+        try:
+            raw = self._script(keys=[self._prefix + d.bucket for d in draws], args=args)
+        except self._errors as exc:
+            self._down_until = time.monotonic() + REDIS_RETRY_S
+            log.warning(
+                "ratelimit.redis_unavailable", fallback="in-process", retry_s=REDIS_RETRY_S, **exception_fields(exc)
+            )
+            return self._fallback.take(draws)
+        wait = float(raw.decode() if isinstance(raw, bytes) else raw)
+        return wait if math.isfinite(wait) and wait > 0 else 0.0
+
+    def close(self) -> None:
+        self._r.close()
+
+
+def buckets_for(url: str, *, namespace: str) -> MemoryBuckets | RedisBuckets:
+    """Redis buckets when ``url`` is a Redis URL, else buckets of this process."""
+    if url.startswith(("redis://", "rediss://")):
+        return RedisBuckets(url, namespace=namespace, fallback=MemoryBuckets())
+    return MemoryBuckets()

@@ -1,0 +1,383 @@
+"""Rate limits of the HTTP API: per key and per tenant, for writes (counted by episode),
+deletions and reads; 429 with Retry-After and the usual error body; a per-tenant cap on
+requests in progress; budgets shared through Redis, and kept in-process when Redis is down."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from tests.api.api_helpers import bearer, story
+
+#: Every budget off; a test turns on the ones it checks.
+OFF = {
+    "rate_writes_per_min": 0,
+    "rate_deletions_per_min": 0,
+    "rate_reads_per_min": 0,
+    "rate_tenant_writes_per_min": 0,
+    "rate_tenant_deletions_per_min": 0,
+    "rate_tenant_reads_per_min": 0,
+    "rate_tenant_concurrency": 0,
+    "rate_tenant_queue": 0,
+}
+
+
+@pytest.fixture
+def mw(request: pytest.FixtureRequest, sqlite_url: str, make_memworks: Any) -> Any:
+    """The API fixtures' facade, with the limits a test names (``indirect`` parameter) and the rest off."""
+    return make_memworks(sqlite_url, **{**OFF, **getattr(request, "param", {})})
+
+
+def limits(**settings: int) -> Any:
+    """Run the test with these limits (every other one off)."""
+    return pytest.mark.parametrize("mw", [settings], indirect=True, ids=[",".join(settings)])
+
+
+def new_key(mw: Any, tenant: str, user: str | None = None) -> dict[str, str]:
+    from memworks.store.db import session_scope
+    from memworks.store.keys import create_key
+
+    with session_scope(mw.runtime.engine) as s:
+        return bearer(create_key(s, tenant_id=tenant, user_id=user, label="test", now=datetime.now(UTC))[1])
+
+
+def assert_limited(r: Any) -> int:
+    """A 429 in the API's error shape with a whole, positive Retry-After; returns it."""
+    assert r.status_code == 429, r.text
+    assert r.json() == {"error": {"code": "rate_limited", "message": r.json()["error"]["message"], "field": None}}
+    assert "a minute" in r.json()["error"]["message"]
+    retry = r.headers["retry-after"]
+    assert retry.isdigit() and int(retry) >= 1, retry
+    return int(retry)
+
+
+@limits(rate_reads_per_min=3)
+def test_reads_over_a_keys_budget_are_429_and_other_keys_and_tenants_are_unaffected(client: Any, mw: Any) -> None:
+    alice, bob, other = new_key(mw, "ta", "alice"), new_key(mw, "ta", "bob"), new_key(mw, "tb", "alice")
+    # Given a key that spent its 3 reads (retrieve, memories, profile all count)
+    assert client.post("/v1/retrieve", json={"query": "Where do I live?"}, headers=alice).status_code == 200
+    assert client.get("/v1/memories", headers=alice).status_code == 200
+    assert client.get("/v1/profile", headers=alice).status_code == 200
+    # When it reads once more, Then 429, Retry-After within the time one read takes to refill
+    assert assert_limited(client.get("/v1/profile", headers=alice)) <= 20
+    assert_limited(client.post("/v1/retrieve", json={"query": "Where do I live?"}, headers=alice))
+    # And another key of the tenant, and a key of another tenant, still read
+    assert client.get("/v1/profile", headers=bob).status_code == 200
+    assert client.get("/v1/profile", headers=other).status_code == 200
+    # And pages that need no key are not limited
+    assert client.get("/healthz").status_code == 200
+
+
+@limits(rate_tenant_reads_per_min=4)
+def test_the_keys_of_a_tenant_share_its_budget(client: Any, mw: Any) -> None:
+    a, b, other = new_key(mw, "ta"), new_key(mw, "ta", "u1"), new_key(mw, "tb")
+    for key in (a, a, b, b):
+        assert client.get("/v1/lessons", headers=key).status_code == 200
+    assert_limited(client.get("/v1/lessons", headers=a))
+    assert_limited(client.get("/v1/lessons", headers=b))
+    assert client.get("/v1/lessons", headers=other).status_code == 200
+
+
+@limits(rate_writes_per_min=5)
+def test_writes_spend_one_per_episode_or_outcome_and_a_refused_batch_writes_nothing(
+    client: Any, mw: Any, row_counts: Callable[[], dict[str, int]]
+) -> None:
+    key, fresh = new_key(mw, "ta", "u1"), new_key(mw, "ta", "u2")
+    # Given a batch of 5 episodes: one request, five writes
+    assert client.post("/v1/episodes", json=story("ta", with_tenant=False), headers=key).status_code == 202
+    before = row_counts()
+    # When one more episode, or one outcome, is sent with that key
+    one = {**story("ta", with_tenant=False)[0], "episode_id": "one-more"}
+    outcome = {"outcome_id": "o1", "task_type": "triage", "features": ["x"], "action_taken": "a", "success": True}
+    # Then both are refused, and nothing was written
+    assert_limited(client.post("/v1/episodes", json=one, headers=key))
+    assert_limited(client.post("/v1/outcomes", json=outcome, headers=key))
+    assert row_counts() == before
+    # And a batch larger than the whole budget is taken from a full one, leaving a debt to refill
+    seven = [{**e, "episode_id": f"big-{i}"} for i, e in enumerate(story("ta", "u2", with_tenant=False) * 2)][:7]
+    assert client.post("/v1/episodes", json=seven, headers=fresh).status_code == 202
+    retry = assert_limited(client.post("/v1/episodes", json={**one, "user_id": "u2"}, headers=fresh))
+    assert retry >= 35  # 2 tokens of debt and 1 to spend, at 5 a minute
+
+
+@limits(rate_deletions_per_min=2)
+def test_deletion_requests_have_a_budget_of_their_own(client: Any, mw: Any) -> None:
+    key = new_key(mw, "ta", "u1")
+    # Given two deletion requests (refused or not, each is spent)
+    assert client.delete("/v1/memories/nope", headers=key).status_code == 404
+    assert client.post("/v1/deletions", json={"keys": ["user.home_city"]}, headers=key).status_code == 202
+    # When a third comes, of either kind, Then it is refused
+    assert_limited(client.delete("/v1/memories/nope", headers=key))
+    assert_limited(client.post("/v1/deletions", json={}, headers=key))
+    # And reads and writes are not charged to it
+    assert client.get("/v1/memories", headers=key).status_code == 200
+    assert client.post("/v1/episodes", json=story("ta", with_tenant=False)[:1], headers=key).status_code == 202
+
+
+@limits(rate_reads_per_min=120)
+def test_a_spent_budget_refills(client: Any, mw: Any) -> None:
+    key = new_key(mw, "ta", "u1")
+    # Given a key that read until it was refused (120 a minute: one more every half second)
+    for _ in range(1000):
+        refused = client.get("/v1/lessons", headers=key)
+        if refused.status_code != 200:
+            break
+    retry = assert_limited(refused)
+    assert retry == 1
+    # When it waits the time Retry-After names, Then it reads again
+    time.sleep(retry)
+    assert client.get("/v1/lessons", headers=key).status_code == 200
+
+
+@limits(rate_deletions_per_min=1, rate_reads_per_min=3)
+def test_the_mcp_endpoint_spends_from_the_same_budgets(client: Any, mw: Any) -> None:
+    key = new_key(mw, "ta", "u1")
+    forget = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_forget", "arguments": {}}}
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    headers = {**key, "Accept": "application/json, text/event-stream"}
+    # Given the key's one deletion spent over REST
+    assert client.delete("/v1/memories/nope", headers=key).status_code == 404
+    # When MCP asks to forget, Then it is refused like a deletion
+    assert_limited(client.post("/mcp", json=forget, headers=headers))
+    # And MCP's other calls are reads: three pass, the fourth is refused
+    for _ in range(3):
+        assert client.post("/mcp", json=listing, headers=headers).status_code != 429
+    assert_limited(client.post("/mcp", json=listing, headers=headers))
+
+
+class HeldReads:
+    """Tenant "heavy"'s retrieves held in progress until released (other tenants' pass straight through)."""
+
+    def __init__(self, mw: Any, server: str) -> None:
+        self.release, self.entered, self.server = threading.Event(), threading.Semaphore(0), server
+        real = mw.retrieve
+
+        def held(scope: Any, *args: Any, **kw: Any) -> Any:
+            if scope.tenant_id == "heavy":
+                self.entered.release()
+                self.release.wait(30)
+            return real(scope, *args, **kw)
+
+        mw.retrieve = held
+
+    def ask(self, key: dict[str, str]) -> Any:
+        import httpx
+
+        return httpx.post(f"{self.server}/v1/retrieve", json={"query": "Where do I live?"}, headers=key, timeout=60)
+
+    def waiting(self) -> float:
+        import httpx
+
+        lines = httpx.get(f"{self.server}/metrics").text.splitlines()
+        return float(next(ln.split()[-1] for ln in lines if ln.startswith("memworks_http_requests_waiting ")))
+
+
+@limits(rate_tenant_concurrency=2)
+def test_a_tenant_may_have_only_so_many_requests_in_progress(server: str, mw: Any) -> None:
+    heavy, heavy_too, light = new_key(mw, "heavy", "u1"), new_key(mw, "heavy", "u2"), new_key(mw, "light", "u1")
+    held = HeldReads(mw, server)
+    with ThreadPoolExecutor(2) as pool:
+        try:
+            # Given two of tenant "heavy"'s reads in progress
+            running = [pool.submit(held.ask, heavy), pool.submit(held.ask, heavy_too)]
+            assert held.entered.acquire(timeout=30) and held.entered.acquire(timeout=30)
+            # When a third comes (from either of its keys), with no queue, Then it is refused, retry in a second
+            refused = held.ask(heavy)
+            assert refused.status_code == 429 and refused.headers["retry-after"] == "1", refused.text
+            assert refused.json()["error"]["code"] == "rate_limited"
+            # And another tenant's read is served meanwhile
+            assert held.ask(light).status_code == 200
+        finally:
+            held.release.set()
+        assert [r.result().status_code for r in running] == [200, 200]
+    # Then, once they are done, the tenant is served again
+    assert held.ask(heavy).status_code == 200
+
+
+@limits(rate_tenant_concurrency=2, rate_tenant_queue=1)
+def test_a_request_over_the_places_waits_for_one_behind_a_bounded_queue(server: str, mw: Any) -> None:
+    heavy, light = new_key(mw, "heavy", "u1"), new_key(mw, "light", "u1")
+    held = HeldReads(mw, server)
+    with ThreadPoolExecutor(3) as pool:
+        try:
+            # Given two of tenant "heavy"'s reads in progress, and a third waiting for a place
+            running = [pool.submit(held.ask, heavy) for _ in range(2)]
+            assert held.entered.acquire(timeout=30) and held.entered.acquire(timeout=30)
+            queued = pool.submit(held.ask, heavy)
+            deadline = time.monotonic() + 30
+            while held.waiting() < 1 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert held.waiting() == 1
+            # When a fourth comes, Then the queue is full: it is refused at once
+            fourth = held.ask(heavy)
+            assert fourth.status_code == 429, fourth.text
+            # And another tenant is served meanwhile
+            assert held.ask(light).status_code == 200
+        finally:
+            held.release.set()
+        # Then the waiting read runs once a place is free, and all three are answered
+        assert [r.result().status_code for r in [*running, queued]] == [200, 200, 200]
+    assert held.waiting() == 0
+
+
+@pytest.fixture
+def two_processes(sqlite_url: str, make_memworks: Any, redis_url: str) -> Iterator[tuple[Any, Any, Any]]:
+    """Two API apps (as two processes behind a load balancer) over one store and one Redis."""
+    from fastapi.testclient import TestClient
+
+    from memworks.api import create_app
+
+    settings = {**OFF, "rate_reads_per_min": 3, "cache_url": redis_url}
+    one, two = make_memworks(sqlite_url, **settings), make_memworks(sqlite_url, **settings)
+    with TestClient(create_app(one)) as c1, TestClient(create_app(two)) as c2:
+        yield one, c1, c2
+
+
+def test_api_processes_share_their_budgets_through_redis(two_processes: tuple[Any, Any, Any], redis_url: str) -> None:
+    import redis
+
+    mw, first, second = two_processes
+    key = new_key(mw, "ta", "u1")
+    assert first.get("/v1/lessons", headers=key).status_code == 200
+    assert second.get("/v1/lessons", headers=key).status_code == 200
+    assert first.get("/v1/lessons", headers=key).status_code == 200
+    assert_limited(second.get("/v1/lessons", headers=key))
+    assert_limited(first.get("/v1/lessons", headers=key))
+    assert redis.Redis.from_url(redis_url).keys("memworks:rate:*")
+
+
+def test_when_redis_is_down_the_limits_hold_in_process(sqlite_url: str, make_memworks: Any) -> None:
+    from fastapi.testclient import TestClient
+    from structlog.testing import capture_logs
+
+    from memworks.api import create_app
+
+    # Given an API whose Redis does not answer (nothing listens on port 1)
+    mw = make_memworks(sqlite_url, **{**OFF, "rate_reads_per_min": 2, "cache_url": "redis://127.0.0.1:1/0"})
+    key = new_key(mw, "ta", "u1")
+    with TestClient(create_app(mw)) as client, capture_logs() as logs:
+        # Then requests are served, and limited, from this process's buckets
+        assert [client.get("/v1/lessons", headers=key).status_code for _ in range(2)] == [200, 200]
+        assert_limited(client.get("/v1/lessons", headers=key))
+    assert any(e["event"] == "ratelimit.redis_unavailable" for e in logs)
+
+
+def test_the_default_limits_are_finite_and_generous() -> None:
+    from memworks.config import Settings
+
+    s = Settings()
+    per_key = (s.rate_writes_per_min, s.rate_deletions_per_min, s.rate_reads_per_min)
+    per_tenant = (s.rate_tenant_writes_per_min, s.rate_tenant_deletions_per_min, s.rate_tenant_reads_per_min)
+    assert per_key == (600, 60, 1200)
+    assert per_tenant == tuple(10 * n for n in per_key)
+    assert 0 < s.rate_tenant_concurrency <= 16 and 0 < s.rate_tenant_queue <= 64
+
+
+# -- the pieces ------------------------------------------------------------------------------
+
+
+def test_buckets_refill_admit_a_large_batch_from_full_and_pay_all_or_nothing() -> None:
+    from memworks.store.ratelimit import Draw, MemoryBuckets
+
+    now = [0.0]
+    b = MemoryBuckets(clock=lambda: now[0])
+    key, tenant = Draw("k", 1, 60), Draw("t", 1, 120)
+    assert [b.take([key, tenant]) for _ in range(60)] == [0.0] * 60
+    assert b.take([key, tenant]) == pytest.approx(1.0)  # 1 a second
+    assert b.take([tenant]) == 0.0  # the refused request spent nothing of the tenant's bucket
+    now[0] = 2.0
+    assert b.take([key]) == 0.0 and b.take([key]) == 0.0 and b.take([key]) > 0
+    assert b.take([Draw("big", 100, 60)]) == 0.0  # larger than the bucket: admitted from full
+    assert b.take([Draw("big", 1, 60)]) == pytest.approx(41.0)  # 40 of debt, then 1 to spend
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "budget"),
+    [
+        ("POST", "/v1/episodes", "writes"),
+        ("POST", "/v1/outcomes", "writes"),
+        ("PATCH", "/v1/memories/m1", "writes"),
+        ("POST", "/v1/memories/m1/confirm", "writes"),
+        ("POST", "/v1/consolidations", "writes"),
+        ("POST", "/v1/deletions", "deletions"),
+        ("DELETE", "/v1/memories/m1", "deletions"),
+        ("GET", "/v1/deletions/r1", "reads"),
+        ("POST", "/v1/retrieve", "reads"),
+        ("GET", "/v1/memories", "reads"),
+        ("GET", "/v1/profile", "reads"),
+        ("POST", "/mcp", "mcp"),
+        ("GET", "/healthz", None),
+        ("GET", "/metrics", None),
+        ("GET", "/ui", None),
+    ],
+)
+def test_each_route_spends_from_one_budget(method: str, path: str, budget: str | None) -> None:
+    from memworks.api.ratelimit import route_budget
+
+    assert route_budget(method, path) == budget
+
+
+def test_a_bodys_cost_counts_its_items() -> None:
+    import json
+
+    from memworks.api.ratelimit import item_count, mcp_charges
+
+    assert item_count(json.dumps([{}] * 256).encode()) == 256
+    assert item_count(b"{}") == 1 and item_count(b"not json") == 1 and item_count(b"[]") == 1
+
+    def call(tool: str) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": tool}}
+
+    assert mcp_charges(json.dumps(call("memory_add")).encode()) == {"writes": 1}
+    assert mcp_charges(json.dumps(call("memory_forget")).encode()) == {"deletions": 1}
+    assert mcp_charges(json.dumps(call("memory_search")).encode()) == {"reads": 1}
+    assert mcp_charges(json.dumps([call("outcome_report"), call("memory_list")]).encode()) == {"writes": 1, "reads": 1}
+    assert mcp_charges(b"[1, null]") == {"reads": 2} and mcp_charges(b"{") == {"reads": 1}
+
+
+def test_tenant_places_are_handed_to_waiters_in_order_and_a_full_queue_or_a_long_wait_is_refused() -> None:
+    import anyio
+
+    from memworks.api.slots import TenantSlots
+
+    async def scenario() -> None:
+        slots, got = TenantSlots(wait_s=30), []
+
+        async def wait_for_place(name: str) -> None:
+            got.append((name, await slots.enter("t", 2, 2)))
+
+        # Given a tenant's two places taken
+        assert await slots.enter("t", 2, 2) and await slots.enter("t", 2, 2)
+        assert await slots.enter("other", 2, 2)  # another tenant has places of its own
+        async with anyio.create_task_group() as tg:
+            # When two more come, Then they wait; a fifth finds the queue full
+            tg.start_soon(wait_for_place, "third")
+            tg.start_soon(wait_for_place, "fourth")
+            await anyio.wait_all_tasks_blocked()
+            assert slots.waiting("t") == 2 and slots.waiting() == 2
+            assert not await slots.enter("t", 2, 2)
+            # And each freed place goes to the first waiter
+            slots.leave("t")
+            await anyio.wait_all_tasks_blocked()
+            assert got == [("third", True)]
+            slots.leave("t")
+        assert got == [("third", True), ("fourth", True)] and slots.running("t") == 2
+        # And a wait that runs out is refused, leaving nothing behind
+        slots.wait_s = 0.05
+        assert not await slots.enter("t", 2, 2)
+        assert slots.waiting() == 0 and slots.running("t") == 2
+        # And a waiter cancelled (its client gone) leaves the queue
+        with anyio.move_on_after(0.05):
+            slots.wait_s = 30
+            await slots.enter("t", 2, 2)
+        assert slots.waiting() == 0
+        # And 0 places means no limit
+        assert all([await slots.enter("u", 0, 0) for _ in range(100)])
+
+    anyio.run(scenario)

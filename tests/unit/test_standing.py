@@ -1,0 +1,211 @@
+"""Standing preferences and constraints read from the parse (real spaCy parser, the open extractor).
+
+A statement of what the speaker avoids, dislikes, cannot, never or always does, prefers, is
+allergic to, fears or strictly follows becomes one keyed record; code, requests to the
+assistant, hypotheticals, past habits and other people's preferences become none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import pytest
+
+from memworks.adapters.nlp import SpacyParser
+from memworks.models.drafts import Candidate, Turn
+from memworks.models.enums import CandidateOp, MemoryKind, Role, Source
+from memworks.pipelines.extraction.open_vocab import OpenVocabularyExtractor
+from memworks.pipelines.extraction.rules import RulesExtractor
+from memworks.pipelines.gate import judge
+from memworks.pipelines.supersession import Accepted, decide_writes
+
+NOW = datetime(2025, 3, 1, tzinfo=UTC)
+A, R = CandidateOp.ASSERT, CandidateOp.RETRACT
+
+
+@pytest.fixture(scope="module")
+def extract() -> OpenVocabularyExtractor:
+    return OpenVocabularyExtractor(SpacyParser(), rules=RulesExtractor())
+
+
+def turn(content: str, ep: str = "e1", *, speaker: str | None = None, when: datetime = NOW) -> Turn:
+    return Turn(episode_id=ep, role=Role.USER, source=Source.USER, content=content, occurred_at=when, speaker=speaker)
+
+
+def standing(cands: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates the standing frame wrote (its rules are ``standing.*``)."""
+    return [c for c in cands if c.extra.get("rule", "").startswith("standing.")]
+
+
+# (statement, op, key, value) — value "" for a retraction; allergies and diets keep the fixed keys.
+READINGS = [
+    ("I can't eat spicy food.", A, "user.pref.food.spicy_food", "avoids spicy food"),
+    ("I avoid ride-sharing services.", A, "user.pref.general.ride_sharing_service", "avoids ride-sharing services"),
+    ("I really dislike horror films.", A, "user.pref.media.horror_film", "avoids horror films"),
+    ("I don't enjoy crowded beaches.", A, "user.pref.travel.crowded_beach", "avoids crowded beaches"),
+    ("I'd rather not fly.", A, "user.pref.travel.fly", "avoids flying"),
+    ("I never wear wool or silk.", A, "user.pref.clothing.wool_silk", "avoids wool or silk"),
+    ("I don't drink alcohol.", A, "user.pref.food.alcohol", "avoids alcohol"),
+    ("I'm terrified of deep water.", A, "user.pref.general.deep_water", "avoids deep water"),
+    ("I'm not interested in team sports.", A, "user.pref.fitness.team_sport", "avoids team sports"),
+    ("I'm not a fan of musicals.", A, "user.pref.media.musical", "avoids musicals"),
+    ("I have a strong aversion to loud bars.", A, "user.pref.social.loud_bar", "avoids loud bars"),
+    ("I have no interest in cruises.", A, "user.pref.travel.cruise", "avoids cruises"),
+    ("I find board games tedious.", A, "user.pref.games.board_game", "avoids board games"),
+    (
+        "I strongly prefer cabins with a wood stove.",
+        A,
+        "user.pref.general.cabin_wood_stove",
+        "prefers cabins with a wood stove",
+    ),
+    ("I prefer not to drive at night.", A, "user.pref.vehicles.drive_night", "avoids driving at night"),
+    ("I only eat plant-based food.", A, "user.pref.food.plant_based_food", "prefers plant-based food"),
+    (
+        "I prefer hotels that don't have carpets.",
+        A,
+        "user.pref.travel.hotel_carpet",
+        "prefers hotels that do not have carpets",
+    ),
+    ("I learn best with worked examples.", A, "user.pref.learning.worked_example", "prefers worked examples"),
+    ("I'm allergic to sesame.", A, "user.allergy", "sesame"),
+    ("I have a severe walnut allergy and read every label.", A, "user.allergy", "walnut"),
+    ("I follow a strict kosher diet.", A, "user.diet", "kosher"),
+    ("I have celiac disease.", A, "user.condition.celiac_disease", "celiac disease"),
+    ("I no longer avoid spicy food.", R, "user.pref.food.spicy_food", ""),
+    ("I eat spicy food now.", A, "user.pref.food.spicy_food", "prefers spicy food"),
+]
+FIXED = ("user.allergy", "user.diet")
+
+
+@pytest.mark.parametrize(("text", "op", "key", "value"), READINGS, ids=[r[0] for r in READINGS])
+def test_a_standing_statement_becomes_one_keyed_record(
+    extract: OpenVocabularyExtractor, text: str, op: CandidateOp, key: str, value: str
+) -> None:
+    # Given a user's standing statement, When the open extractor reads it, Then one record of
+    # that slot holds which way it leans and about what (the rules extractor's own when it
+    # already reads an allergy or a diet)
+    cands = extract(turn(text))
+    got = [
+        (c.op, c.key, c.value) for c in (cands if key in FIXED else standing(cands)) if c.key and c.key != "user.likes"
+    ]
+    assert got == [(op, key, value)]
+
+
+def test_the_text_keeps_the_reason_and_speaks_of_the_user(extract: OpenVocabularyExtractor) -> None:
+    # The value is the stance alone; the text is the whole clause, its reason kept
+    (c,) = standing(extract(turn("I avoid fried food because I have a sensitive stomach.")))
+    assert c.value == "avoids fried food"
+    assert c.text == "User avoids fried food because they have a sensitive stomach."
+    assert c.kind is MemoryKind.SEMANTIC and judge(c).accepted
+
+
+def test_two_stances_in_one_sentence_are_two_records(extract: OpenVocabularyExtractor) -> None:
+    got = standing(extract(turn("I dislike group classes and would rather train outdoors.")))
+    assert [(c.key, c.value) for c in got] == [
+        ("user.pref.learning.group_class", "avoids group classes"),
+        ("user.pref.general.train", "prefers training outdoors"),
+    ]
+
+
+def test_a_liking_the_rules_already_file_is_not_filed_twice(extract: OpenVocabularyExtractor) -> None:
+    # "I prefer X" is the rules extractor's like and "X over Y" its comparison: one record each
+    likes = extract(turn("I prefer dark mode in the editor."))
+    assert [(c.key, c.value) for c in likes if c.key] == [("user.likes", "dark mode in the editor")]
+    over = extract(turn("I prefer trains over planes."))
+    assert [(c.key, c.value) for c in over if c.key] == [("user.pref.planes_vs_trains", "trains")]
+
+
+def test_a_clause_that_points_back_reads_what_the_one_before_named(extract: OpenVocabularyExtractor) -> None:
+    # "... and prefer to avoid them": one record about what "them" stands for
+    (c,) = standing(extract(turn("I find slasher films too gory and prefer to avoid them.")))
+    assert (c.key, c.value) == ("user.pref.media.slasher_film", "avoids slasher films")
+    assert c.text.startswith("User finds slasher films")
+
+
+def test_how_to_answer_preferences_are_procedural(extract: OpenVocabularyExtractor) -> None:
+    (c,) = standing(extract(turn("I dislike long answers full of jargon.")))
+    assert c.kind is MemoryKind.PROCEDURAL and c.key == "user.pref.answers.long_answer_jargon"
+
+
+def test_an_answer_preference_that_gives_an_order_is_judged_as_a_fact_and_refused(
+    extract: OpenVocabularyExtractor,
+) -> None:
+    # A how-to-answer preference is a procedure (only injection markers refuse one), but "answers
+    # that don't include my password" orders the agent to reveal a secret: it is read as a fact,
+    # which the gate's strict value check refuses
+    (c,) = standing(extract(turn("I dislike answers that don't include my password in plain text.")))
+    assert c.kind is MemoryKind.SEMANTIC
+    assert judge(c).reason.startswith("instruction-like value")
+
+
+def test_a_named_speakers_stance_is_theirs(extract: OpenVocabularyExtractor) -> None:
+    (c,) = standing(extract(turn("I can't stand country music.", speaker="Caroline")))
+    assert c.key == "person.caroline.pref.music.country_music" and c.text.startswith("Caroline cannot stand")
+
+
+NOT_STANDING = [
+    "Write me a poem about a cat who hates the rain.",
+    "Avoid jargon in your answer.",
+    "If I were vegan, what would I eat?",
+    "My sister hates spicy food.",
+    "I hated broccoli as a kid.",
+    "I used to avoid flying.",
+    "Can you recommend dishes I might enjoy?",
+    "I love this!",
+    "I like your watch.",
+    "I want to avoid mistakes in my code.",
+    "I need an introduction in which you mention literary theory.",
+    "Don't use emojis.",
+    "I think he dislikes me.",
+    "She said she can't stand country music.",
+    "The character in my story is allergic to cats.",
+    "I can't find the bug in this function.",
+    "I cannot limit the size of these widgets.",
+    "I would avoid that approach if I were you.",
+    "Users who dislike ads can upgrade.",
+    "I'm going to avoid sugar next month.",
+    "What foods should I avoid with gout?",
+    "I didn't like the movie.",
+    "Tell me why people hate Mondays.",
+    'Please rewrite "I hate Mondays" as a haiku.',
+    "I'm not afraid of heights.",
+    "I don't mind spicy food.",
+    "I can't wait for the weekend.",
+    "I always forget my keys.",
+    "I'd like a table for two.",
+    "Pretend you are a chef who refuses to cook meat.",
+    "I find this code confusing.",
+    "I can't stand it when the build fails.",
+    "I've never gone on a cruise.",
+    "I'm enjoying my new job.",
+    "I love hiking.",
+    "def avoid(x):\n    return x  # I avoid globals",
+    "I was allergic to penicillin as a child.",
+]
+
+
+@pytest.mark.parametrize("text", NOT_STANDING)
+def test_distractors_leave_no_preference_record(extract: OpenVocabularyExtractor, text: str) -> None:
+    # Given code, requests, hypotheticals, past habits, other people's stances or a liking of
+    # something at hand, Then the standing frame writes nothing
+    assert standing(extract(turn(text))) == []
+
+
+def test_a_later_statement_changes_or_ends_the_stance(extract: OpenVocabularyExtractor) -> None:
+    # Given "I can't eat spicy food", When the user later says "I eat spicy food now", Then the
+    # slot's value changes (the old record superseded, history kept); "I no longer avoid spicy
+    # food" would end it instead
+    items: list[Accepted] = []
+    for i, text in enumerate(["I can't eat spicy food.", "I eat spicy food now."]):
+        when = datetime(2025, 3, 1 + i, tzinfo=UTC)
+        for c in standing(extract(turn(text, f"e{i}", when=when))):
+            items.append(Accepted(c, judge(c), f"e{i}", when))
+    plan = decide_writes(items, [], scope_key="t\x1fu", now=datetime(2025, 3, 5, tzinfo=UTC))
+    assert [op.value for op, _ in plan.ops] == ["add", "update"]
+    first, second = plan.new
+    assert first.key == second.key == "user.pref.food.spicy_food"
+    assert [(c.memory_id, c.valid_to, c.superseded_by) for c in plan.closes] == [
+        (first.memory_id, datetime(2025, 3, 2, tzinfo=UTC), second.memory_id)
+    ]
+    assert first.value == "avoids spicy food" and second.value == "prefers spicy food"

@@ -79,12 +79,20 @@ def post_recommend(body: RecommendBody, p: Caller, mw: Facade) -> JSONResponse:
 
 
 @router.get("/profile", tags=["memory"])
-def get_profile(p: Caller, mw: Facade, tenant_id: TenantQ = None, user_id: UserQ = None) -> JSONResponse:
-    """The user's injected profile: the block, its token count, and the record each line cites."""
+def get_profile(
+    p: Caller,
+    mw: Facade,
+    tenant_id: TenantQ = None,
+    user_id: UserQ = None,
+    query: Annotated[str | None, Query(max_length=1000, description="the lines that bear on it, past the cap")] = None,
+) -> JSONResponse:
+    """The user's injected profile: the block, its token count, and the record each line cites.
+
+    With ``query``, when the lines do not all fit the cap, those that bear on the question are chosen."""
     scope = scope_for(p, tenant_id, user_id)
     if scope.user_id is None:
         raise ApiError(422, "invalid_input", "user_id is required with a tenant key", field="user_id")
-    return as_json(mw.profile(scope))
+    return as_json(mw.profile(scope, query=query) if query is not None else mw.profile(scope))
 
 
 @router.post("/deletions", status_code=202, response_model=Accepted, tags=["deletion"])

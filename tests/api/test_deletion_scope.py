@@ -37,3 +37,16 @@ def test_naming_keys_needs_no_scope(client: Any, mw: Any, make_key: Callable[...
     mw.drain()
     r = client.post("/v1/deletions", json={"user_id": "u1", "keys": ["user.home_city"]}, headers=key)
     assert r.status_code == 202, r.text
+
+
+def test_the_profile_takes_a_question_and_refuses_a_blank_one(
+    client: Any, mw: Any, make_key: Callable[..., str]
+) -> None:
+    """``GET /v1/profile?query=…`` answers the profile chosen for the question; a blank one is 422 naming it."""
+    key = bearer(make_key("ta"))
+    client.post("/v1/episodes", json=story("ta", with_tenant=False), headers=key)
+    mw.drain()
+    ok = client.get("/v1/profile", params={"user_id": "u1", "query": "Where should I eat?"}, headers=key)
+    assert ok.status_code == 200 and "tokens" in ok.json(), ok.text
+    bad = client.get("/v1/profile", params={"user_id": "u1", "query": "   "}, headers=key)
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "query", bad.text

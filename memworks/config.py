@@ -49,6 +49,10 @@ class Settings(BaseSettings):
     #: the most a new message waits for an idle worker. dramatiq's own 1,000 ms was up to a
     #: second of every quiet spell; 200 ms costs an idle worker about 2% of a core, not 0.7%.
     worker_idle_poll_ms: int = Field(200, ge=10, le=10_000)
+    #: OS niceness ``memworks worker`` runs at (0-19; 0: as started). Background work then yields
+    #: the CPU to an API on the same host, so one tenant's backlog cannot slow another's reads;
+    #: on a host of its own a worker at 10 is as fast (niceness only orders processes of a host).
+    worker_nice: int = Field(10, ge=0, le=19)
     #: Worker threads of the in-process worker in embedded mode.
     embedded_worker_threads: int = Field(2, ge=1, le=32)
     #: ``debug`` | ``info`` | ``warning`` | ``error``. Unset: ``info`` for the services (worker,
@@ -117,6 +121,13 @@ class Settings(BaseSettings):
     rate_tenant_deletions_per_min: int = Field(600, ge=0)
     #: Other requests all the keys of one tenant may send a minute.
     rate_tenant_reads_per_min: int = Field(12000, ge=0)
+    #: Bytes of request bodies one key may send a minute to the write routes and ``/mcp``, paid
+    #: from ``Content-Length`` before the body is read: what a write costs grows with its length.
+    #: 1 MB is about 2,000 chat turns, three times the write budget's; one 1 MB body empties it.
+    rate_write_bytes_per_min: int = Field(1_000_000, ge=0)
+    #: The same for all the keys of one tenant together (4 MB: the tenant write budget's 6,000
+    #: turns of ~650 bytes).
+    rate_tenant_write_bytes_per_min: int = Field(4_000_000, ge=0)
     #: Requests of one tenant running at once in one API process, so another tenant's request
     #: waits behind at most this many of its requests (sync routes share one thread pool and GIL).
     rate_tenant_concurrency: int = Field(4, ge=0)
@@ -130,6 +141,10 @@ class Settings(BaseSettings):
     episode_max_chars: int = Field(8_000, ge=2_000, le=100_000)
     #: Candidates kept from one episode; the rest are refused together (one audited decision).
     episode_max_candidates: int = Field(32, ge=1, le=10_000)
+    #: Every statement governed: each new trusted turn meets its nearest current statements and the
+    #: claim-pair model closes, absorbs or keeps them. Off by default while its decisions can still
+    #: depend on the order redelivered episodes arrive in (``memworks chaos``).
+    claims: bool = False
     #: Most characters of episode text per extraction message (storing and indexing a transcript
     #: costs by its length): a batch of long episodes is cut into more, shorter messages.
     ingest_batch_chars: int = Field(200_000, ge=1_000, le=100_000_000)

@@ -104,6 +104,10 @@ class BodyLimit:
             if int(declared) > self.max_bytes:
                 await send_json(send, 413, too_big)
                 return
+            # The server reads no more than the declared length: the body streams on unread, so
+            # the rate limits further in can refuse it before anyone reads it.
+            await self.app(scope, receive, send)
+            return
         chunks: list[bytes] = []
         size = 0
         pending: Message | None = None

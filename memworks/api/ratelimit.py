@@ -1,16 +1,23 @@
 """Rate limits and a per-tenant concurrency cap in front of the HTTP API and its ``/mcp`` endpoint.
 
-Every request that carries a known key spends from three budgets, each a token bucket per key
+Every request that carries a known key spends from four budgets, each a token bucket per key
 and per tenant (``MEMWORKS_RATE_*``, see :mod:`memworks.config`):
 
+- **write bytes**: the body of every write and of every ``/mcp`` call, in bytes: what a write
+  costs the API to parse and the workers to store and index grows with its length, not its count;
 - **writes**: episodes and outcomes, counted one by one (a batch of 256 spends 256); a
   correction, a confirmation, a consolidation and an MCP ``memory_add`` or ``outcome_report``
   spend 1;
 - **deletions**: ``POST /v1/deletions``, ``DELETE /v1/memories/{id}``, MCP ``memory_forget``;
 - **reads**: every other request under ``/v1`` and ``/mcp``.
 
-A request over a budget answers 429 with ``Retry-After`` (whole seconds, at least 1) and the
-usual error body, code ``rate_limited``; it spends nothing and reaches no route.
+Admission looks at the headers only: the body's ``Content-Length`` (a chunked body, already read
+and capped by the body limit, by its length) and one unit of the route's budget. A request over
+either answers 429 with ``Retry-After`` (whole seconds, at least 1) and the usual error body, code
+``rate_limited``, before its body is read or parsed; it spends nothing and reaches no route. Once
+admitted, a batch's further episodes or outcomes are counted from its body and paid even into
+debt, which its key's and tenant's next writes wait for. An MCP call's tool is known only from
+its body: its bytes are paid first, then its budget is taken as any request's.
 
 Besides, at most ``rate_tenant_concurrency`` requests of one tenant run at once in this process:
 sync routes share one thread pool under one GIL, so this bounds how many of one tenant's
@@ -47,9 +54,18 @@ from memworks.store.ratelimit import Buckets, Draw, MemoryBuckets, buckets_for
 
 log = get_logger("memworks.api")
 
-WRITES, DELETIONS, READS = "writes", "deletions", "reads"
+WRITES, DELETIONS, READS, BYTES = "writes", "deletions", "reads", "write_bytes"
 #: What each budget counts, in the words of a refusal.
-_UNITS = {WRITES: "episodes or outcomes", DELETIONS: "deletion requests", READS: "requests"}
+_UNITS = {
+    WRITES: "episodes or outcomes",
+    DELETIONS: "deletion requests",
+    READS: "requests",
+    BYTES: "bytes of write bodies",
+}
+#: Routes whose body is paid for by its bytes (writes, and MCP calls, which may write).
+_BODIED = (WRITES, "mcp")
+#: Routes whose body holds a batch, each of whose items spends from the write budget.
+_BATCHES = ("/v1/episodes", "/v1/outcomes")
 #: MCP tools that spend from the write and deletion budgets (every other call is a read).
 _MCP_TOOLS = {"memory_add": WRITES, "outcome_report": WRITES, "memory_forget": DELETIONS}
 #: Bodies larger than this are counted in a worker thread, off the event loop (bytes).
@@ -69,11 +85,17 @@ class Limits:
     @classmethod
     def of(cls, s: Settings) -> Limits:
         return cls(
-            per_key={WRITES: s.rate_writes_per_min, DELETIONS: s.rate_deletions_per_min, READS: s.rate_reads_per_min},
+            per_key={
+                WRITES: s.rate_writes_per_min,
+                DELETIONS: s.rate_deletions_per_min,
+                READS: s.rate_reads_per_min,
+                BYTES: s.rate_write_bytes_per_min,
+            },
             per_tenant={
                 WRITES: s.rate_tenant_writes_per_min,
                 DELETIONS: s.rate_tenant_deletions_per_min,
                 READS: s.rate_tenant_reads_per_min,
+                BYTES: s.rate_tenant_write_bytes_per_min,
             },
             concurrency=s.rate_tenant_concurrency,
             queue=s.rate_tenant_queue,
@@ -87,6 +109,8 @@ class Limits:
         """The buckets a request spends from: its key's and its tenant's, for each budget it uses."""
         out = []
         for budget, cost in charges.items():
+            if cost <= 0:
+                continue  # an empty body: nothing to pay, and admitted even from a bucket in debt
             if n := self.per_key[budget]:
                 out.append(Draw(f"{budget}:key:{key_id}", cost, n))
             if n := self.per_tenant[budget]:
@@ -178,6 +202,14 @@ class KnownKeys:
         self._seen[self._id(secret)] = (time.monotonic() + self._ttl, holder)
 
 
+def _content_length(scope: Scope) -> int | None:
+    """The body's declared length (the server reads no more), or None for a chunked body."""
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            return int(value) if value.isdigit() else None
+    return None
+
+
 def _bearer(scope: Scope) -> str:
     for name, value in scope["headers"]:
         if name == b"authorization":
@@ -254,14 +286,19 @@ class RateLimit:
         if holder is None:
             await self.app(scope, receive, send)
             return
-        charges, receive = await self._charges(limits, budget, scope["path"], receive)
-        draws = limits.draws(charges, holder.key_id, holder.tenant_id)
-        wait = buckets.take(draws) if isinstance(buckets, MemoryBuckets) else await self._off_loop(buckets.take, draws)
-        if wait > 0:
-            retry = max(1, math.ceil(wait))
-            msg = f"rate limit: {limits.describe(charges)}; retry in {retry} s"
-            await self._refuse(send, "+".join(sorted(charges)), msg, retry)
+        # Admission from the headers: the body's bytes and one unit of the route's budget.
+        size = _content_length(scope) if budget in _BODIED else 0
+        if size is None:  # chunked: the body limit has read it already, capped; count it
+            body, receive = await _buffered(receive)
+            size = len(body)
+        first = {BYTES: size} | ({} if budget == "mcp" else {budget: 1})
+        if not await self._take(send, limits, buckets, holder, first):
             return
+        charges, receive = await self._charges(limits, budget, scope["path"], receive)
+        if budget == "mcp" and not await self._take(send, limits, buckets, holder, charges):
+            return
+        if (more := charges.get(WRITES, 0) - 1) > 0 and budget == WRITES:
+            await self._pay(buckets, limits.draws({WRITES: more}, holder.key_id, holder.tenant_id), force=True)
         if not await self.slots.enter(holder.tenant_id, limits.concurrency, limits.queue):
             msg = (
                 f"too many requests of this tenant in progress: {limits.concurrency} run at once here and "
@@ -274,16 +311,39 @@ class RateLimit:
         finally:
             self.slots.leave(holder.tenant_id)
 
+    async def _take(
+        self, send: Send, limits: Limits, buckets: Buckets, holder: Holder, charges: Mapping[str, int]
+    ) -> bool:
+        """Pay ``charges`` from the holder's buckets, or answer 429 and return False."""
+        wait = await self._pay(buckets, limits.draws(charges, holder.key_id, holder.tenant_id))
+        if wait <= 0:
+            return True
+        retry = max(1, math.ceil(wait))
+        refused = {b: c for b, c in charges.items() if c > 0}
+        msg = f"rate limit: {limits.describe(refused)}; retry in {retry} s"
+        await self._refuse(send, "+".join(sorted(refused)), msg, retry)
+        return False
+
+    async def _pay(self, buckets: Buckets, draws: list[Draw], *, force: bool = False) -> float:
+        """Take (or with ``force``, spend) ``draws``: at once from this process's buckets, in a
+        thread from Redis's (a network round trip). Returns the seconds to wait (0: paid)."""
+        if not draws:
+            return 0.0
+        pay: Callable[[list[Draw]], float | None] = buckets.spend if force else buckets.take
+        wait = pay(draws) if isinstance(buckets, MemoryBuckets) else await self._off_loop(pay, draws)
+        return wait or 0.0
+
     async def _charges(
         self, limits: Limits, budget: str, path: str, receive: Receive
     ) -> tuple[dict[str, int], Receive]:
-        """What a request spends from each budget; a batch's and an MCP call's are read from its body."""
+        """What an admitted request spends from each budget; a batch's and an MCP call's are read
+        from its body (paid for by its bytes already)."""
         if budget == "mcp":
             body, receive = await _buffered(receive)
             small = len(body) <= _INLINE_PARSE_BYTES
             return (mcp_charges(body) if small else await self._off_loop(mcp_charges, body)), receive
         counted = limits.per_key[WRITES] or limits.per_tenant[WRITES]
-        if budget == WRITES and path in ("/v1/episodes", "/v1/outcomes") and counted:
+        if budget == WRITES and path in _BATCHES and counted:
             body, receive = await _buffered(receive)
             small = len(body) <= _INLINE_PARSE_BYTES
             return {WRITES: item_count(body) if small else await self._off_loop(item_count, body)}, receive

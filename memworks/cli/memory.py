@@ -30,6 +30,15 @@ def register(sub: Any) -> None:
         help="serve Prometheus metrics of all processes on this port (0: off; one per host)",
     )
     w.add_argument("--metrics-host", default="127.0.0.1", help="address the metrics server binds")
+    w.add_argument(
+        "--nice",
+        type=int,
+        choices=range(20),
+        metavar="0-19",
+        default=None,
+        help="run at least at this OS niceness, yielding the CPU to an API on the host "
+        "(default: MEMWORKS_WORKER_NICE, 10)",
+    )
     resend_option(w)
     w.set_defaults(handler=_worker)
 
@@ -111,6 +120,8 @@ def _worker(args: argparse.Namespace) -> int:
         # Episodes stored but never processed (a broker outage, a kill mid-ingest) are sent again.
         mw.sweep_outbox(args.resend_older_than)
         idle_poll_ms = mw.settings.worker_idle_poll_ms
+        nice = mw.settings.worker_nice if args.nice is None else args.nice
+    lower_priority(nice)
     from memworks.workers.lanes import lanes_of
 
     queues = ["-Q", *lanes_of(args.queues)] if args.queues else []  # a workload's bulk lane with it
@@ -138,6 +149,15 @@ def _worker(args: argparse.Namespace) -> int:
         *queues,
     ]
     os.execv(sys.executable, cmd)
+
+
+def lower_priority(nice: int) -> None:
+    """Run this process (and what it execs and forks: dramatiq's processes) at least at ``nice``.
+
+    Only ever raised: an unprivileged process may not lower its niceness back.
+    """
+    if (more := nice - os.getpriority(os.PRIO_PROCESS, 0)) > 0:
+        os.nice(more)
 
 
 def _db(args: argparse.Namespace) -> int:

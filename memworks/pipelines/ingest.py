@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import GateOutcome, MemoryKind, Source
 from memworks.pipelines.extraction.base import ExtractionRejected, Extractor
+from memworks.pipelines.extraction.tool_results import tool_result_candidates
 from memworks.pipelines.gate import Verdict, injection_marker, judge
 from memworks.pipelines.supersession import Accepted
 
@@ -123,6 +124,8 @@ def judge_episode(
         candidates = list(extractor(bounded_turn(turn, caps.max_chars), context=read))
     except ExtractionRejected as exc:
         candidates, result.extraction_error = [], exc.reason
+    # Whatever reads the user's words, a verified tool's result is keyed by its object.
+    candidates += tool_result_candidates(bounded_turn(turn, caps.max_chars))
     kept = candidates[: caps.max_candidates]
     tainted = injection_marker(turn.content)  # an injection attempt leaves no fact behind
     for c in [transcript_candidate(turn), *kept]:

@@ -71,6 +71,11 @@ _ABOUT_TALK = frozenset(
 )
 
 
+#: Verbs that only carry a question ("how do I get to work", "where do I go swimming"): a record
+#: that answers it seldom uses them, so they are no word the evidence must hold.
+_LIGHT_VERBS = frozenset("get gets got go goes going went do does did doing make makes made take takes took".split())
+
+
 @dataclass(frozen=True)
 class Question:
     """What ranking reads of a question."""
@@ -93,7 +98,7 @@ def content_words(text: str, period: TimeRange | None = None) -> list[tuple[str,
     out: list[tuple[str, str]] = []
     for w in re.findall(r"[\w']+", text.casefold()):
         t = terms(w)
-        if t and w not in _ABOUT_TALK and t[0] not in {x for _, x in out}:
+        if t and w not in _ABOUT_TALK and w not in _LIGHT_VERBS and t[0] not in {x for _, x in out}:
             out.append((w, t[0]))
     return out
 
@@ -103,6 +108,16 @@ def phrases(words: Sequence[tuple[str, str]]) -> list[str]:
     each word's meaning in a record that does not use it."""
     ws = [w for w, _ in words]
     return ws + [f"{a} {b}" for a, b in pairwise(ws)]
+
+
+def residue(text: str, unseen: Iterable[str]) -> str:
+    """``text`` without its words that some record uses (their terms not in ``unseen``): what
+    is left asks about the thing unheard of, in the question's own frame ("What medication do
+    I take?" -> "What medication do I"); "What's my cat's name?" loses the "name" that every
+    "User's name is ..." record would match."""
+    gone = set(unseen)
+    kept = [w for w in re.findall(r"[\w']+", text) if not (t := terms(w)) or t[0] in gone]
+    return " ".join(kept)
 
 
 def read_question(text: str, *, subjects: Iterable[str], asked_at: datetime) -> Question:
@@ -126,6 +141,19 @@ def named_subjects(text: str, subjects: Iterable[str]) -> list[str]:
         if len(first) >= 2 and first[0].isupper() and re.search(rf"\b{re.escape(first)}\b", text):
             out.append(s)
     return out
+
+
+def without_name(text: str, subject: str) -> str:
+    """``text`` with ``subject``'s name (whole, or first name, and its possessive) taken out.
+
+    Whether some record means what a question naming someone asks is judged without the name:
+    with it, any record that repeats the name ("Omar's sister is named Leila") looks like an
+    answer to "Where did Omar grow up?". (The ranking keeps the name: its model learnt so.)
+    """
+    names = [subject, *subject.split()[:1]]
+    for name in dict.fromkeys(n for n in names if n):
+        text = re.sub(rf"\b{re.escape(name)}(?:['\u2019]s?)?(?!\w)", " ", text)
+    return " ".join(text.split())
 
 
 @dataclass
@@ -166,6 +194,9 @@ class Signals:
     phrase_vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     #: The question's terms that no record of the scope holds.
     unseen: frozenset[str] = frozenset()
+    #: For a question naming someone: each candidate's similarity (best sentence, with spans)
+    #: to the question without the name (:func:`without_name`); None when not measured.
+    unnamed: npt.NDArray[np.float64] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -183,14 +214,22 @@ def about(sig: Signals) -> list[str | None]:
     return out
 
 
-def unknown_words(q: Question, sig: Signals, *, min_similarity: float) -> list[str]:
+def unknown_words(q: Question, sig: Signals, *, min_similarity: float, min_residue: float | None = None) -> list[str]:
     """Words of a short question that no record of the scope uses and no candidate means
     (the word, or a pair it is in, at ``min_similarity`` or more): a question about a thing the
-    store has never heard of ("What is my cat's name?" once the cat is erased)."""
+    store has never heard of ("What is my cat's name?" once the cat is erased).
+
+    With ``min_residue``: none when a candidate is that close to the question's :func:`residue`
+    (the vector after the phrases'): one word alone says little to the embedder ("exercise" and
+    "I do yoga at Triyoga" 0.33), the question around it says more ("Where do I exercise" 0.48).
+    """
     n = len(q.words)
     if not any(t in sig.unseen for _, t in q.words):
         return []
     sims = (sig.phrase_vectors @ sig.vectors.T).max(axis=1) if len(sig.phrase_vectors) and len(sig.vectors) else None
+    rest = len(phrases(q.words))
+    if min_residue is not None and sims is not None and len(sims) > rest and sims[rest] >= min_residue:
+        return []
     out = []
     for j, (word, term) in enumerate(q.words):
         if term not in sig.unseen:

@@ -46,6 +46,21 @@ TRANSCRIPT_WEIGHT = 0.6
 #: what a record says: "siblings" and "User's sister is named Ines" 0.48, "family members" and
 #: "User's brother is named Jonas" 0.37-0.49, "cat" and "User's name is Dana" 0.20.
 WORD_MIN_SIMILARITY = 0.42
+#: Cosine at which a record means the rest of a short question once the words some record
+#: uses are taken out (:func:`~memworks.pipelines.ranker.residue`): in our small stores, said
+#: answers 0.30-0.48 ("Where do I exercise" and "I do yoga at Triyoga"), things never said
+#: 0.20-0.22 ("What's my cat's", "What car do I drive", "What am I allergic to").
+RESIDUE_MIN_SIMILARITY = 0.28
+#: Cosine (question without the name to a record's best sentence) below which a question naming
+#: someone abstains though the model's floor passes (see :func:`answers`): on our conversations,
+#: questions about what nobody said 0.18-0.23 ("husband", "football team", "college"), answered
+#: ones 0.27-0.69; on LoCoMo (2 conversations) 199 of 205 such questions at 0.25 or more.
+NAMED_MIN_SIMILARITY = 0.25
+#: How much less like the question (cosine) a fact may be than the turn it was read from and
+#: still stand for it (:func:`lift_facts`): a relevant fact is usually as close as its turn or
+#: closer ("Omar is learning piano" 0.54, its turn 0.30); one about another thing the turn said
+#: falls 0.13-0.17 below it ("User's name is Kwame" under "I'm Kwame, I work at Aviva").
+LIFT_MAX_GAP = 0.1
 #: Log-odds added to a record of the period a question names ("in May 2023"), beside what the
 #: model learnt from the few such questions it saw: between two like records, the period decides
 #: (on LoCoMo, leave-one-conversation-out: recall@1 +0.01 on temporal and single-hop questions,
@@ -208,12 +223,14 @@ def _learned(
     z = model.logits(x)
     if q.period is not None:
         z = z + PERIOD_BOOST * np.maximum(x[:, FEATURES.index("period_event")], x[:, FEATURES.index("period_session")])
-    p = lift_facts(sigmoid(z), sig.source)
+    p = lift_facts(sigmoid(z), sig.source, sig.span if policy.spans else sig.cos)
     # A short question is answered unless it asks about something unheard of (its few words
     # make its score a poor guide); any other when the score clears its type's floor.
-    if q.kind == "short" and unknown_words(q, sig, min_similarity=WORD_MIN_SIMILARITY):
+    if q.kind == "short" and unknown_words(
+        q, sig, min_similarity=WORD_MIN_SIMILARITY, min_residue=RESIDUE_MIN_SIMILARITY
+    ):
         return Ranking([])
-    if q.kind != "short" and float(p.max()) < model.floor(q.kind):
+    if not answers(q, sig, p, model, policy):
         return Ranking([])
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])
     order = sorted(range(len(sig)), key=lambda i: (-p[i] * weight[i], sig.ids[i]))
@@ -228,13 +245,40 @@ def _learned(
     return Ranking([hit(i, float(p[i] * weight[i])) for i in order[:k]])
 
 
-def lift_facts(p: npt.NDArray[np.float64], source: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+def answers(q: Question, sig: Signals, p: npt.NDArray[np.float64], model: RankerModel, policy: RankPolicy) -> bool:
+    """Whether the best candidate clears the bar of the question's type (a short question's
+    unheard-of words are checked apart).
+
+    A question naming someone must also have a record that means what it asks without the
+    name (``sig.unnamed``, measured by ``retrieval.measure``): every record of that person
+    shares the subject features and the name, so the model's floor passes records that answer
+    nothing ("Does Nadia have a husband?": "Nadia works at the Royal Free").
+    """
+    floor = q.kind == "short" or float(p.max()) >= model.floor(q.kind)
+    if floor and q.kind == "named" and policy.subjects:
+        sims = sig.unnamed if sig.unnamed is not None and len(sig.unnamed) else sig.span if policy.spans else sig.cos
+        return float(np.max(sims)) >= NAMED_MIN_SIMILARITY
+    return floor
+
+
+def lift_facts(
+    p: npt.NDArray[np.float64],
+    source: npt.NDArray[np.int64],
+    sims: npt.NDArray[np.float64] | None = None,
+) -> npt.NDArray[np.float64]:
     """A fact stands for the turn it was read from: it scores at least as that turn does (and,
-    by its kind's prior, ranks just above it). ``source[i]``: the turn's position, or -1."""
+    by its kind's prior, ranks just above it). ``source[i]``: the turn's position, or -1.
+
+    With ``sims`` (each candidate's similarity to the question), only for the part of the turn
+    it holds: a fact much less like the question than its turn is about something else the turn
+    said ("Who do I work for?": "I'm Kwame, I work at Aviva" lifts "User's name is Kwame" no more).
+    """
     if len(source) != len(p):
         return p
     out = p.copy()
     has = source >= 0
+    if sims is not None and len(sims) == len(p):
+        has &= sims >= sims[np.where(has, source, 0)] - LIFT_MAX_GAP
     out[has] = np.maximum(p[has], p[source[has]])
     return out
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from memworks.models.schemas import DeletionRequestIn
 from memworks.models.tables import Episode, Memory
 from memworks.pipelines.consolidation import ForgettingPolicy
 from memworks.pipelines.extraction.base import Extractor
-from memworks.pipelines.forget import needs_matching, resolve_forget_requests
+from memworks.pipelines.forget import ForgetMatch, needs_matching, resolve_forget_requests
 from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest import DEFAULT_CAPS, EpisodeCaps, EpisodeJudgement, Judged, bounded_turn, judge_episode
 from memworks.pipelines.protocols import Embedder
@@ -33,37 +32,13 @@ from memworks.pipelines.supersession import (
     scope_key,
     transcript_id,
 )
+from memworks.services.claims import govern_batch
+from memworks.services.turns import to_turn
 from memworks.store import audit, deletion, episodes, memories, transcripts, versions
 from memworks.store.db import lock_scope, session_scope
+from memworks.store.forget_matches import forget_candidates
 from memworks.store.indexing import index_memories
 from memworks.store.projections import lexical, vector
-
-#: Longest speaker name taken from an episode's metadata (it becomes part of record keys).
-MAX_SPEAKER_CHARS = 60
-
-
-def to_turn(e: Episode) -> Turn:
-    """The episode as an extractor sees it, with the speaker a multi-party conversation names
-    in its metadata (``{"speaker": "Caroline"}``: her first-person statements are about her)."""
-    return Turn(
-        episode_id=e.episode_id,
-        role=e.role,
-        source=e.source,
-        content=e.content,
-        occurred_at=e.occurred_at,
-        speaker=_speaker(e.metadata_json),
-    )
-
-
-def _speaker(metadata_json: str) -> str | None:
-    try:
-        meta = json.loads(metadata_json or "{}")
-    except ValueError:
-        return None
-    speaker = meta.get("speaker") if isinstance(meta, dict) else None
-    if not isinstance(speaker, str):
-        return None
-    return speaker.strip()[:MAX_SPEAKER_CHARS] or None
 
 
 @dataclass
@@ -91,6 +66,7 @@ def process_episodes(
     after_write: Callable[[Session, str, str, datetime], None] | None = None,
     caps: EpisodeCaps = DEFAULT_CAPS,
     most_candidates: int | None = None,
+    claims: bool = False,
 ) -> IngestOutcome:
     """Process received episodes ``ids``; already processed or tombstoned ones are skipped.
 
@@ -128,7 +104,7 @@ def process_episodes(
     for e, j in judgements:
         groups[(e.tenant_id, e.user_id)].append((e, j))
     if groups:
-        out.deletions += _write(engine, groups, judge, now(), out, forgetting, after_write)
+        out.deletions += _write(engine, groups, judge, now(), out, forgetting, after_write, claims)
     out.counts, out.tenants = dict(counts), sorted({t for t, _ in groups})
     return out
 
@@ -220,6 +196,8 @@ class _Writes:
     processed: list[int] = field(default_factory=list)
     #: Scopes whose derived state (the profile) follows their records.
     changed: list[tuple[str, str]] = field(default_factory=list)
+    #: Per scope, the new transcripts of trusted turns (transcript id → episode id): claims to govern.
+    statements: dict[tuple[str, str], dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
 
 
 def _write(
@@ -230,6 +208,7 @@ def _write(
     out: IngestOutcome,
     forgetting: ForgettingPolicy | None,
     after_write: Callable[[Session, str, str, datetime], None] | None,
+    claims: bool = False,
 ) -> list[str]:
     """Write every scope of the message in one transaction, each under its lock.
 
@@ -253,8 +232,11 @@ def _write(
         writes, deletions = _Writes(), []
         for (tenant, user), group in sorted(live.items()):
             group.sort(key=lambda ej: episodes.event_order(ej[0]))
-            deletions += _write_scope(s, tenant, user, group, now, out, forgetting, writes)
+            deletions += _write_scope(s, tenant, user, group, now, out, forgetting, writes, judge.embedder)
         index_memories(s, writes.new_rows, judge.embedder, judge.vectors, fresh=True)
+        if claims:  # after indexing: claims meet by vector
+            parse = getattr(judge.extractor, "parse", None)
+            writes.changed += govern_batch(s, writes.statements, parse=parse, now=now, counts=out.counts)
         if writes.deleted:
             lexical.purge(s, writes.deleted)
             vector.purge(s, writes.deleted)
@@ -277,8 +259,13 @@ def _write_scope(
     out: IngestOutcome,
     forgetting: ForgettingPolicy | None,
     writes: _Writes,
+    embedder: Embedder | None = None,
 ) -> list[str]:
-    """Decide and write one scope's records (its lock held); the batched rows go to ``writes``."""
+    """Decide and write one scope's records (its lock held); the batched rows go to ``writes``.
+
+    ``embedder`` embeds a forget request's topic (and what the batch said before it) to match
+    the user's records by meaning; it runs only for a batch holding a request.
+    """
     counts = out.counts
     items: list[Accepted] = []
     where: list[tuple[int, int]] = []  # (group index, judged index) of each item
@@ -288,9 +275,16 @@ def _write_scope(
             if jd.verdict.accepted:
                 items.append(next(accepted))
                 where.append((gi, ji))
-    if any(needs_matching(a) for a in items):  # "forget about the cello": which slots is that?
-        resolved = resolve_forget_requests(items, memories.keyed_records(s, tenant_id=tenant, user_id=user))
-        items, where = [a for _, a in resolved], [where[i] for i, _ in resolved]
+    matches: dict[int, ForgetMatch] = {}
+    if any(needs_matching(a) for a in items):  # "forget my old address": which records say it?
+        resolved = resolve_forget_requests(
+            items,
+            memories.keyed_records(s, tenant_id=tenant, user_id=user),
+            forget_candidates(s, tenant_id=tenant, user_id=user) if embedder is not None else (),
+            embedder=embedder,
+        )
+        items, where = [a for _, a in resolved.items], [where[i] for i, _ in resolved.items]
+        matches = resolved.matches
     keys = {a.candidate.key for a in items if a.candidate.key}
     prefixes = {a.candidate.key for a in items if a.candidate.key and a.candidate.key_is_prefix}
     texts = {a.candidate.text for a in items if a.candidate.key is None}
@@ -299,6 +293,10 @@ def _write_scope(
     new_rows = memories.apply_plan(s, plan=plan, tenant_id=tenant, user_id=user, now=now, forgetting=forgetting)
     counts["transcripts_stale"] += _retire_transcripts(s, tenant, user, items, plan, now)
     writes.new_rows += new_rows
+    fresh = {m.memory_id for m in new_rows if m.extractor == "transcript"}
+    for e, _ in group:
+        if (tid := transcript_id(scope_key(tenant, user), e.episode_id)) in fresh:
+            writes.statements[(tenant, user)][tid] = e.episode_id
     writes.deleted += plan.deleted
     ops: dict[int, dict[int, tuple[Op, str | None]]] = defaultdict(dict)
     for (gi, ji), op in zip(where, plan.ops, strict=True):
@@ -324,7 +322,7 @@ def _write_scope(
         writes.changed.append((tenant, user))
     counts["processed"] += len(group)
     counts["memories_added"] += len(new_rows)
-    return _erase_retracted(s, tenant, user, items, now)
+    return _erase_retracted(s, tenant, user, items, plan, matches, now)
 
 
 def _retire_transcripts(
@@ -346,22 +344,44 @@ def _retire_transcripts(
     return n + transcripts.supersede_transcripts(s, successors=requests, now=now)
 
 
-def _erase_retracted(s: Session, tenant: str, user: str, items: Sequence[Accepted], now: datetime) -> list[str]:
-    """Open one topic deletion per forget request (saved with the writes: an outbox row).
+def _erase_retracted(
+    s: Session,
+    tenant: str,
+    user: str,
+    items: Sequence[Accepted],
+    plan: WritePlan,
+    matches: dict[int, ForgetMatch],
+    now: datetime,
+) -> list[str]:
+    """Open one deletion per forget request turn (saved with the writes: an outbox row): the
+    slots it named, the records it matched by meaning (this batch's too, by the ids the plan gave
+    them) and, when it matched any, the request's own turn (it repeats the topic's words).
 
     Only a forget request erases; a retraction that ends a fact already closed its valid time.
     """
-    by_episode: dict[str, list[str]] = defaultdict(list)
-    for a in items:
-        if is_forget_request(a.candidate) and a.candidate.key:
-            by_episode[a.episode_id].append(a.candidate.key)
+    keys: dict[str, set[str]] = defaultdict(set)
+    ids: dict[str, set[str]] = defaultdict(set)
+    for p, a in enumerate(items):
+        if not is_forget_request(a.candidate):
+            continue
+        eid = a.episode_id
+        keys[eid].update([a.candidate.key] if a.candidate.key else [])
+        if (m := matches.get(p)) is not None and (m.memory_ids or m.batch):
+            ids[eid].update(m.memory_ids)
+            ids[eid].update(mid for q in m.batch if (mid := plan.ops[q][1]) is not None)
+            ids[eid].add(transcript_id(scope_key(tenant, user), eid))
     return [
         deletion.save_request(
             s,
             request=DeletionRequestIn(
-                tenant_id=tenant, user_id=user, keys=sorted(set(keys)), requested_by=f"retraction in episode {eid}"
+                tenant_id=tenant,
+                user_id=user,
+                keys=sorted(keys[eid]),
+                memory_ids=sorted(ids[eid]),
+                requested_by=f"retraction in episode {eid}",
             ),
             now=now,
         )
-        for eid, keys in by_episode.items()
+        for eid in dict.fromkeys([*keys, *ids])
+        if keys[eid] or ids[eid]
     ]

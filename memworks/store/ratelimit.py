@@ -4,7 +4,9 @@ A bucket holds at most ``per_min`` tokens and refills at ``per_min`` tokens a mi
 costing ``c`` tokens is admitted when each bucket it draws on holds at least ``min(c, per_min)``:
 a batch larger than a whole bucket is admitted from a full one and leaves it in debt, so no
 allowed batch size is refused for ever, and the rate over time still holds. Either every bucket
-of a request pays or none does (a refused request spends nothing).
+of a request pays or none does (a refused request spends nothing). :meth:`Buckets.spend` pays
+without asking, into debt if need be: for what a request turns out to cost once it was admitted
+(its later requests wait for the debt to refill).
 
 With Redis, one Lua script checks and pays all the buckets of a request atomically on Redis's
 clock, so API processes behind a load balancer share the budgets. When Redis does not answer,
@@ -47,6 +49,10 @@ class Buckets(Protocol):
         """Pay every draw and return 0, or pay none and return the seconds until all would be admitted."""
         ...
 
+    def spend(self, draws: Sequence[Draw]) -> None:
+        """Pay every draw, leaving a bucket in debt when it holds too little."""
+        ...
+
 
 def refill(tokens: float, elapsed_s: float, per_min: int) -> float:
     """A bucket's tokens ``elapsed_s`` seconds after it held ``tokens`` (at most full)."""
@@ -68,11 +74,17 @@ class MemoryBuckets:
         self._max, self._clock = max_buckets, clock
 
     def take(self, draws: Sequence[Draw]) -> float:
+        return self._pay(draws, force=False)
+
+    def spend(self, draws: Sequence[Draw]) -> None:
+        self._pay(draws, force=True)
+
+    def _pay(self, draws: Sequence[Draw], *, force: bool) -> float:
         now = self._clock()
         with self._lock:
             levels = [self._level(d, now) for d in draws]
             wait = max((shortfall_s(t, d) for t, d in zip(levels, draws, strict=True)), default=0.0)
-            if wait > 0:
+            if wait > 0 and not force:
                 return wait
             for t, d in zip(levels, draws, strict=True):
                 self._state[d.bucket] = (t - d.cost, now, d.per_min)
@@ -94,15 +106,17 @@ class MemoryBuckets:
                 del self._state[name]
 
 
-# KEYS: the buckets; ARGV: cost and per_min of each, in turn. Returns "0" when paid, else the
-# seconds to wait (a string: Lua numbers come back from Redis as truncated integers).
+# KEYS: the buckets; ARGV: "1" to pay even into debt (else "0"), then cost and per_min of each, in
+# turn. Returns "0" when paid, else the seconds to wait (a string: Lua numbers come back from Redis
+# as truncated integers).
 _TAKE = """
 if redis.replicate_commands then pcall(redis.replicate_commands) end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local force = ARGV[1] == '1'
 local levels, wait = {}, 0
 for i, key in ipairs(KEYS) do
-  local cost, per_min = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  local cost, per_min = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
   local rate = per_min / 60
   local h = redis.call('HMGET', key, 'tokens', 'at')
   local tokens, at = tonumber(h[1]) or per_min, tonumber(h[2]) or now
@@ -111,9 +125,9 @@ for i, key in ipairs(KEYS) do
   local need = math.min(cost, per_min)
   if tokens < need then wait = math.max(wait, (need - tokens) / rate) end
 end
-if wait > 0 then return tostring(wait) end
+if wait > 0 and not force then return tostring(wait) end
 for i, key in ipairs(KEYS) do
-  local cost, per_min = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  local cost, per_min = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
   local left = levels[i] - cost
   redis.call('HSET', key, 'tokens', left, 'at', now)
   redis.call('PEXPIRE', key, math.ceil((per_min - left) * 60000 / per_min) + 1000)
@@ -142,11 +156,17 @@ class RedisBuckets:
         self._down_until = 0.0
 
     def take(self, draws: Sequence[Draw]) -> float:
+        return self._pay(draws, force=False)
+
+    def spend(self, draws: Sequence[Draw]) -> None:
+        self._pay(draws, force=True)
+
+    def _pay(self, draws: Sequence[Draw], *, force: bool) -> float:
         if not draws:
             return 0.0
         if time.monotonic() < self._down_until:
-            return self._fallback.take(draws)
-        args: list[int] = []
+            return self._fallback_pay(draws, force)
+        args: list[int] = [int(force)]
         for d in draws:
             args += [d.cost, d.per_min]
         try:
@@ -156,9 +176,15 @@ class RedisBuckets:
             log.warning(
                 "ratelimit.redis_unavailable", fallback="in-process", retry_s=REDIS_RETRY_S, **exception_fields(exc)
             )
-            return self._fallback.take(draws)
+            return self._fallback_pay(draws, force)
         wait = float(raw.decode() if isinstance(raw, bytes) else raw)
         return wait if math.isfinite(wait) and wait > 0 else 0.0
+
+    def _fallback_pay(self, draws: Sequence[Draw], force: bool) -> float:
+        if force:
+            self._fallback.spend(draws)
+            return 0.0
+        return self._fallback.take(draws)
 
     def close(self) -> None:
         self._r.close()

@@ -61,6 +61,7 @@ def extract_memories(episode_ids: list[int]) -> None:
         after_write=_rebuild_profile,
         caps=EpisodeCaps(rt.settings.episode_max_chars, rt.settings.episode_max_candidates),
         most_candidates=rt.settings.ingest_batch_candidates,
+        claims=rt.settings.claims,
     )
     if outcome.deferred:  # past the message's budget: to the back of its lane
         lanes.send(extract_memories, outcome.deferred)

@@ -280,7 +280,7 @@ def _backlog(mw: Any) -> dict[str, Any]:
 
 def _limits(settings: Any) -> dict[str, Any]:
     """The settings the figures depend on (rate limits, caps, lanes), as the run had them."""
-    words = ("rate_", "episode_max_", "ingest_batch_", "bulk_")
+    words = ("rate_", "episode_max_", "ingest_batch_", "bulk_", "worker_nice")
     return {k: v for k, v in settings.model_dump().items() if k.startswith(words)}
 
 

@@ -36,6 +36,10 @@ from memworks_tools.evaluation.decisions_data import load_pairs
 
 #: Precision the thresholds aim for on out-of-fold answers (the goal).
 TARGET = 0.90
+#: Precision a restatement's threshold aims for. A wrong *restated* retires the new turn's own
+#: records as copies ("dark mode in the terminal" after "dark mode in the editor"), so it is held to
+#: the same goal; values named again add evidence through the mention rule instead.
+RESTATED_TARGET = 0.90
 #: Inverse regularisation strength of the logistic regression.
 C = 0.1
 FOLDS = 5
@@ -103,9 +107,11 @@ def thresholds_for(
     y: npt.NDArray[np.int64],
     target: float = TARGET,
     allowed: npt.NDArray[np.bool_] | None = None,
+    restated_target: float = RESTATED_TARGET,
 ) -> dict[Decision, float]:
     """Per guarded class, the lowest top-probability at which its answers reach ``target`` precision
-    (among the rows where a guarded answer is ``allowed`` at all: not about another person)."""
+    (``restated_target`` for restatements) among the rows where a guarded answer is ``allowed`` at
+    all (not about another person)."""
     top = p.argmax(axis=1)
     ok_rows = np.ones(len(p), dtype=np.bool_) if allowed is None else allowed
     out: dict[Decision, float] = {}
@@ -116,7 +122,7 @@ def thresholds_for(
         order = np.argsort(-probs)
         hits = np.cumsum(y[said][order] == k)
         precision = hits / np.arange(1, len(order) + 1)
-        ok = np.flatnonzero(precision >= target)
+        ok = np.flatnonzero(precision >= (restated_target if c is Decision.RESTATED else target))
         t = float(probs[order][ok[-1]]) if len(ok) else 1.0
         out[c] = round(max(t, MIN_THRESHOLD), 4)
     return out
@@ -140,6 +146,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--c", type=float, default=C, help="inverse regularisation strength")
     ap.add_argument("--target", type=float, default=TARGET, help="out-of-fold precision the thresholds aim for")
+    ap.add_argument(
+        "--restated-target", type=float, default=RESTATED_TARGET, help="out-of-fold precision of restatements"
+    )
     args = ap.parse_args(argv)
     reader = Reader()
     train = load_pairs("train")
@@ -149,7 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = out_of_fold(x, y, groups, args.c)
     deals = [p] + [out_of_fold(x, y, groups, args.c, SEED + i) for i in range(1, SHUFFLES)]
     allowed = x[:, FEATURE_NAMES.index("other_person")] == 0
-    thresholds = thresholds_for(np.vstack(deals), np.tile(y, len(deals)), args.target, np.tile(allowed, len(deals)))
+    thresholds = thresholds_for(
+        np.vstack(deals), np.tile(y, len(deals)), args.target, np.tile(allowed, len(deals)), args.restated_target
+    )
     base = fit(x, y, args.c)
     cv_model = with_thresholds(base, thresholds, {})
     oof = [str(cv_model.choose(row, xr)[0]) for row, xr in zip(p, x, strict=True)]
@@ -169,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "conversations": len(set(groups)),
             "c": args.c,
             "target_precision": args.target,
+            "restated_target_precision": args.restated_target,
             "folds": FOLDS,
             "fold_deals": SHUFFLES,
             "cross_validated": cv["classes"],

@@ -43,7 +43,7 @@ from memworks.pipelines.ranker import (
     features,
     sigmoid,
 )
-from memworks.pipelines.ranking import PERIOD_BOOST, WORD_MIN_SIMILARITY, lift_facts
+from memworks.pipelines.ranking import PERIOD_BOOST, RESIDUE_MIN_SIMILARITY, WORD_MIN_SIMILARITY, lift_facts
 from memworks_tools.evaluation import locomo
 
 #: Questions of other conversations asked of each store (no evidence there: they should abstain).
@@ -168,7 +168,9 @@ def _ask(mw: Any, conv: locomo.Conversation, asked: Sequence[tuple[str, locomo.Q
                     others=np.array([named is not None and w is not None and w != named for w in who], dtype=np.bool_),
                     traced=traced,
                     gold=q.evidence if mine else (),
-                    short_ok=not unknown_words(question, sig, min_similarity=WORD_MIN_SIMILARITY),
+                    short_ok=not unknown_words(
+                        question, sig, min_similarity=WORD_MIN_SIMILARITY, min_residue=RESIDUE_MIN_SIMILARITY
+                    ),
                     source=sig.source,
                 )
             )
@@ -208,7 +210,8 @@ def decide(model: RankerModel, r: Asked) -> Decided:
         z = z + PERIOD_BOOST * np.maximum(
             r.x[:, FEATURES.index("period_event")], r.x[:, FEATURES.index("period_session")]
         )
-    p = lift_facts(sigmoid(z), r.source if r.source is not None else np.zeros(0, dtype=np.int64))
+    source = r.source if r.source is not None else np.zeros(0, dtype=np.int64)
+    p = lift_facts(sigmoid(z), source, r.x[:, FEATURES.index("span")])
     short_ok = r.short_ok
     order = sorted(range(len(p)), key=lambda i: -p[i] * r.prior[i])
     margin = -np.inf

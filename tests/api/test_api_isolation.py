@@ -54,6 +54,7 @@ def test_a_thousand_cross_tenant_probes_see_nothing_of_b(
             "/v1/memories", params={"limit": limit, "user_id": "u1", "include_history": "true"}, headers=b_key
         )
         b_cursors.append(page.headers["x-next-cursor"])
+    mw.drain()  # B's own reads' attention is recorded now, not during A's probes (it is batched by age)
     b_snapshot = mw.memories(b_scope, include_history=True)
     counts = row_counts()
     secrets = set(b_ids) | {b_rid} | set(B_VALUES)
@@ -101,4 +102,8 @@ def test_a_thousand_cross_tenant_probes_see_nothing_of_b(
     assert sum(seen.values()) == PROBES and set(seen) == {200, 403, 404}
     # ... and B's records were neither changed nor touched (not even their retrieval clocks)
     assert mw.memories(b_scope, include_history=True) == b_snapshot
-    assert row_counts() == counts
+    # A's own reads may record their attention (batched by age: whether a batch closes during the
+    # probes depends on the machine's speed); nothing else may be written.
+    assert {t: n for t, n in row_counts().items() if t != "attention_batch"} == {
+        t: n for t, n in counts.items() if t != "attention_batch"
+    }

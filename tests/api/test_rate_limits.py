@@ -1,12 +1,13 @@
-"""Rate limits of the HTTP API: per key and per tenant, for writes (counted by episode),
-deletions and reads; 429 with Retry-After and the usual error body; a per-tenant cap on
-requests in progress; budgets shared through Redis, and kept in-process when Redis is down."""
+"""Rate limits of the HTTP API: per key and per tenant, for the bytes of write bodies (refused
+before the body is read), writes (counted by episode), deletions and reads; 429 with Retry-After
+and the usual error body; a per-tenant cap on requests in progress; budgets shared through Redis,
+and kept in-process when Redis is down."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
@@ -23,6 +24,8 @@ OFF = {
     "rate_tenant_writes_per_min": 0,
     "rate_tenant_deletions_per_min": 0,
     "rate_tenant_reads_per_min": 0,
+    "rate_write_bytes_per_min": 0,
+    "rate_tenant_write_bytes_per_min": 0,
     "rate_tenant_concurrency": 0,
     "rate_tenant_queue": 0,
 }
@@ -34,7 +37,7 @@ def mw(request: pytest.FixtureRequest, sqlite_url: str, make_memworks: Any) -> A
     return make_memworks(sqlite_url, **{**OFF, **getattr(request, "param", {})})
 
 
-def limits(**settings: int) -> Any:
+def limits(**settings: int) -> pytest.MarkDecorator:
     """Run the test with these limits (every other one off)."""
     return pytest.mark.parametrize("mw", [settings], indirect=True, ids=[",".join(settings)])
 
@@ -47,11 +50,11 @@ def new_key(mw: Any, tenant: str, user: str | None = None) -> dict[str, str]:
         return bearer(create_key(s, tenant_id=tenant, user_id=user, label="test", now=datetime.now(UTC))[1])
 
 
-def assert_limited(r: Any) -> int:
+def assert_limited(r: Any, unit: str = "") -> int:
     """A 429 in the API's error shape with a whole, positive Retry-After; returns it."""
     assert r.status_code == 429, r.text
     assert r.json() == {"error": {"code": "rate_limited", "message": r.json()["error"]["message"], "field": None}}
-    assert "a minute" in r.json()["error"]["message"]
+    assert "a minute" in r.json()["error"]["message"] and unit in r.json()["error"]["message"]
     retry = r.headers["retry-after"]
     assert retry.isdigit() and int(retry) >= 1, retry
     return int(retry)
@@ -101,9 +104,93 @@ def test_writes_spend_one_per_episode_or_outcome_and_a_refused_batch_writes_noth
     assert row_counts() == before
     # And a batch larger than the whole budget is taken from a full one, leaving a debt to refill
     seven = [{**e, "episode_id": f"big-{i}"} for i, e in enumerate(story("ta", "u2", with_tenant=False) * 2)][:7]
+    sent_at = time.monotonic()
     assert client.post("/v1/episodes", json=seven, headers=fresh).status_code == 202
     retry = assert_limited(client.post("/v1/episodes", json={**one, "user_id": "u2"}, headers=fresh))
-    assert retry >= 35  # 2 tokens of debt and 1 to spend, at 5 a minute
+    # 2 tokens of debt and 1 to spend at 5 a minute: 36 s, less what refilled meanwhile (no debt: 12 s)
+    assert retry >= 36 - (time.monotonic() - sent_at) - 1
+
+
+@limits(rate_write_bytes_per_min=3000, rate_tenant_write_bytes_per_min=5000)
+def test_write_bodies_spend_their_bytes_per_key_and_per_tenant(
+    client: Any, mw: Any, row_counts: Callable[[], dict[str, int]]
+) -> None:
+    key, same_tenant, other = new_key(mw, "ta", "u1"), new_key(mw, "ta", "u2"), new_key(mw, "tb", "u1")
+    # Given a key that sent 2,000 bytes of episodes (one episode: well within every count budget)
+    pad = "I like tea. " * 150
+    one = {**story("ta", with_tenant=False)[0], "content": pad}
+    assert client.post("/v1/episodes", json=one, headers=key).status_code == 202
+    before = row_counts()
+    # When it sends another such body, over its 3,000 bytes a minute, Then 429 naming bytes; nothing written
+    again = {**one, "episode_id": "again"}
+    retry = assert_limited(client.post("/v1/episodes", json=again, headers=key), "bytes")
+    assert 10 <= retry <= 40  # ~1,000 bytes short at 50 bytes a second
+    assert row_counts() == before
+    # And a body-less write of the same key (a consolidation) still passes: it costs no bytes
+    assert client.post("/v1/consolidations", json={}, headers=key).status_code != 429
+    # And another key of the tenant spends from the tenant's 5,000: one body passes, the next not
+    mine = {**one, "user_id": "u2", "episode_id": "u2-1"}
+    assert client.post("/v1/episodes", json=mine, headers=same_tenant).status_code == 202
+    assert_limited(client.post("/v1/episodes", json={**mine, "episode_id": "u2-2"}, headers=same_tenant), "bytes")
+    # And another tenant is unaffected
+    theirs = {**one, "episode_id": "tb-1"}
+    assert client.post("/v1/episodes", json=theirs, headers=other).status_code == 202
+
+
+@limits(rate_write_bytes_per_min=1000)
+def test_a_chunked_body_is_charged_by_its_length(client: Any, mw: Any) -> None:
+    import json
+
+    key = new_key(mw, "ta", "u1")
+    body = json.dumps({**story("ta", with_tenant=False)[0], "content": "I like tea. " * 100}).encode()
+
+    def chunked(raw: bytes) -> Iterator[bytes]:  # no Content-Length: sent in chunks
+        yield from (raw[i : i + 500] for i in range(0, len(raw), 500))
+
+    headers = {**key, "Content-Type": "application/json"}
+    # Given a chunked body larger than the whole budget: admitted from a full bucket, leaving debt
+    assert client.post("/v1/episodes", content=chunked(body), headers=headers).status_code == 202
+    # Then the next write waits for that debt, however small it is
+    small = {**story("ta", with_tenant=False)[1]}
+    assert assert_limited(client.post("/v1/episodes", json=small, headers=key), "bytes") >= 10
+
+
+@limits(rate_write_bytes_per_min=1000, rate_writes_per_min=10)
+def test_an_over_budget_write_is_refused_before_its_body_is_read(mw: Any) -> None:
+    import anyio
+
+    from memworks.api.ratelimit import RateLimit
+
+    key = new_key(mw, "ta", "u1")
+    reached, read = [], []
+
+    async def route(scope: Any, receive: Any, send: Any) -> None:
+        reached.append(scope["path"])
+
+    async def receive() -> dict[str, Any]:
+        read.append(True)
+        return {"type": "http.request", "body": b"[]", "more_body": False}
+
+    async def request(length: int) -> list[MutableMapping[str, Any]]:
+        sent: list[MutableMapping[str, Any]] = []
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            sent.append(message)
+
+        headers = [(b"authorization", key["Authorization"].encode()), (b"content-length", str(length).encode())]
+        scope = {"type": "http", "method": "POST", "path": "/v1/episodes", "headers": headers}
+        await limiter(scope, receive, send)
+        return sent
+
+    limiter = RateLimit(route, get_mw=lambda: mw)
+    # Given a key that declared (and so spent) its 1,000 bytes
+    anyio.run(request, 1000)
+    assert reached == ["/v1/episodes"] and len(read) == 1  # admitted: the batch was read to count it
+    # When it declares a body of 600 bytes more, Then 429 and the body is never read
+    refused = anyio.run(request, 600)
+    assert refused[0]["status"] == 429
+    assert 30 <= int(dict(refused[0]["headers"])[b"retry-after"]) <= 36  # 600 bytes at 1,000 a minute
+    assert reached == ["/v1/episodes"] and len(read) == 1
 
 
 @limits(rate_deletions_per_min=2)
@@ -276,6 +363,11 @@ def test_the_default_limits_are_finite_and_generous() -> None:
     per_tenant = (s.rate_tenant_writes_per_min, s.rate_tenant_deletions_per_min, s.rate_tenant_reads_per_min)
     assert per_key == (600, 60, 1200)
     assert per_tenant == tuple(10 * n for n in per_key)
+    # A few MB of write bodies a minute per tenant, a quarter of it per key; one largest body fits a key's
+    assert 0 < s.rate_write_bytes_per_min <= s.rate_tenant_write_bytes_per_min <= 10_000_000
+    from memworks.api.middleware import MAX_BODY_BYTES
+
+    assert s.rate_write_bytes_per_min >= MAX_BODY_BYTES
     assert 0 < s.rate_tenant_concurrency <= 16 and 0 < s.rate_tenant_queue <= 64
 
 
@@ -295,6 +387,21 @@ def test_buckets_refill_admit_a_large_batch_from_full_and_pay_all_or_nothing() -
     assert b.take([key]) == 0.0 and b.take([key]) == 0.0 and b.take([key]) > 0
     assert b.take([Draw("big", 100, 60)]) == 0.0  # larger than the bucket: admitted from full
     assert b.take([Draw("big", 1, 60)]) == pytest.approx(41.0)  # 40 of debt, then 1 to spend
+
+
+@pytest.mark.parametrize("where", ["memory", "redis"])
+def test_spending_pays_into_debt_and_the_next_take_waits_for_it(where: str, request: pytest.FixtureRequest) -> None:
+    from memworks.store.ratelimit import Draw, MemoryBuckets, RedisBuckets
+
+    if where == "redis":
+        b: Any = RedisBuckets(request.getfixturevalue("redis_url"), namespace="t", fallback=MemoryBuckets())
+    else:
+        b = MemoryBuckets()
+    # Given a bucket of 60 a minute, 1 taken, then 89 more spent although it held only 59
+    assert b.take([Draw("w", 1, 60)]) == 0.0
+    assert b.spend([Draw("w", 89, 60)]) is None
+    # Then the next take waits for the 30 of debt and 1 to spend: about 31 s
+    assert b.take([Draw("w", 1, 60)]) == pytest.approx(31.0, abs=0.5)
 
 
 @pytest.mark.parametrize(

@@ -222,6 +222,23 @@ def test_relative_times_resolve_against_the_episode_time(text: str, when: dateti
     assert got is not None and (got.when, written(got)) == (when, words)
 
 
+@pytest.mark.parametrize(
+    ("text", "future", "when"),
+    [
+        ("we're flying out at Christmas", None, datetime(2023, 12, 25, tzinfo=UTC)),
+        ("we flew out at Christmas", None, datetime(2022, 12, 25, tzinfo=UTC)),
+        ("the party is on the 21st", None, datetime(2023, 5, 21, tzinfo=UTC)),
+        ("the party on May 3", True, datetime(2024, 5, 3, tzinfo=UTC)),
+        ("the party on May 3", False, datetime(2023, 5, 3, tzinfo=UTC)),
+    ],
+)
+def test_the_tense_of_the_clause_or_the_callers_reading_decides(text: str, future: bool | None, when: datetime) -> None:
+    """Given a time with no year, when no tense is passed, then the clause's own tense picks the
+    coming or the past one; when the caller passes one (from a parse), it wins."""
+    got = read_time(text, datetime(2023, 5, 8, 13, 56, tzinfo=UTC), future=future)  # a Monday
+    assert got is not None and got.when == when
+
+
 def test_no_time_where_none_is_named() -> None:
     anchor = datetime(2023, 5, 8, tzinfo=UTC)
     assert read_time("I love summer", anchor) is None

@@ -225,12 +225,65 @@ def test_a_short_question_about_something_unheard_of_abstains() -> None:
 
 
 def test_a_fact_ranks_with_the_turn_it_was_read_from() -> None:
-    sig = signals(4, source=np.array([-1, -1, -1, 0], dtype=np.int64))
+    # Given a fact (m3) read from the best turn (m0) and as close to the question as that turn
+    sig = signals(4, source=np.array([-1, -1, -1, 0], dtype=np.int64), span=np.array([0.75, 0.5, 0.3, 0.72]))
     recs = _recs(sig)
     recs["m3"] = _Rec("m3", extractor="rules", kind=MemoryKind.SEMANTIC)
     q = Question("What race did someone run?", None, False, None, "other")
     hits = rank_signals(recs, sig, q, k=2, policy=RankPolicy(model=model())).hits
     assert [h.memory.memory_id for h in hits] == ["m3", "m0"]
+
+
+def test_a_fact_about_something_else_its_turn_said_does_not_stand_for_it() -> None:
+    # Given a fact read from the best turn but far less like the question ("User's name is
+    # Kwame" under "I'm Kwame, I work at Aviva" for "Who do I work for?"), it keeps its own score.
+    sig = signals(4, source=np.array([-1, -1, -1, 0], dtype=np.int64), span=np.array([0.75, 0.5, 0.3, 0.2]))
+    recs = _recs(sig)
+    recs["m3"] = _Rec("m3", extractor="rules", kind=MemoryKind.SEMANTIC)
+    q = Question("Who do I work for?", None, False, None, "other")
+    hits = rank_signals(recs, sig, q, k=2, policy=RankPolicy(model=model())).hits
+    assert [h.memory.memory_id for h in hits] == ["m0", "m1"]
+
+
+def test_a_question_naming_someone_is_measured_without_the_name() -> None:
+    assert ranker.without_name("What's the name of Nadia's cat?", "Nadia") == "What's the name of cat?"
+    assert ranker.without_name("Where does Omar Haddad live?", "Omar Haddad") == "Where does live?"
+    assert ranker.without_name("Is Omarion here?", "Omar") == "Is Omarion here?"
+
+
+def test_a_question_naming_someone_abstains_when_no_record_means_what_it_asks() -> None:
+    # Given Ann's records, which the model scores high (they are hers and say her name), but
+    # none of which is like the question without her name ("Does Ann have a husband?"): abstain.
+    q = Question("What is Ann's husband called?", "Ann", False, None, "named")
+    policy = RankPolicy(model=model())
+    unlike = signals(4, unnamed=np.array([0.18, 0.15, 0.1, 0.05]))
+    assert rank_signals(_recs(unlike), unlike, q, k=3, policy=policy).hits == []
+    # One of her records means it without the name: answered, in the order the model gives.
+    like = signals(4, unnamed=np.array([0.1, 0.1, ranking.NAMED_MIN_SIMILARITY + 0.05, 0.1]))
+    hits = rank_signals(_recs(like), like, q, k=2, policy=policy).hits
+    assert [h.memory.memory_id for h in hits] == ["m0", "m1"]
+    # Not measured without the name: the similarities to the whole question decide.
+    low = signals(4, span=np.array([0.2, 0.15, 0.1, 0.05]), cos=np.array([0.2, 0.15, 0.1, 0.05]))
+    assert rank_signals(_recs(low), low, q, k=3, policy=policy).hits == []
+
+
+def test_light_verbs_are_no_word_the_evidence_must_hold() -> None:
+    q = read_question("How do I get to work?", subjects=(), asked_at=ASKED)
+    assert q.kind == "short" and [w for w, _ in q.words] == ["work"]
+
+
+def test_the_rest_of_a_short_question_can_say_what_a_lone_word_does_not() -> None:
+    # Given "exercise", used by no record and, alone, like none (0.1), but the question without
+    # its known words ("Where do I exercise") close to one candidate
+    q = Question("Where do I exercise?", None, False, None, "short", (("exercise", "exercis"),))
+    assert ranker.residue("What medication do I take?", {"medic"}) == "What medication do I"
+    sig = signals(2, vectors=np.eye(2, 4, dtype=np.float32), unseen=frozenset({"exercis"}))
+    sig.phrase_vectors = np.array([[0.1, 0, 0, 0], [0.5, 0, 0, 0]], dtype=np.float32)
+    assert ranker.unknown_words(q, sig, min_similarity=0.42) == ["exercise"]
+    assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28) == []
+    # A rest like nothing either (0.2): the question is about something unheard of.
+    sig.phrase_vectors = np.array([[0.1, 0, 0, 0], [0.2, 0, 0, 0]], dtype=np.float32)
+    assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28) == ["exercise"]
 
 
 @pytest.mark.parametrize("mode", ["fusion", "dense", "lexical"])

@@ -877,6 +877,25 @@ def test_time_is_read_per_clause() -> None:
     ]
 
 
+def test_a_date_to_come_does_not_date_a_fact_said_now() -> None:
+    """Given a clause whose date lies after the turn (it dates the wedding, not the brother),
+    when a fact is read from it, then the fact carries no start time; a plan keeps its date."""
+    (brother,) = [c for c in run("My brother Pablo's wedding is on September 8.") if c.key]
+    assert (brother.key, brother.value, brother.valid_from) == ("user.family.brother", "Pablo", None)
+    (plan,) = run("I'm moving to Tokyo on July 4")
+    assert (plan.key, plan.valid_from) == ("user.plan", day(2024, 7, 4))
+
+
+def test_a_name_with_initials_is_one_sentence() -> None:
+    """Given a name with initials ("Ursula K. Le Guin"), when the turn is split into sentences,
+    then the initial's full stop ends no sentence and the whole name is the value."""
+    assert triples("My favourite author is Ursula K. Le Guin.") == [(A, "user.favorite.author", "Ursula K. Le Guin")]
+    assert triples("My favourite author is J. R. R. Tolkien. I live in Lisbon.") == [
+        (A, "user.favorite.author", "J. R. R. Tolkien"),
+        *home("Lisbon", "Europe/Lisbon"),
+    ]
+
+
 def test_duplicates_are_dropped() -> None:
     assert triples("I live in Lisbon. Yes, I live in Lisbon!") == home("Lisbon", "Europe/Lisbon")
 

@@ -91,7 +91,8 @@ def day(y: int, m: int, d: int, hh: int = 0, mm: int = 0) -> datetime:
         ("next Saturday", day(2024, 6, 22)),
         ("I'll call you on Monday", day(2024, 6, 17)),
         ("I'm moving on Friday", day(2024, 6, 21)),
-        ("this Monday", day(2024, 6, 10)),
+        ("this Monday", day(2024, 6, 17)),  # the coming one unless said in the past tense
+        ("I saw her this Monday", day(2024, 6, 10)),
         ("this coming Monday", day(2024, 6, 17)),
         ("past Sunday", day(2024, 6, 9)),
         # months
@@ -226,3 +227,56 @@ def test_sunday_last_weekend_is_the_previous_one() -> None:
 )
 def test_future_marker(text: str, future: bool) -> None:
     assert has_future_marker(text) is future
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Said of something to come: the next such day on or after the anchor (Sat 2024-06-15).
+        ("Marta and Joaquin are getting married on May 29, and we're invited!", day(2025, 5, 29)),
+        ("My brother's wedding is on September 8, in Cadiz.", day(2024, 9, 8)),
+        ("The course starts on June 3", day(2025, 6, 3)),
+        ("I accepted an offer. I start there on June 20.", day(2024, 6, 20)),
+        ("I've got a dentist appointment on November 3 at 9:30.", day(2024, 11, 3)),
+        ("The conference was moved, it's on October 12 now.", day(2024, 10, 12)),
+        ("She told me the party is on March 2", day(2025, 3, 2)),
+        ("The race is June 15", day(2024, 6, 15)),  # today is on or after today
+        # Said of something done: the last such day on or before the anchor.
+        ("We went to Porto on September 8", day(2023, 9, 8)),
+        ("I moved here on June 20", day(2023, 6, 20)),
+        ("On May 29, we got married", day(2024, 5, 29)),
+        ("I was so excited on June 20", day(2023, 6, 20)),
+        ("I'm glad we finally met on June 20", day(2023, 6, 20)),
+        ("I've been starting seeds since February 20th - tomatoes are doing well", day(2024, 2, 20)),
+        ("I'm planning to plant soon. I've been growing them since June 20", day(2023, 6, 20)),
+        ("It's been raining on June 20", day(2023, 6, 20)),
+        # "this Sunday": the coming one (or today), the past one in a past-tense clause.
+        ("The half marathon is this Sunday, I'm nervous.", day(2024, 6, 16)),
+        ("I ran a half marathon this Sunday", day(2024, 6, 9)),
+        ("The party is this Saturday", day(2024, 6, 15)),
+        # A day of the month alone: this month's or the nearest month's.
+        ("My mum's birthday party is on the 21st, I'm in charge of the cake.", day(2024, 6, 21)),
+        ("The rent is due by the 1st.", day(2024, 7, 1)),
+        ("We met on the 21st", day(2024, 5, 21)),
+        ("We're leaving on the 31st", day(2024, 7, 31)),  # June has no 31st
+        ("I paid it on the 10th", day(2024, 6, 10)),
+    ],
+)
+def test_a_date_without_a_year_follows_the_tense_of_its_clause(text: str, expected: datetime) -> None:
+    """Given a month-day or weekday with no year, when the clause saying it is about the future or
+    a schedule (present tense), the next occurrence is meant; when it is past, the last one."""
+    assert resolve_time(text, ANCHOR) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I live on the 3rd floor", "art of the 21st century", "she came 2nd in the race", "on the 40th"],
+)
+def test_an_ordinal_that_is_no_day_of_the_month(text: str) -> None:
+    assert resolve_time(text, ANCHOR) is None
+
+
+def test_an_explicit_tense_overrides_the_words() -> None:
+    """Given a caller that knows the tense (a parse), its reading wins over the words'."""
+    assert resolve_time("the wedding on May 29", ANCHOR, future=True) == day(2025, 5, 29)
+    assert resolve_time("the wedding is on May 29", ANCHOR, future=False) == day(2024, 5, 29)

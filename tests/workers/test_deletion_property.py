@@ -324,7 +324,8 @@ def choose(data: st.DataObject, store: Store, h: History) -> tuple[dict[str, Any
 
 @pytest.mark.timeout(900)
 @settings(
-    max_examples=int(os.environ.get("DX_EXAMPLES", "200")),
+    # 60 examples per database in the suite; the soak search is DX_EXAMPLES=200 (or more).
+    max_examples=int(os.environ.get("DX_EXAMPLES", "60")),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],

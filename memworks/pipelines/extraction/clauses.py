@@ -42,13 +42,15 @@ CLAUSE_SPLIT = re.compile(
     r"|(?<!\s)\s+-\s+",
     _I,
 )
-#: "... and work in London": the subject is left out, the splitter puts "I" back.
+#: "... and work in London": the subject is left out, the splitter puts "I" back (only when the
+#: clause before it is the speaker's own: "I" or "we").
 ELLIPSIS = re.compile(
     r"(?<!\s)(?:\s*,)?\s+and\s+(?:also\s+|then\s+|now\s+)?(?=(?:live|work|moved|relocated|joined|started"
     r"|have|got|prefer|keep|grew|was|am|will|plan|planning|quit|left|don't|do\s+not|never"
     r"|no\s+longer|just|recently|currently)\b)",
     _I,
 )
+_FIRST_PERSON = re.compile(r"^(?:i|we)\b", _I)
 FILLER = re.compile(
     r"^(?:oh\s+and|oh\s+also|(?:hey|hi|hello)(?:\s+there)?|oh|ok|okay|so|well|also|and|but"
     r"|anyway|anyways|actually|btw|by\s+the\s+way|fyi|just\s+fyi|just\s+so\s+you\s+know"
@@ -131,13 +133,21 @@ _SPELLING = tuple(
 def _sentences(text: str) -> Iterator[tuple[str, bool]]:
     start = 0
     for m in SENT_END.finditer(text):
-        chunk = text[start : m.start()]
-        words = chunk.split()
+        # Only the word before the stop matters: a bounded look keeps long runs of "A. A. A." linear.
+        words = text[max(start, m.start() - 16) : m.start()].split()
         if m[0].startswith(".") and words and words[-1].lower().rstrip(".") in ABBREVIATIONS:
             continue  # "St. Louis", "e.g. Lisbon"
-        yield chunk.strip(), "?" in m[0]
+        if m[0] == "." and words and _initial(words[-1].rsplit(".", 1)[-1], text, m.end()):
+            continue  # "Ursula K. Le Guin", "J. R. R. Tolkien"
+        yield text[start : m.start()].strip(), "?" in m[0]
         start = m.end()
     yield text[start:].strip(), False
+
+
+def _initial(word: str, text: str, after: int) -> bool:
+    """A capital letter alone before "." and a capitalised word is a name's initial, not the end
+    of a sentence ("Ursula K. Le Guin", "J. R. R. Tolkien")."""
+    return len(word) == 1 and word.isupper() and text[after : after + 8].lstrip()[:1].isupper()
 
 
 #: Rounds of peeling per clause (count). Each round scans the clause's end, so "hi hi hi ..."
@@ -185,6 +195,8 @@ def clauses_of(content: str) -> Iterator[Clause]:
         pieces: list[str] = []
         for part in CLAUSE_SPLIT.split(sentence):
             first, *rest = ELLIPSIS.split(part)
+            if rest and not _FIRST_PERSON.match(_peel(first)[0]):
+                first, rest = part, []  # "Inês changed jobs and moved to Oslo": the left-out subject is hers
             if pieces and not _peel(pieces[-1])[0]:  # "From now on, | always cc ..." is one clause
                 first = f"{pieces.pop()}, {first}"
             pieces += [first, *(f"I {r}" for r in rest)]

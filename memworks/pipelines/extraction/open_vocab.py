@@ -177,6 +177,11 @@ class OpenVocabularyExtractor:
                 out.append(_as_person(kept, person))
         return out
 
+    def parse(self, texts: Sequence[str]) -> dict[str, list[Sentence]]:
+        """Each text's sentences, from the extractor's parse cache where it has them (claims are
+        read from the same parse the extraction used)."""
+        return self._parsed(texts)
+
     def _parsed(self, lines: Sequence[str]) -> dict[str, list[Sentence]]:
         with self._lock:
             have = {line: self._cache[line] for line in lines if line in self._cache}

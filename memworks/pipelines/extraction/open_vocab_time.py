@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from memworks.pipelines.extraction.open_vocab_lexicon import SEASONS
-from memworks.pipelines.extraction.timeparse import find_time, has_future_marker
+from memworks.pipelines.extraction.timeparse import find_time, upcoming_at
 
 __all__ = ["TimeRead", "read_time", "written"]
 
@@ -232,7 +232,7 @@ def read_time(
         anchor: the episode's ``occurred_at``.
         phrases: time phrases the parse isolated, tried with dateparser when nothing else reads.
         future: read ambiguous dates ("in June", "on Tuesday") as coming (True) or past (False);
-            by default from the tense markers of ``text``.
+            by default each one from the tense of its clause in ``text`` (see ``timeparse``).
     """
     original = text
     text = _ABBREVIATED_DAY.sub(lambda m: f"{m['mod']} {_DAY_NAMES[m['day'].lower()[:3]]}", text)
@@ -243,23 +243,21 @@ def read_time(
             return None
         full = f"{short['mod']} {_DAY_NAMES[short['day'].lower()[:3]]}"
         return TimeRead(read.when, read.phrase.replace(full, short[0].rstrip(".")), read.granularity)
-    marked = has_future_marker(text)
-    if future is None:
-        future = marked
     hits: list[tuple[int, TimeRead]] = []
-    # find_time reads the tense from the text itself; a trailing "soon" (a future marker it
-    # knows) makes it read an upcoming event's "in June" as the coming June.
-    if found := find_time(f"{text} soon" if future and not marked else text, anchor):
+    if found := find_time(text, anchor, future=future):
         hits.append((text.find(found.phrase), TimeRead(found.when, found.phrase, _granularity(found.phrase))))
     for rx, resolve, granularity in _OWN:
         for m in rx.finditer(text):
-            if (when := resolve(m, anchor, future)) is not None:
+            upcoming = future if future is not None else bool(upcoming_at(text, m.start(), m.end()))
+            if (when := resolve(m, anchor, upcoming)) is not None:
                 hits.append((m.start(), TimeRead(when, m[0].strip(), granularity or _granularity(m[0]))))
                 break
     if hits:
         return min(hits, key=lambda h: (h[0], -len(h[1].phrase)))[1]
     for phrase in phrases:
-        if when := _dateparser(phrase, anchor, future):
+        at = max(text.find(phrase), 0)
+        upcoming = future if future is not None else bool(upcoming_at(text, at, at + len(phrase)))
+        if when := _dateparser(phrase, anchor, upcoming):
             return TimeRead(when, phrase, _granularity(phrase))
     return None
 

@@ -141,6 +141,9 @@ def _candidates(fact: Fact, clause: Clause, when: TimeMatch | None, turn: Turn) 
     if when:
         extra["time_expression"] = when.phrase
         text = f"{text[:-1]} ({when.phrase})." if fact.plan else text
+    # A fact said now holds from now or earlier: a date after the turn dates something else in
+    # the clause ("my brother Pablo's wedding is on September 8" dates the wedding, not Pablo).
+    start = when.when if when and (fact.plan or when.when <= turn.occurred_at) else None
     first = Candidate(
         op=fact.op,
         kind=fact.kind,
@@ -148,7 +151,7 @@ def _candidates(fact: Fact, clause: Clause, when: TimeMatch | None, turn: Turn) 
         value=fact.value,
         text=text,
         confidence=confidence,
-        valid_from=when.when if when else None,
+        valid_from=start,
         evidence=(turn.episode_id,),
         source=turn.source,
         plan=fact.plan,

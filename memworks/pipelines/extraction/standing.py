@@ -19,8 +19,9 @@ be + role noun              I'm not a fan of X                              user
 have + stance noun          I have an aversion to X, no interest in X       user.pref.<domain>.<x>
 find + judgement            I find X tedious, I find it hard to X           user.pref.<domain>.<x>
 allergy                     I'm allergic to X, I have a severe X allergy    user.allergy (X)
-diet                        I follow a strict vegan diet, I'm a vegan       user.diet (vegan)
+diet, or a change of diet   I follow a strict vegan diet, I've gone vegan   user.diet (vegan)
 condition                   I have celiac disease, chronic knee issues      user.condition.<x>
+standing request            never book me X, always send me X by email      user.pref.<domain>.<x>
 ==========================  ==============================================  ======================
 
 The slot is the *what* (its head noun and modifiers, or what a general head such as
@@ -33,8 +34,13 @@ person, reasons kept ("User cannot eat spicy food because they have a sensitive 
 Allergies, diets and conditions keep the rules extractor's keys and values (``user.allergy``:
 "peanuts").
 
-Left alone: other people's preferences ("my sister hates X"), requests to the listener and
-imperatives ("avoid jargon in your answer"), questions and conditions, wishes ("I want to"),
+A request to the listener is a standing preference only when an adverb makes it standing
+("never book me a flight before 8", :mod:`.standing_requests`); its record speaks of the user
+("User does not want the assistant to book them ...") and a wish to be reached a certain way
+names what is wanted, not an order to send ("User wants to be sent updates by email").
+
+Left alone: other people's preferences ("my sister hates X"), requests of the moment
+("avoid jargon in your answer"), questions and conditions, wishes ("I want to"),
 hypotheticals under a modal ("I would avoid"), and past habits ("I used to hate X").
 """
 
@@ -54,8 +60,9 @@ from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
 from memworks.pipelines.extraction.open_vocab_render import Person, render, slug
 from memworks.pipelines.extraction.preferences import preferences_for
 from memworks.pipelines.extraction.standing_read import Reading, reading_of
+from memworks.pipelines.extraction.standing_requests import REACH_VERBS, Request, requests_in
 from memworks.pipelines.extraction.vocabulary import DIETS
-from memworks.pipelines.gate import value_instruction
+from memworks.pipelines.gate import injection_marker, value_instruction
 from memworks.pipelines.slots import value_terms
 
 __all__ = ["standing_in"]
@@ -95,6 +102,7 @@ def standing_in(s: Sentence, state: TurnState) -> list[Statement]:
             out.pop()
         out.append(st)
         earlier = (what, segment)
+    out += [st for q in requests_in(s) if (st := _request(s, q, state)) is not None]
     return out
 
 
@@ -166,6 +174,48 @@ def _statement(
         retracted=_cut(_words(s, what)) if r.ended else "",
     )
     return st, what, pointing
+
+
+def _request(s: Sentence, q: Request, state: TurnState) -> Statement | None:
+    """A standing request as a statement about the speaker: "never book me X" → "User does not
+    want the assistant to book them X". A wish to be reached a certain way says what the user
+    wants to be sent ("always send me updates by email" → "User wants to be sent updates by
+    email"), so no order to send is stored. The sentence as said is judged first: a rewording
+    must not launder an order against the user."""
+    if injection_marker(s.text) or _rules_file(s, q):
+        return None
+    what = [i for i in q.what if i not in q.me]  # the thing asked for or against
+    if not what:
+        return None
+    person = state.speaker
+    value = _cut(f"{'avoids' if q.lean < 0 else 'prefers'} {_words(s, [q.verb.i, *q.what])}")
+    if q.outward and q.lean > 0:
+        thing = _words(s, what)
+        value = _cut(f"prefers {thing}")
+        text = f"User {'only ' * (q.rule == 'only')}wants to be {REACH_VERBS[q.verb.lemma]} {thing}."
+    else:
+        act = render(s, [q.verb.i, *q.what], subject=None, person=person, time=None).rstrip(".")
+        act = act[:1].lower() + act[1:] if s.tokens[q.verb.i].pos != "PROPN" else act
+        adverb = "" if q.rule == "never" else f"{q.rule} "
+        text = f"User {'does not want' if q.lean < 0 else 'wants'} the assistant to {adverb}{_third(act)}."
+    text = text.replace("User", person.name, 1)
+    noun_words = _what_words(s, None, what) or [q.verb.lemma]
+    # The domain is read from the thing asked about: "book" names no reading in "book me a flight".
+    thing_word = next((s.tokens[i] for i in what if s.tokens[i].pos in ("NOUN", "PROPN")), q.verb)
+    attribute = ("pref", _domain(s, thing_word, what), _slot(noun_words))
+    if not all(attribute):
+        return None
+    procedure = _about_answers(s, what) and value_instruction(f"{value}\n{text}", kind=MemoryKind.PROCEDURAL) is None
+    kind = MemoryKind.PROCEDURAL if procedure else MemoryKind.SEMANTIC
+    return Statement(f"standing.request_{q.rule}", person, attribute, value, text, kind=kind, confidence=_CONFIDENCE)
+
+
+def _rules_file(s: Sentence, q: Request) -> bool:
+    """Does the rules extractor file this request as a preference of its own (a seat, an answer
+    format, a language)? Its outward instructions do not count: they wait for confirmation."""
+    first = min([q.verb.i, *(t.i for t in s.subtree(q.verb.i) if t.i < q.verb.i)])
+    said = "".join(s.tokens[i].text + s.tokens[i].ws for i in range(first, q.what[-1] + 1))
+    return any(not fact.outward for clause in clauses_of(said) for fact in preferences_for(clause))
 
 
 _ARTICLES = frozenset("a an the any".split())

@@ -42,6 +42,8 @@ def heads(s: Sentence) -> list[Token]:
     to it ("I'm scared of heights, so I avoid ..."; "I never wear heels; I'm only ..."). Clauses
     under a verb of saying or believing, and side clauses (relative, adverbial), are not main."""
     found: list[Token] = [t for t in s.roots() if t.pos in ("VERB", "AUX")]
+    if not found:
+        found = _fronted(s)
     stack = list(found)
     while stack:
         t = stack.pop()
@@ -60,6 +62,20 @@ def heads(s: Sentence) -> list[Token]:
 
 
 _QUOTES = frozenset({'"', "“", "”", "``", "''"})
+
+
+def _fronted(s: Sentence) -> list[Token]:
+    """The speaker's clause under a phrase put first and read as the root: "For tests I always
+    use pytest" parses "use" as a relative clause of "tests"."""
+    out = []
+    for root in s.roots():
+        if root.pos not in ("ADP", "NOUN", "PROPN"):
+            continue
+        for t in s.subtree(root.i):
+            subj = s.child(t.i, "nsubj")
+            if t.pos == "VERB" and t.dep in ("relcl", "acl") and subj is not None and subj.lower == "i":
+                out.append(t)
+    return out
 
 
 def quoted(s: Sentence, t: Token) -> bool:
@@ -184,8 +200,28 @@ def target(s: Sentence, v: Token) -> tuple[int, Token] | None:
                 obj = o
                 break
     if obj is None:
+        obj = _misread_object(s, v)
+    if obj is None:
         return None
     return (obj.i, obj) if obj.lower in POINTING else (leftmost(s, obj), obj)
+
+
+#: Nouns that say when, not what ("I never eat today" names no food).
+_WHEN = frozenset("today tonight tomorrow yesterday morning evening night weekend weekends anymore".split())
+
+
+def _misread_object(s: Sentence, v: Token) -> Token | None:
+    """The word right after ``v`` when the parse did not take it for the object: "I can't stand
+    cilantro" reads "cilantro" as an adverb. A noun, or an adjective hung on the verb as a
+    modifier; never a word of time."""
+    if v.i + 1 >= len(s.tokens):
+        return None
+    t = s.tokens[v.i + 1]
+    if t.head != v.i or t.lower in _WHEN:
+        return None
+    if t.pos in ("NOUN", "PROPN") and t.dep not in ("nsubj", "npadvmod"):
+        return t
+    return t if t.pos == "ADJ" and t.dep in ("advmod", "dobj", "oprd") else None
 
 
 def after(s: Sentence, t: Token, preps: tuple[str, ...]) -> tuple[int, Token] | None:

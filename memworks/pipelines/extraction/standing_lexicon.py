@@ -94,6 +94,8 @@ HEALTH_MODIFIERS = frozenset(
 DIET_WORDS = frozenset(w for w in DIETS if " " not in w) | frozenset({"plant-based", "gluten-free", "dairy-free"})
 #: Nouns that name a diet or a rule followed ("a strict kosher diet", "a vegan lifestyle").
 DIET_NOUNS = frozenset("diet lifestyle regimen".split())
+#: Verbs of changing to a diet: "I've gone vegan", "I switched to a vegetarian diet".
+DIET_CHANGE_VERBS = frozenset("go become turn switch convert".split())
 #: Verbs of following a diet or a rule: "I follow a strict vegan diet", "I keep kosher".
 FOLLOW_VERBS = frozenset("follow keep observe adhere stick maintain".split())
 #: Adjectives of "I find X <adj>" that lean away or towards.
@@ -176,6 +178,11 @@ DOMAINS: tuple[tuple[str, frozenset[str]], ...] = tuple(
             "beach beaches museum museums hike camping resort resorts sightseeing park parks",
         ),
         ("animals", "animal animals pet pets dog dogs cat cats zoo zoos"),
+        (
+            "contact",
+            "email emails e-mail sms call calls message messages update updates notification "
+            "notifications newsletter newsletters voicemail whatsapp",
+        ),
         ("technology", "app apps phone phones device devices gadget gadgets technology software computer"),
         ("shopping", "shop shopping buy purchase brand brands store stores mall"),
         ("social", "party parties crowd crowds crowded nightlife club clubs bar bars people"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from memworks.pipelines.extraction import standing_clauses as C
 from memworks.pipelines.extraction import standing_lexicon as W
 from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
+from memworks.pipelines.extraction.standing_stance import Reading
 
 __all__ = ["Reading", "reading_of"]
 
@@ -27,29 +28,6 @@ _PERCEIVING = frozenset("see hear know think feel look notice realize realise".s
 _INTRANSITIVE = frozenset("swim drink smoke drive fly cook".split())
 #: Habits whose ending is an abstention kept from now on ("I don't eat meat anymore").
 _ABSTAIN = frozenset("eat drink consume smoke".split())
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What a clause says about the speaker's stance."""
-
-    rule: str
-    #: -1 away from the what, +1 towards it.
-    lean: int
-    #: Index of the what's first token.
-    start: int
-    #: The what's head (noun, or verb for an activity); None to take the first token.
-    head: Token | None = None
-    #: ``pref``, ``allergy``, ``diet`` or ``condition``.
-    family: str = "pref"
-    #: "anymore" / "no longer" with a negation: the stance ends.
-    ended: bool = False
-    #: The diet word, for the ``diet`` family.
-    diet: str = ""
-    #: Index where the what ends (exclusive), when it does not run to the clause's end.
-    end: int | None = None
-    #: A plain liking ("I prefer X"): left to the rules extractor when it already files it.
-    defer: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,6 +100,8 @@ def _a_kind_of_thing(s: Sentence, v: Token, r: Reading) -> bool:
 
 
 def _reading(s: Sentence, v: Token) -> Reading | None:
+    if (changed := _diet_change(s, v)) is not None:
+        return changed
     m = _marks(s, v)
     if m is None:
         return None
@@ -163,6 +143,38 @@ def _reading(s: Sentence, v: Token) -> Reading | None:
         after = C.after(s, v, ("in",))
         return Reading("believe_in", 1, *after) if after and after[1].lemma in W.DIET_NOUNS else None
     return None
+
+
+#: "for a month": a change of diet that was a trial, not a diet kept.
+_SPANS = frozenset("day days week weeks month months year years while bit".split())
+
+
+def _diet_change(s: Sentence, v: Token) -> Reading | None:
+    """ "I've gone fully vegan", "I went vegetarian last year", "I switched to a vegan diet": a
+    change of diet holds from then on, whatever the tense, and replaces the diet held before."""
+    if v.lemma not in W.DIET_CHANGE_VERBS:
+        return None
+    kids = s.children(v.i)
+    if any(k.dep == "neg" or (k.dep == "aux" and (k.tag == "MD" or k.lower in ("going", "gon"))) for k in kids):
+        return None  # "I haven't gone vegan", "I might go vegan", "I'm going to go vegan"
+    for k in kids:
+        if k.dep == "prep" and k.lower == "for" and (o := s.child(k.i, "pobj")) is not None and o.lemma in _SPANS:
+            return None  # "I went vegan for a month"
+    for k in kids:
+        word = k
+        if k.dep == "prep" and k.lower in ("to", "into"):
+            obj = s.child(k.i, "pobj")
+            mods = s.children(obj.i, "amod", "compound") if obj is not None else []
+            word = obj if obj is not None and _diet_word(obj) else next((m for m in mods if _diet_word(m)), k)
+        elif k.dep not in ("dobj", "acomp", "oprd", "attr", "xcomp", "advmod", "npadvmod"):
+            continue
+        if _diet_word(word):
+            return Reading("diet_change", 1, word.i, word, family="diet", diet=word.lower)
+    return None
+
+
+def _diet_word(t: Token) -> bool:
+    return t.lower in W.DIET_WORDS or t.lemma in W.DIET_WORDS
 
 
 def _modal_ok(s: Sentence, v: Token, m: _Marks) -> bool:

@@ -164,6 +164,13 @@ _TITLE_RULES: tuple[tuple[str, re.Pattern[str], bool], ...] = (
 )
 
 
+#: What people join that is not an employer ("I joined Fitness Hut", "joined a running club").
+_LEISURE = ci(
+    r"\b(?:gym|fitness|club|team|league|choir|band|orchestra|class|classes|course|studio|yoga|pilates"
+    r"|crossfit|pool|society|group|community|meetup|book\s+club|waitlist|discord|forum|library)\b"
+)
+
+
 def _employer(rule: str, org: str) -> Fact:
     return Fact(rule, "user.employer", org, f"User works at {org}.")
 
@@ -182,7 +189,7 @@ def _work(c: Clause) -> list[Fact]:
             return out
     for rule, rx, casual_ok in _EMPLOYER_RULES:
         if (m := rx.match(c.text)) and (org := take_org(m["org"], c.casual and casual_ok)):
-            if not is_known_city(org):
+            if not is_known_city(org) and not (rule == "employer.joined" and _LEISURE.search(m["org"])):
                 out.append(_employer(rule, org))
                 t = _AS_TITLE.search(m["org"])
                 if t and (title := take_title(t["title"], True)):

@@ -1,0 +1,92 @@
+"""The claims step's pure decisions: which current claims a new one meets, and what it does to them.
+
+The pair model is replaced by one that answers from the texts (a fake is right for pure code: the
+shipped model is measured by ``memworks eval decisions`` and exercised end to end elsewhere).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from memworks.pipelines.claims import ClaimText, Decision, read_words
+from memworks.pipelines.claims import govern as g
+
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+def vec(*xs: float) -> np.ndarray:
+    v = np.asarray(xs, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def st(mid: str, text: str, day: int, v: np.ndarray, subject: str = "user", source: str = "user") -> g.Statement:
+    claim = ClaimText(text, subject, T0 + timedelta(days=day), source, v, None, read_words(text))
+    return g.Statement(mid, f"ep-{mid}", claim)
+
+
+@pytest.fixture
+def answers(monkeypatch: pytest.MonkeyPatch) -> dict[tuple[str, str], Decision]:
+    """(new text, old text) → the decision the fake model gives; unlisted pairs are compatible."""
+    table: dict[tuple[str, str], Decision] = {}
+
+    def decide_all(new: ClaimText, olds: Sequence[ClaimText], model: object = None) -> list[tuple[Decision, float]]:
+        return [(table.get((new.text, o.text), Decision.COMPATIBLE), 0.95) for o in olds]
+
+    monkeypatch.setattr(g, "decide_all", decide_all)
+    return table
+
+
+def test_a_change_closes_the_old_claim_when_the_new_one_was_said(answers: dict) -> None:
+    old = st("a", "I use VS Code.", 0, vec(1, 0.1, 0))
+    new = st("b", "I switched to Neovim.", 20, vec(1, 0.2, 0))
+    answers[(new.claim.text, old.claim.text)] = Decision.CHANGED
+    plan = g.govern([new], [old])
+    assert [(c.old, c.by, c.at, c.decision) for c in plan.closings] == [("a", "b", new.claim.said_at, Decision.CHANGED)]
+    assert plan.restatements == []
+
+
+def test_far_claims_other_subjects_and_other_sources_are_never_met(answers: dict) -> None:
+    new = st("n", "I switched to Neovim.", 20, vec(1, 0, 0))
+    far = st("far", "My cat is grey.", 0, vec(0, 1, 0))
+    sam = st("sam", "I use VS Code.", 0, vec(1, 0, 0), subject="Sam")
+    tool = st("tool", "editor: VS Code", 0, vec(1, 0, 0), source="verified_tool")
+    later = st("later", "I use VS Code.", 30, vec(1, 0, 0))
+    for o in (far, sam, tool, later):
+        answers[(new.claim.text, o.claim.text)] = Decision.CHANGED
+    assert g.govern([new], [far, sam, tool, later]).closings == []
+
+
+def test_a_restatement_absorbs_the_new_claim_and_later_ones_meet_the_old(answers: dict) -> None:
+    old = st("a", "I'm allergic to penicillin.", 0, vec(1, 0, 0))
+    again = st("b", "Penicillin gives me hives.", 5, vec(1, 0.1, 0))
+    change = st("c", "I'm no longer allergic to penicillin.", 9, vec(1, 0.05, 0))
+    answers[(again.claim.text, old.claim.text)] = Decision.RESTATED
+    answers[(change.claim.text, old.claim.text)] = Decision.ENDED
+    answers[(change.claim.text, again.claim.text)] = Decision.ENDED
+    plan = g.govern([change, again], [old])
+    assert [(r.old.memory_id, r.new.memory_id) for r in plan.restatements] == [("a", "b")]
+    # "b" added no current claim, so the ending closes "a" alone.
+    assert [(c.old, c.decision) for c in plan.closings] == [("a", Decision.ENDED)]
+
+
+def test_only_the_nearest_few_are_decided(answers: dict) -> None:
+    new = st("n", "new", 9, vec(1, 0, 0))
+    olds = [st(f"o{i}", f"old {i}", i, vec(1, 0.1 * (i + 1), 0)) for i in range(6)]
+    for o in olds:
+        answers[(new.claim.text, o.claim.text)] = Decision.CHANGED
+    closed = {c.old for c in g.govern([new], olds).closings}
+    assert closed == {"o0", "o1", "o2"}  # NEIGHBOURS nearest by vector
+
+
+def test_a_value_named_again_in_a_like_statement_is_a_mention(answers: dict) -> None:
+    old = g.Statement("a", "ep-a", st("a", "I'm allergic to penicillin.", 0, vec(1, 0.1, 0)).claim, ("penicillin",))
+    again = st("b", "Penicillin gives me hives, I can't take it.", 5, vec(1, 0.3, 0))
+    denied = st("c", "Turns out I'm not allergic to penicillin at all.", 6, vec(1, 0.2, 0))
+    news = st("d", "The penicillin shortage is in the news.", 7, vec(0.5, 1, 0))  # too far
+    plan = g.govern([again, denied, news], [old])
+    assert [(m.old.memory_id, m.new.memory_id, m.value) for m in plan.mentions] == [("a", "b", "penicillin")]
+    assert plan.closings == [] and plan.restatements == []

@@ -1,0 +1,163 @@
+"""Forget requests matched to records by meaning, words and kind of value (pure, real embedder).
+
+The labelled pairs below are the calibration set of :mod:`memworks.pipelines.forget_match`'s
+thresholds: no pair that must survive may match (a forget must not erase unrelated memories);
+most pairs that must go do (the rest stay a pending request the user can see).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from memworks.adapters.embedder import get_embedder
+from memworks.models.drafts import ForgetRequest
+from memworks.pipelines.forget_match import (
+    DEFAULT_THRESHOLDS,
+    Known,
+    introduced_names,
+    is_about,
+    match_topic,
+    query_text,
+    read_topic,
+    same_word,
+)
+from memworks.pipelines.protocols import Embedder
+from memworks.pipelines.spans import spans
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+# (topic as the extractor shows it, its terms, a record, must the record go?)
+PAIRS = [
+    ("their sister's wedding", ("sister", "wedding"), "My sister Ana is getting married in June in Porto.", True),
+    ("their email", ("email",), "You can reach me at dana.k@example.org any time.", True),
+    ("their cat", ("cat",), "My cat Biscuit knocked my coffee over again.", True),
+    ("their divorce", ("divorce",), "The divorce was finalised last month, it was messy.", True),
+    ("their back surgery", ("back", "surgery"), "I had surgery on my lower back in March.", True),
+    ("their boss", ("boss",), "My boss, Tom, keeps scheduling meetings at 6pm.", True),
+    ("their phone number", ("phone", "number"), "Text me on +44 7700 900123 if you need me.", True),
+    ("their address", ("address",), "We're at 221 Baker Street, flat B, ring twice.", True),
+    ("that they have diabetes", ("have", "diabetes"), "I was diagnosed with type 2 diabetes in 2019.", True),
+    ("their old car", ("old", "car"), "I drive a 2012 Honda Civic, it's falling apart.", True),
+    ("their salary", ("salary",), "I make about 85k a year before tax.", True),
+    ("their medication", ("medication",), "I take 50mg of sertraline every morning for my anxiety.", True),
+    ("their debt", ("debt",), "I still owe about 20k on my student loans.", True),
+    ("their kids' school", ("kid", "school"), "The kids go to Riverside Elementary, two blocks away.", True),
+    ("their old car", ("old", "car"), "I take the bus to work most days.", False),
+    ("their sister's wedding", ("sister", "wedding"), "My brother lives in Berlin with his wife.", False),
+    ("their salary", ("salary",), "I work as a data analyst at a bank.", False),
+    ("their email", ("email",), "I prefer short answers in bullet points.", False),
+    ("their cat", ("cat",), "I'm allergic to peanuts.", False),
+    ("their divorce", ("divorce",), "My daughter starts school in September.", False),
+    ("their back surgery", ("back", "surgery"), "I go running three times a week.", False),
+    ("their boss", ("boss",), "I work from home on Fridays.", False),
+    ("their medication", ("medication",), "I'm allergic to penicillin.", False),
+    ("their phone number", ("phone", "number"), "I live at 12 Elm Road, the blue door.", False),
+    ("their address", ("address",), "Call me on 555-0199 after six.", False),
+    ("their debt", ("debt",), "I'm saving up for a trip to Japan next spring.", False),
+    ("that they have diabetes", ("have", "diabetes"), "I have two dogs and a cat.", False),
+    ("their kids' school", ("kid", "school"), "My kids love football.", False),
+    ("their therapist", ("therapist",), "My dentist appointment is on Thursday at ten.", False),
+    ("their ex", ("ex",), "My brother Tom is visiting next week.", False),
+    ("where they work", ("work",), "I take the train to work every morning.", False),
+    ("their job", ("job",), "I'm vegetarian, no meat or fish.", False),
+]
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return get_embedder("minilm")
+
+
+def _known(embedder: Embedder, ref: str, text: str, *, days: int = 0, current: bool = True) -> Known:
+    return Known(ref, text, embedder.embed([text, *spans(text)]), T0 + timedelta(days=days), current, (ref,))
+
+
+def _decide(embedder: Embedder, topic: str, terms: tuple[str, ...], text: str) -> bool:
+    request = ForgetRequest(topic=topic, terms=terms)
+    query = embedder.embed([query_text(request)])[0]
+    return is_about(read_topic(request), query, _known(embedder, "m", text), DEFAULT_THRESHOLDS)
+
+
+def test_thresholds_erase_no_unrelated_record_and_most_related_ones(embedder: Embedder) -> None:
+    """Given labelled (request, record) pairs, when each is decided, then no record that must
+    survive matches, and at least 60% of those that must go do."""
+    decided = [(_decide(embedder, topic, terms, text), want, text) for topic, terms, text, want in PAIRS]
+    wrong = [text for got, want, text in decided if got and not want]
+    assert wrong == []
+    caught = sum(got for got, want, _ in decided if want)
+    assert caught / sum(want for *_, want in PAIRS) >= 0.6
+
+
+def test_a_topic_reads_its_words_kinds_and_time() -> None:
+    old = read_topic(ForgetRequest(topic="their old address", terms=("old", "address")))
+    assert (old.terms, old.earlier, old.kinds) == (("address",), True, frozenset({"address"}))
+    before = ForgetRequest(topic="where they used to live before Grenoble", terms=("live", "grenoble"))
+    t = read_topic(before)
+    assert (t.terms, t.anchors, t.earlier) == (("live",), ("grenoble",), True)
+    assert query_text(before) == "where I live"
+    plain = read_topic(ForgetRequest(topic="the gambling thing", terms=("gambling",)))
+    assert (plain.terms, plain.earlier, plain.kinds) == (("gambling",), False, frozenset())
+    assert query_text(ForgetRequest(topic="that they see a therapist", terms=("see", "therapist"))) == (
+        "I see a therapist"
+    )
+
+
+@pytest.mark.parametrize(
+    ("term", "word", "same"),
+    [
+        ("diagnosis", "diagnosed", True),
+        ("gambling", "gamblers", True),
+        ("see", "seeing", True),
+        ("live", "living", True),
+        ("ex", "ex", True),
+        ("ex", "excited", False),
+        ("car", "career", False),
+        ("therapist", "therapy", True),
+        ("school", "scholar", False),
+    ],
+)
+def test_a_word_matches_its_forms_only(term: str, word: str, same: bool) -> None:
+    assert same_word(term, word) is same
+
+
+def test_names_a_topic_word_is_introduced_with() -> None:
+    assert introduced_names(("ex",), "My ex, Julia, kept the car.") == {"Julia"}
+    assert introduced_names(("wife",), "My ex-wife Priya has the kids on weekdays.") == {"Priya"}
+    assert introduced_names(("boss",), "Marco, my boss, is on leave.") == {"Marco"}
+    assert introduced_names(("therapist",), "My therapist, Dr. Ines Moreau, is great.") == {"Ines", "Moreau"}
+    assert introduced_names(("ex",), "My sister Ana met my ex at a party.") == set()
+
+
+def test_old_keeps_the_newest_current_value_and_anchor_records(embedder: Embedder) -> None:
+    """Given an address said, then a new one, when "their old address" is forgotten, then only
+    the first goes; "where they used to live before Oslo" leaves records naming Oslo."""
+    first = _known(embedder, "a1", "We're at 221 Baker Street, flat B, ring twice.")
+    second = _known(embedder, "a2", "We moved, the new address is 9 Harbour Road in Oslo.", days=30)
+    other = _known(embedder, "x", "I'm allergic to penicillin.", days=5)
+    old = ForgetRequest(topic="their old address", terms=("old", "address"))
+    q = embedder.embed([query_text(old)])[0]
+    assert match_topic(read_topic(old), q, [first, second, other]) == ["a1"]
+    plain = ForgetRequest(topic="their address", terms=("address",))
+    q = embedder.embed([query_text(plain)])[0]
+    assert match_topic(read_topic(plain), q, [first, second, other]) == ["a1", "a2"]
+    before = ForgetRequest(topic="where they used to live before Oslo", terms=("live", "oslo"))
+    q = embedder.embed([query_text(before)])[0]
+    assert match_topic(read_topic(before), q, [second, other]) == []
+
+
+def test_a_person_introduced_as_the_topic_takes_every_record_naming_them(embedder: Embedder) -> None:
+    intro = _known(embedder, "b1", "My boss, Tom, keeps scheduling meetings at 6pm.")
+    later = _known(embedder, "b2", "Tom wants the quarterly report by Friday.", days=2)
+    kept = _known(embedder, "k", "My brother Luis is visiting next week.", days=3)
+    boss = ForgetRequest(topic="their boss", terms=("boss",))
+    q = embedder.embed([query_text(boss)])[0]
+    assert match_topic(read_topic(boss), q, [intro, later, kept]) == ["b1", "b2"]
+
+
+def test_a_record_without_vectors_matches_on_nothing_but_a_name() -> None:
+    bare = Known("m", "My cat Biscuit is asleep.", np.zeros((0, 0), dtype=np.float32), T0)
+    cat = ForgetRequest(topic="their cat", terms=("cat",))
+    assert match_topic(read_topic(cat), np.full(4, 0.5, dtype=np.float32), [bare]) == []

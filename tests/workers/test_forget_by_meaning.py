@@ -1,0 +1,78 @@
+"""Forget requests said in conversation erase, through the real facade, every record about the
+topic (keyed claims and the turns' transcripts, matched by meaning) and nothing else; the request
+turn is never an active record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memworks.models.enums import MemoryStatus
+from memworks.models.schemas import Scope
+
+S = Scope(tenant_id="t1", user_id="u1")
+
+
+def ep(n: int, when: str, content: str) -> dict[str, Any]:
+    return {
+        "episode_id": f"u1-{n}",
+        "tenant_id": "t1",
+        "user_id": "u1",
+        "session_id": f"s{n}",
+        "turn": n,
+        "role": "user",
+        "source": "user",
+        "content": content,
+        "occurred_at": f"{when}T09:00:00+00:00",
+    }
+
+
+def test_requests_in_own_words_erase_what_they_are_about_and_keep_the_rest(sqlite_url: str, make_memworks: Any) -> None:
+    """Given statements about a boss (named once, then by name), a back surgery, an e-mail
+    address that later changed, and unrelated facts; when the user asks in their own words to
+    forget each, then no record holds the forgotten words, the new address and the unrelated
+    facts stay, and no request turn is an active record."""
+    mw = make_memworks(sqlite_url)
+    said = [
+        ep(1, "2025-03-01", "My boss, Tom, keeps scheduling meetings at 6pm."),
+        ep(2, "2025-03-02", "Tom wants the quarterly report by Friday, ugh."),
+        ep(3, "2025-03-03", "I had surgery on my lower back in March."),
+        ep(4, "2025-03-04", "You can reach me at dana.k@example.org any time."),
+        ep(5, "2025-03-05", "I take the train to work every morning."),
+        ep(6, "2025-03-06", "I'm allergic to penicillin."),
+        ep(7, "2025-04-01", "New email: dana@newmail.net, the old one is closing."),
+    ]
+    requests = [
+        ep(8, "2025-04-02", "Forget what I told you about my boss, please."),
+        ep(9, "2025-04-03", "And my old email, delete that one too."),
+        ep(10, "2025-04-04", "Also forget that I had back surgery."),
+    ]
+    for turn in [*said, *requests]:
+        mw.enqueue_episodes([turn])
+        mw.drain()
+    rows = mw.memories(S, include_history=True)
+    texts = " ".join(f"{m.value} {m.text}" for m in rows).lower()
+    for gone in ("tom", "example.org", "surgery"):
+        assert gone not in texts, gone
+    for kept in ("dana@newmail.net", "train to work", "penicillin"):
+        assert kept in texts, kept
+    request_ids = {r["episode_id"] for r in requests}
+    assert not [m for m in rows if m.status is MemoryStatus.ACTIVE and request_ids & set(m.evidence)]
+    assert not [m for m in rows if m.key == "user.forget_request"]  # each matched something
+    hits = mw.retrieve(S, "What's my email address?").hits
+    assert hits and "newmail" in hits[0].text
+
+
+def test_a_request_matching_nothing_waits_visibly(sqlite_url: str, make_memworks: Any) -> None:
+    """Given nothing about a salary, when the user asks to forget it, then nothing is erased and
+    the request is a pending record naming what it looked for."""
+    mw = make_memworks(sqlite_url)
+    for turn in [
+        ep(1, "2025-03-01", "I'm allergic to penicillin."),
+        ep(2, "2025-03-02", "Please forget what I told you about my salary."),
+    ]:
+        mw.enqueue_episodes([turn])
+        mw.drain()
+    rows = mw.memories(S, include_history=True)
+    assert any("penicillin" in m.text for m in rows)
+    (pending,) = [m for m in rows if m.key == "user.forget_request"]
+    assert pending.status is MemoryStatus.PENDING_CONFIRMATION and pending.value == "their salary"

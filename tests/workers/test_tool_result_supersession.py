@@ -1,0 +1,51 @@
+"""Through the facade: a verified tool's later result about an object supersedes the earlier one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memworks.models.enums import MemoryStatus
+from memworks.models.schemas import Scope
+from tests.factories import episode
+
+A = Scope(tenant_id="t1", user_id="u1")
+
+
+def _tool(n: int, content: str, when: str) -> dict[str, Any]:
+    return episode(n, content, when=when, role="tool", source="verified_tool")
+
+
+def test_the_latest_tool_result_is_the_present_one_and_history_keeps_the_rest(
+    sqlite_url: str, make_memworks: Any
+) -> None:
+    """Given an order's status reported by a tool, then a user turn naming the order, then a
+    later lookup with a new status, when the store is read: the present read finds the latest
+    result and neither the old record nor the old transcript, the user's turn did not end
+    anything, and a read as of before the change still finds the old result."""
+    mw = make_memworks(sqlite_url)
+    mw.enqueue_episodes(
+        [
+            _tool(1, "order_lookup 88213: status=awaiting stock; item=blue kettle", "2026-06-01T10:00:00+00:00"),
+            episode(2, "Any news on order 88213? It is taking ages.", when="2026-06-02T10:00:00+00:00"),
+            _tool(3, "order_track 88213: status=handed to carrier; carrier=SEUR", "2026-06-05T10:00:00+00:00"),
+        ]
+    )
+    mw.drain()
+
+    keyed = [m for m in mw.memories(A, include_history=True) if m.key == "tool.88213"]
+    old = next(m for m in keyed if "awaiting stock" in m.value)
+    new = next(m for m in keyed if "handed to carrier" in m.value)
+    assert len(keyed) == 2, [m.value for m in keyed]
+    assert old.status is MemoryStatus.SUPERSEDED and old.superseded_by == new.memory_id
+    assert new.status is MemoryStatus.ACTIVE and new.valid_to is None
+
+    present = mw.retrieve(A, "What's the status of order 88213?", asked_at="2026-06-06T10:00:00+00:00")
+    texts = [h.value for h in present.hits]
+    assert any("handed to carrier" in t for t in texts), texts
+    assert not any("awaiting stock" in t for t in texts), texts  # record and transcript both gone
+    # The user's own turn naming the order is still there; it superseded nothing.
+    assert any(m.value.startswith("Any news on order 88213") for m in mw.memories(A))
+
+    before = mw.retrieve(A, "What's the status of order 88213?", as_of="2026-06-03T00:00:00+00:00")
+    assert any("awaiting stock" in h.value for h in before.hits), [h.value for h in before.hits]
+    assert not any("handed to carrier" in h.value for h in before.hits)

@@ -141,10 +141,10 @@ class Settings(BaseSettings):
     episode_max_chars: int = Field(8_000, ge=2_000, le=100_000)
     #: Candidates kept from one episode; the rest are refused together (one audited decision).
     episode_max_candidates: int = Field(32, ge=1, le=10_000)
-    #: Every statement governed: each new trusted turn meets its nearest current statements and the
-    #: claim-pair model closes, absorbs or keeps them. Off by default while its decisions can still
-    #: depend on the order redelivered episodes arrive in (``memworks chaos``).
-    claims: bool = False
+    #: Every statement governed: each new trusted turn meets its nearest statements, said before or
+    #: after it, and the claim-pair model closes, absorbs or keeps them, to the same end whatever
+    #: order redelivered turns arrive in (``memworks chaos``). Off: only keyed records supersede.
+    claims: bool = True
     #: Most characters of episode text per extraction message (storing and indexing a transcript
     #: costs by its length): a batch of long episodes is cut into more, shorter messages.
     ingest_batch_chars: int = Field(200_000, ge=1_000, le=100_000_000)

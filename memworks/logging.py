@@ -4,6 +4,7 @@ readable lines when stderr is a terminal, JSON lines otherwise."""
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import traceback
 from typing import TYPE_CHECKING, Any
@@ -56,7 +57,48 @@ def configure_logging(level: int = logging.INFO) -> None:
         cache_logger_on_first_use=False,
     )
     _redact_library_exceptions()
+    drop_query_strings()
     _configured = True
+
+
+#: Loggers that write request paths or URLs: uvicorn's access log (``GET /v1/memories?user_id=…``)
+#: and httpx's request log (the remote client's and the LLM adapter's URLs).
+URL_LOGGERS = ("uvicorn.access", "httpx")
+_URL_WITH_QUERY = re.compile(r"^(?:/|https?://)[^\s?#]*[?#]")
+
+
+class DropQueryStrings(logging.Filter):
+    """Cut the query string (and fragment) from every path or URL a log record carries.
+
+    Query strings carry user ids, questions and keys (``?user_id=…&q=…``); the path alone
+    names the route, and the ids a path holds are record and request ids.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(_without_query(a) for a in record.args)
+        elif not record.args and isinstance(record.msg, str):
+            record.msg = " ".join(str(_without_query(w)) for w in record.msg.split(" "))
+        return True
+
+
+def _without_query(value: object) -> object:
+    text = value if isinstance(value, str) else str(value) if type(value).__name__ == "URL" else None
+    if text is None or not _URL_WITH_QUERY.match(text):
+        return value
+    return re.split(r"[?#]", text, maxsplit=1)[0]
+
+
+def drop_query_strings() -> None:
+    """Install :class:`DropQueryStrings` on :data:`URL_LOGGERS` (once each).
+
+    On the loggers themselves, not on handlers: uvicorn's own log configuration replaces the
+    handlers when the server starts, and keeps a logger's filters.
+    """
+    for name in URL_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, DropQueryStrings) for f in logger.filters):
+            logger.addFilter(DropQueryStrings())
 
 
 #: Loggers of libraries that log a failed job's exception themselves (the worker's "failed to

@@ -9,6 +9,8 @@ from importlib.metadata import PackageNotFoundError, version
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.routing import Route
 
 from memworks.api import routes_memory, routes_tenant, ui
@@ -19,6 +21,8 @@ from memworks.api.middleware import MAX_BODY_BYTES, BodyLimit, CatchAll, Metrics
 from memworks.api.ratelimit import RateLimit
 from memworks.client import Memworks
 from memworks.mcp import MCP_PATH, McpEndpoint
+from memworks.services.doctor import require_current_schema
+from memworks.store.health import schema_state
 from memworks.store.keys import database_ok
 from memworks.workers import QUEUES
 from memworks.workers import metrics as worker_metrics
@@ -30,6 +34,13 @@ def _version() -> str:
         return version("memworks")
     except PackageNotFoundError:
         return "0"
+
+
+def _schema_word(engine: Engine) -> str | None:
+    try:
+        return schema_state(engine).state
+    except SQLAlchemyError:  # went away between the two queries: reported as unreachable next time
+        return None
 
 
 def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
@@ -44,6 +55,8 @@ def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYT
         if built:
             app.state.mw = Memworks.from_settings()
         try:
+            # Serving on a database not migrated to this code would fail request by request.
+            require_current_schema(app.state.mw.runtime.engine)
             async with mcp.running():
                 yield
         finally:
@@ -75,12 +88,16 @@ def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYT
 
     @app.get("/healthz", tags=["ops"])
     def healthz(request: Request) -> JSONResponse:
-        """Liveness and the database: 200 when it answers, 503 when not (no key needed)."""
-        ok = database_ok(get_mw(request).runtime.engine)
-        return JSONResponse(
-            {"status": "ok" if ok else "unavailable", "database": "ok" if ok else "unreachable"},
-            status_code=200 if ok else 503,
-        )
+        """Liveness, the database and its schema: 200 when it answers at the newest migration,
+        503 when not (no key needed). ``schema`` is current, behind, missing or ahead (null
+        when the database does not answer); anything but current needs `memworks db upgrade`
+        (or, when ahead, the newer memworks that migrated it)."""
+        engine = get_mw(request).runtime.engine
+        reachable = database_ok(engine)
+        schema = _schema_word(engine) if reachable else None
+        ok = reachable and schema == "current"
+        body = {"status": "ok" if ok else "unavailable", "database": "ok" if reachable else "unreachable"}
+        return JSONResponse({**body, "schema": schema}, status_code=200 if ok else 503)
 
     @app.get("/metrics", tags=["ops"], response_class=Response)
     def metrics(request: Request) -> Response:

@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from memworks.cli import (
     api,
     bench,
     deletion,
+    doctor,
     evaluate,
     lessons,
     maintenance,
@@ -21,6 +24,7 @@ from memworks.cli import (
 from memworks.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAIL,
+    EXIT_OK,
     BadLines,
     Parser,
     check_services,
@@ -29,10 +33,17 @@ from memworks.cli.common import (
 )
 from memworks.errors import Conflict, InvalidInput, MemworksError, NotFound
 
+if TYPE_CHECKING:
+    from memworks.config import Settings
+
 #: Long-running services: they log their work at ``info`` unless ``MEMWORKS_LOG_LEVEL`` says
 #: otherwise. Every other command (demo, ingest, retrieve, …) prints its answer and logs only
 #: warnings, so that a terminal shows the answer rather than one line per job.
 SERVICES = frozenset({"worker", "scheduler", "api", "mcp"})
+#: Commands that do not work on the configured database (demo, eval, bench and chaos build their
+#: own), or that must run on one whose schema is not current (``db upgrade`` mends it, ``doctor``
+#: reports it). Every other command first checks that the schema is this code's.
+NO_SCHEMA_CHECK = frozenset({"db", "doctor", "demo", "eval", "bench", "chaos"})
 #: Libraries of the ``eval`` extra that only memworks_tools imports.
 TOOLING_PACKAGES = frozenset({"matplotlib", "bm25s", "tqdm", "tiktoken"})
 
@@ -40,7 +51,7 @@ TOOLING_PACKAGES = frozenset({"matplotlib", "bm25s", "tqdm", "tiktoken"})
 def build_parser() -> Parser:
     p = Parser(prog="memworks", description="Governed, bitemporal memory for AI agents.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for module in (memory, deletion, lessons, maintenance, evaluate, bench, api, mcp):
+    for module in (memory, deletion, lessons, maintenance, doctor, evaluate, bench, api, mcp):
         module.register(sub)
     return p
 
@@ -64,9 +75,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     configure_logging(logging.INFO if args.command in SERVICES else logging.WARNING)
     try:
+        if args.command not in NO_SCHEMA_CHECK:
+            _check_schema(settings)
         if args.command == "api":
             _check_before_serving()
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        sys.stdout.flush()  # a reader gone early is met here, where it is handled, not at exit
+        return code
+    except BrokenPipeError:
+        # The reader stopped reading (`memworks manifest ID --json | head -1`): what it took is
+        # what it wanted. Further writes, the interpreter's last flush included, go nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except (InvalidInput, Conflict, NotFound) as exc:
         _report(args, exc, f"memworks: bad input: {exc}")
         return EXIT_BAD_INPUT
@@ -94,6 +114,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             text += " What the file holds is stored: run the same command again once Redis answers to send it."
         _report(args, exc, text)
         return EXIT_FAIL
+
+
+def _check_schema(settings: Settings) -> None:
+    """Refuse, in one line naming `memworks db upgrade`, a database not migrated to this code.
+
+    The embedded default (SQLite) keeps its own schema current when the facade opens it.
+    """
+    if settings.database_url.startswith("sqlite"):
+        return
+    from memworks.services.deps import Runtime
+    from memworks.services.doctor import require_current_schema
+
+    require_current_schema(Runtime(settings).engine)
 
 
 def _check_before_serving() -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -23,7 +24,16 @@ T = TypeVar("T")
 
 
 def iso_time(value: str) -> datetime:
-    """An ISO 8601 time with a UTC offset (argparse type)."""
+    """An ISO 8601 time with a UTC offset (argparse type); a bare date is midnight UTC, said on stderr."""
+    if _BARE_DATE.fullmatch(value.strip()):
+        try:
+            t = datetime.combine(date.fromisoformat(value.strip()), time(0), tzinfo=UTC)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a calendar date (e.g. 2025-02-01)") from None
+        if value not in _dates_said:
+            _dates_said.add(value)
+            print(f"memworks: reading {value} as {t.isoformat()} (midnight UTC)", file=sys.stderr)
+        return t
     try:
         t = datetime.fromisoformat(value)
     except ValueError:
@@ -33,6 +43,11 @@ def iso_time(value: str) -> datetime:
     if t.tzinfo is None:
         raise argparse.ArgumentTypeError(f"{value!r} needs a UTC offset (e.g. +00:00)")
     return t
+
+
+_BARE_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: Bare dates whose reading was already printed (an argument given twice is said once).
+_dates_said: set[str] = set()
 
 
 #: A service's start re-sends episodes received this long ago (s) and still unprocessed; younger
@@ -117,6 +132,10 @@ def read_jsonl(path: Path, parse: Callable[[dict[str, Any], str], T]) -> list[T]
                 errors.append({"line": n, "field": exc.field or "line", "message": str(exc).removeprefix(f"{where}: ")})
     if total:
         raise BadLines(path, errors, total)
+    if not out:
+        # An empty export is almost always a mistake upstream (a failed query, a wrong path):
+        # saying "0 queued" would look like success.
+        raise InvalidInput(f"{path}: the file is empty (no JSON lines): nothing to store", field="file")
     return out
 
 

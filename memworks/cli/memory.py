@@ -19,7 +19,10 @@ def register(sub: Any) -> None:
         handler=_demo
     )
 
-    w = sub.add_parser("worker", help="run dramatiq worker processes (distributed mode)")
+    w = sub.add_parser(
+        "worker",
+        help="run dramatiq worker processes (distributed mode); when one dies, they are started again",
+    )
     w.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     w.add_argument("--threads", type=int, default=4)
     w.add_argument("--queues", nargs="*", default=None, help="only these queues (each with its bulk lane)")
@@ -136,10 +139,12 @@ def _worker(args: argparse.Namespace) -> int:
             dramatiq_prom_port=str(args.metrics_port),
             dramatiq_prom_host=args.metrics_host,
         )
+    # dramatiq's command line under memworks' supervisor, which starts it again when a worker
+    # process dies (dramatiq alone would stop them all and exit).
     cmd = [
         sys.executable,
         "-m",
-        "dramatiq",
+        "memworks.cli.supervisor",
         "memworks.workers",
         "--processes",
         str(args.processes),
@@ -193,13 +198,19 @@ def _ingest(args: argparse.Namespace) -> int:
 
 def _retrieve(args: argparse.Namespace) -> int:
     from memworks.client import Memworks
+    from memworks.services.records import holds_memory
 
+    scope = scope_of(args)
     with Memworks.from_settings() as mw:
-        res = mw.retrieve(
-            scope_of(args), args.query, as_of=args.as_of, known_at=args.known_at, k=args.k, asked_at=args.asked_at
-        )
+        res = mw.retrieve(scope, args.query, as_of=args.as_of, known_at=args.known_at, k=args.k, asked_at=args.asked_at)
+        # An abstention over an empty scope is not a gap in memory: most often a wrong
+        # --tenant/--user, or nothing ingested yet. Asked only when nothing was found.
+        empty = not res.hits and not holds_memory(mw.runtime, scope)
     if args.json:
-        print(dumps(res))
+        print(dumps({**res.model_dump(), "empty_scope": empty}))
+    elif empty:
+        who = f"tenant {scope.tenant_id}" + (f", user {scope.user_id}" if scope.user_id else " (shared records)")
+        print(f"no memory stored for this tenant/user ({who}): nothing was ingested here, or it was all deleted")
     elif res.abstained:
         print("no memory answers this (abstained)")
     else:

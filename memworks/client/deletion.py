@@ -73,6 +73,6 @@ class DeletionMixin:
             return deletion_store.manifest(s, request_id=request_id)
 
     def resume_deletions(self) -> None:
-        """Re-drive every unfinished deletion (the sweeper, on demand)."""
+        """Re-drive every unfinished deletion (the sweeper, on demand): FAILED targets too."""
         self._ensure_worker()
-        resume_deletions.send()
+        resume_deletions.send(0, True)

@@ -222,6 +222,8 @@ class TargetOut(BaseModel):
     attempts: int
     checked_at: datetime | None
     detail: str
+    #: Why the target is not CLOSED: what kept it open, or why it FAILED ("" once CLOSED).
+    reason: str = ""
 
 
 class ManifestOut(BaseModel):

@@ -188,6 +188,9 @@ class Signals:
     next_span: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     #: Position among the candidates of the turn each fact was read from (-1: none there).
     source: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: For a summary: the positions among the candidates of the records of the turns it
+    #: summarises (empty for any other record, or when none is there).
+    parts: list[tuple[int, ...]] = field(default_factory=list)
     #: For a short question: the vectors of the candidates' texts and sentences (rows in any
     #: order), and the vectors of :func:`phrases`.
     vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))

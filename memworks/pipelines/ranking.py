@@ -233,16 +233,17 @@ def _learned(
     if not answers(q, sig, p, model, policy):
         return Ranking([])
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])
-    order = sorted(range(len(sig)), key=lambda i: (-p[i] * weight[i], sig.ids[i]))
+    score = below_parts(p * weight, sig.parts, sig.span if policy.spans else sig.cos)
+    order = sorted(range(len(sig)), key=lambda i: (-score[i], sig.ids[i]))
     if q.named and policy.subjects:
         content = model.logits(x, content_only=True)
         theirs = [content[i] for i, w in enumerate(who) if w == q.named]
         others = [content[i] for i, w in enumerate(who) if w is not None and w != q.named]
         if others and max(others) - (max(theirs) if theirs else -np.inf) >= model.mismatch_margin:
             # The best evidence is about someone else: say so, and offer nothing as theirs.
-            flagged = [hit(i, float(p[i] * weight[i])) for i in order if who[i] is not None and who[i] != q.named]
+            flagged = [hit(i, float(score[i])) for i in order if who[i] is not None and who[i] != q.named]
             return Ranking(flagged[:k], subject_mismatch=True)
-    return Ranking([hit(i, float(p[i] * weight[i])) for i in order[:k]])
+    return Ranking([hit(i, float(score[i])) for i in order[:k]])
 
 
 def answers(q: Question, sig: Signals, p: npt.NDArray[np.float64], model: RankerModel, policy: RankPolicy) -> bool:
@@ -281,6 +282,27 @@ def lift_facts(
         has &= sims >= sims[np.where(has, source, 0)] - LIFT_MAX_GAP
     out[has] = np.maximum(p[has], p[source[has]])
     return out
+
+
+def below_parts(
+    score: npt.NDArray[np.float64], parts: Sequence[tuple[int, ...]], sims: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """A summary never outranks its own current records: it scores just below the best of them.
+    It says nothing they do not, and they carry the time, the key and the history ("What's my
+    landlord's name?" reads the landlord's record, not the session's summary). A summary none of
+    whose records is a candidate keeps its score.
+    """
+    if not parts:
+        return score
+    out = score.copy()
+    for i, mine in enumerate(parts):
+        if mine:
+            out[i] = min(score[i], max(score[t] for t in mine) * _BELOW)
+    return out
+
+
+#: How far below its best record a summary scores (just below: it keeps its place among the rest).
+_BELOW = 0.999
 
 
 def _prior(m: Candidate) -> float:

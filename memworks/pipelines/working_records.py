@@ -98,11 +98,15 @@ def reinforce(plan: WritePlan, slots: WorkingRecords, target: MemoryView, item: 
     """NOOP: ``item`` restates ``target``; its evidence is added and the higher confidence kept."""
     evidence = tuple(e for e in item.candidate.evidence if e not in target.evidence)
     confidence = max(target.confidence, item.candidate.confidence)
-    plan.reinforces.append(Reinforce(target.memory_id, evidence, confidence))
-    slots.put(with_changes(target, evidence=target.evidence + evidence, confidence=confidence))
+    # Said before the record began (a turn redelivered late): it has held since then.
+    earlier = item.valid_from if item.valid_from < target.valid_from else None
+    plan.reinforces.append(Reinforce(target.memory_id, evidence, confidence, earlier))
+    start = {"valid_from": earlier} if earlier is not None else {}
+    slots.put(with_changes(target, evidence=target.evidence + evidence, confidence=confidence, **start))
     for n in plan.new:  # keep a record created earlier in this plan in step
         if n.memory_id == target.memory_id:
             n.evidence, n.confidence = n.evidence + evidence, confidence
+            n.valid_from = earlier or n.valid_from
     return Op.NOOP, target.memory_id
 
 

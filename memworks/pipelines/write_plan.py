@@ -59,6 +59,8 @@ class Reinforce:
     memory_id: str
     evidence: tuple[str, ...]
     confidence: float
+    #: An earlier turn said it too (a late redelivery): the record holds from then.
+    valid_from: datetime | None = None
 
 
 @dataclass

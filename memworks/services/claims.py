@@ -1,17 +1,20 @@
-"""Every statement governed: a new trusted turn meets the scope's current statements nearest to it.
+"""Every statement governed: a new trusted turn meets the scope's statements nearest to it.
 
 Rules and the parser key only some statements; the rest are transcripts nothing superseded. Here
-each new transcript of a user's turn or a verified tool's result is a claim, decided against its
-subject's nearest current claims by the learned pair model
+each new transcript of a user's turn or a verified tool's result is a claim, paired with its
+subject's nearest stored claims, said before or after it, and decided by the learned pair model
 (:func:`~memworks.pipelines.claims.govern.govern`):
 
-* *changed* or *ended*: the old transcript, and the records extracted from its turn, stop holding
-  when the new one was said (``superseded_by`` the new transcript; ``as_of`` still sees them);
-* *restated*: the old transcript and its turn's records rest on the new turn as well (evidence
-  grows); the new transcript, and the records its turn added, are not a second current copy.
+* *changed* or *ended*: the earlier transcript, and the records extracted from its turn, stop
+  holding when the later one was said (``superseded_by`` the later transcript; ``as_of`` still
+  sees them). Of several closings the earliest wins, and a copy said after it holds again;
+* *restated*: the earlier transcript and its turn's records, if they held then, rest on the later
+  turn as well (evidence grows); the later transcript, and the records its turn added, are copies
+  closed where they began, not a second current copy.
 
-Each decision is audited with its probability, beside the gate's decisions of the same turn.
-Runs in the ingest transaction, under the scope's lock, after the batch's records are indexed.
+So a turn redelivered late ends in the state it would have made on time. Each decision is audited
+with its probability, on the later turn, beside the gate's decisions of that turn. Runs in the
+ingest transaction, under the scope's lock, after the batch's records are indexed.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import numpy.typing as npt
 from sqlmodel import Session
 
 from memworks.models.drafts import Candidate
-from memworks.models.enums import GateOutcome, MemoryKind, Op, Source
+from memworks.models.enums import GateOutcome, MemoryKind, MemoryStatus, Op, Source
 from memworks.models.tables import Memory
 from memworks.pipelines.claims import ClaimText, join_sentences, read_claim
 from memworks.pipelines.claims.govern import MIN_COSINE, NEIGHBOURS, ClaimPlan, Statement, govern
@@ -33,7 +36,7 @@ from memworks.pipelines.extraction.open_vocab_parse import Sentence
 from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest import Judged
 from memworks.pipelines.write_plan import Reinforce, WritePlan
-from memworks.store import audit, claims, memories, transcripts
+from memworks.store import audit, claims, memories
 
 __all__ = ["ClaimsOutcome", "Parse", "govern_batch", "govern_statements"]
 
@@ -76,20 +79,14 @@ def govern_statements(
     now: datetime,
 ) -> ClaimsOutcome:
     """Decide the scope's new transcripts ``fresh`` (transcript id → episode id) against its
-    current statements, and write what the decisions say."""
-    rows = claims.current_statements(s, tenant_id=tenant, user_id=user)
+    stored statements, earlier and later, and write what the decisions say."""
+    rows = claims.statements(s, tenant_id=tenant, user_id=user)
     new_rows = [(m, v) for m, v in rows if m.memory_id in fresh]
     if not new_rows:
         return ClaimsOutcome()
-    old_rows = [(m, v) for m, v in rows if m.memory_id not in fresh]
-    old_rows = _candidates(new_rows, old_rows)
+    old_rows = _candidates(new_rows, [(m, v) for m, v in rows if m.memory_id not in fresh])
     episodes = dict(fresh) | claims.episodes_of(s, tenant_id=tenant, ids=[m.memory_id for m, _ in old_rows])
-    held = claims.records_of_episodes(
-        s,
-        tenant_id=tenant,
-        user_id=user,
-        episodes=sorted({episodes[m.memory_id] for m, _ in old_rows if m.memory_id in episodes}),
-    )
+    said = claims.records_of_episodes(s, tenant_id=tenant, user_id=user, episodes=sorted(set(episodes.values())))
     texts = [m.text for m, _ in (*new_rows, *old_rows)]
     parsed = parse(texts) if parse is not None else {}
 
@@ -104,7 +101,10 @@ def govern_statements(
             sentence=sentence,
         )
         episode = episodes.get(m.memory_id, "")
-        return Statement(m.memory_id, episode, claim, tuple(r.value for r in held.get(episode, ())))
+        records = said.get(episode, ())
+        values = tuple(r.value for r in records)
+        keys = tuple(sorted({r.key for r in records if r.key}))
+        return Statement(m.memory_id, episode, claim, values, m.valid_to, _is_copy(m), keys)
 
     plan = govern(
         [statement(m, v) for m, v in new_rows],
@@ -113,11 +113,24 @@ def govern_statements(
     return _apply(s, tenant, user, plan, now)
 
 
+def _is_copy(m: Memory) -> bool:
+    """Closed where it began: absorbed by what it restated (or never held on its own)."""
+    return m.valid_to is not None and m.valid_to == m.valid_from
+
+
+def _holds_at(m: Memory, t: datetime) -> bool:
+    return (
+        m.status in (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
+        and not _is_copy(m)
+        and (m.valid_to is None or m.valid_to > t)
+    )
+
+
 def _candidates(
     new_rows: Sequence[tuple[Memory, npt.NDArray[np.float32]]],
     old_rows: Sequence[tuple[Memory, npt.NDArray[np.float32]]],
 ) -> list[tuple[Memory, npt.NDArray[np.float32]]]:
-    """The old statements among some new one's nearest (only those are read and parsed)."""
+    """The stored statements among some new one's nearest (only those are read and parsed)."""
     if not old_rows:
         return []
     olds = np.vstack([v for _, v in old_rows])
@@ -127,22 +140,15 @@ def _candidates(
     sims = news @ olds.T
     keep: set[int] = set()
     for row in sims:
-        order = np.argsort(-row)[: NEIGHBOURS * 2]
+        order = np.argsort(-row, kind="stable")[: NEIGHBOURS * 2]
         keep |= {int(i) for i in order if row[i] >= MIN_COSINE}
     return [old_rows[i] for i in sorted(keep)]
 
 
 def _apply(s: Session, tenant: str, user: str, plan: ClaimPlan, now: datetime) -> ClaimsOutcome:
+    """Closings first (the earliest wins; copies said after a closing hold again), then what
+    restatements and mentions of statements still holding say."""
     out = ClaimsOutcome()
-    by_episode = claims.records_of_episodes(
-        s,
-        tenant_id=tenant,
-        user_id=user,
-        episodes=sorted({e for r in plan.restatements for e in (r.old.episode_id, r.new.episode_id) if e}),
-    )
-    by_old = claims.records_of_episodes(
-        s, tenant_id=tenant, user_id=user, episodes=sorted({m.old.episode_id for m in plan.mentions})
-    )
     closing_eps = claims.episodes_of(s, tenant_id=tenant, ids=[c.old for c in plan.closings])
     closed_records = claims.records_of_episodes(
         s, tenant_id=tenant, user_id=user, episodes=sorted(set(closing_eps.values()))
@@ -152,33 +158,50 @@ def _apply(s: Session, tenant: str, user: str, plan: ClaimPlan, now: datetime) -
         closes.append((c.old, c.by, c.at))
         closes += [(r.memory_id, c.by, c.at) for r in closed_records.get(closing_eps.get(c.old, ""), [])]
     out.closed = claims.close_records(s, closes=closes, now=now)
+    claims.reopen_copies(s, tenant_id=tenant, closed=[(mid, at) for mid, _, at in closes])
+    applied = [r for r in plan.restatements if r.applies]
+    said = claims.records_of_episodes(
+        s,
+        tenant_id=tenant,
+        user_id=user,
+        episodes=sorted(
+            {e for r in applied for e in (r.old.episode_id, r.new.episode_id) if e}
+            | {e for m in plan.mentions for e in (m.old.episode_id, m.new.episode_id)}
+        ),
+    )
     reinforces: list[Reinforce] = []
-    retire: dict[str, str | None] = {}
     copies: list[tuple[str, str, datetime]] = []
-    for r in plan.restatements:
-        held = by_episode.get(r.old.episode_id, [])
+    for r in applied:
+        t = r.new.claim.said_at
+        held = [m for m in said.get(r.old.episode_id, []) if _holds_at(m, t)]
         reinforces.append(Reinforce(r.old.memory_id, (r.new.episode_id,), 1.0))
         reinforces += [Reinforce(m.memory_id, (r.new.episode_id,), m.confidence) for m in held]
-        retire[r.new.memory_id] = r.old.memory_id
+        copies.append((r.new.memory_id, r.old.memory_id, t))
         if held:  # the old turn's records hold the fact: the new turn's are copies of it
-            for m in by_episode.get(r.new.episode_id, []):
+            kept = {h.memory_id for h in held}
+            for m in (m for m in said.get(r.new.episode_id, []) if m.memory_id not in kept):
                 twin = next((h for h in held if h.key == m.key), held[0])
                 copies.append((m.memory_id, twin.memory_id, m.valid_from))
-    mentioned = claims.records_of_episodes(
-        s, tenant_id=tenant, user_id=user, episodes=sorted({m.new.episode_id for m in plan.mentions})
-    )
     for mention in plan.mentions:
-        same = [m for m in by_old.get(mention.old.episode_id, []) if _fold(m.value) == _fold(mention.value)]
+        t = mention.new.claim.said_at
+        same = [
+            m
+            for m in said.get(mention.old.episode_id, [])
+            if _fold(m.value) == _fold(mention.value) and _holds_at(m, t)
+        ]
         reinforces += [Reinforce(m.memory_id, (mention.new.episode_id,), m.confidence) for m in same]
         if same:  # the new turn's own record of the value would be a second copy
             copies += [
                 (m.memory_id, same[0].memory_id, m.valid_from)
-                for m in mentioned.get(mention.new.episode_id, [])
-                if _fold(m.value) == _fold(mention.value) and m.memory_id != same[0].memory_id
+                for m in said.get(mention.new.episode_id, [])
+                if _fold(m.value) == _fold(mention.value) and m not in same
             ]
     if reinforces:
         memories.apply_plan(s, plan=WritePlan(reinforces=reinforces), tenant_id=tenant, user_id=user, now=now)
-    out.restated = transcripts.supersede_transcripts(s, successors=retire, now=now)
+    out.restated = len({r.new.memory_id for r in applied})
+    # A statement that became a copy holds nothing its own copies could restate: they hold again
+    # (and are closed below if they restate what it restated), as they would had it come on time.
+    claims.reopen_copies(s, tenant_id=tenant, closed=[(r.new.memory_id, r.new.claim.said_at) for r in applied])
     claims.close_records(s, closes=copies, now=now)
     audit.record_decisions(s, decided=_audit(tenant, user, plan), now=now)
     return out

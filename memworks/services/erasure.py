@@ -3,9 +3,12 @@
 A request is planned once (the plan is saved before anything goes) and opens one target per
 projection. Each target is purged, then verified: it closes only when its projection confirms
 absence by id and by fingerprint; residue sends it back to purge, later and later, and after
-:data:`MAX_ATTEMPTS` rounds it is FAILED. The request completes when every target is CLOSED,
-and fails when one FAILED. The sweeper (:func:`resume`) plans pending requests again and
-reopens failed targets. Every step is safe to run twice.
+:data:`MAX_ATTEMPTS` rounds it is FAILED. A purge or verification job that keeps raising is
+retried by the broker with backoff; once its retries are used the target is FAILED too
+(:func:`give_up`). Either way the target's detail says why. The request completes when every
+target is CLOSED, and fails when one FAILED. The sweeper (:func:`resume`) plans pending requests
+again and re-drives OPEN targets; FAILED ones reopen only when a person asks
+(``memworks deletions resume``), so retries stay bounded. Every step is safe to run twice.
 
 A request identical to one not yet planned (same tenant, user, keys and records) is not saved
 again: :func:`submit` answers with that request's id, so repeating a request adds no work. Its
@@ -165,8 +168,15 @@ def verify_target(
         evidence = erasure.PROJECTIONS[target][1](s, _subject(deps, s, request_id, dead_letters, now))
         t.attempts += 1
         t.remaining, t.checked_at = evidence.remaining, evidence.checked_at
-        t.detail = json.dumps({"checked": evidence.checked, "remaining": evidence.remaining, "attempt": t.attempts})
+        detail: dict[str, object] = {
+            "checked": evidence.checked,
+            "remaining": evidence.remaining,
+            "attempt": t.attempts,
+        }
         t.state = next_state(absent=evidence.absent, attempts=t.attempts)
+        if t.state == TargetState.FAILED:
+            detail["reason"] = f"{t.remaining} still present after {t.attempts} purge-and-verify rounds"
+        t.detail = json.dumps(detail)
         s.add(t)
         s.flush()
         status = store.finish_if_closed(s, request_id=request_id, now=now)
@@ -175,17 +185,20 @@ def verify_target(
     return Verified(TargetState(t.state), t.remaining, t.attempts, status)
 
 
-def resume(deps: Deps, *, older_than_s: int, now: datetime) -> Resumed:
-    """The sweeper: requests older than ``older_than_s`` not complete; FAILED targets reopen.
+def resume(deps: Deps, *, older_than_s: int, now: datetime, reopen_failed: bool = False) -> Resumed:
+    """The sweeper: requests older than ``older_than_s`` not complete, and their OPEN targets
+    (work whose messages may be lost). FAILED targets have used their retries: they stay FAILED
+    unless ``reopen_failed`` (a person asking for another round) reopens them.
     Each request's jobs go to the lane its tenant's backlog names now."""
     with session_scope(deps.engine, write=True) as s:
         work = store.unfinished(s, created_before=now - timedelta(seconds=older_than_s))
-        retry = store.reopen_failed(s, request_ids=[rid for rid, _ in work]) if work else []
+        ids = [rid for rid, status in work if reopen_failed or status != DeletionStatus.FAILED]
+        retry = store.reopen_failed(s, request_ids=ids, reopen=reopen_failed) if ids else []
     return Resumed(
-        len(work),
+        len(ids),
         [rid for rid, status in work if status == DeletionStatus.PENDING],
         retry,
-        bulk_requests(deps, [rid for rid, _ in work]),
+        bulk_requests(deps, ids),
     )
 
 
@@ -193,6 +206,26 @@ def note_failure(deps: Deps, request_id: str, target: str, exc: BaseException, *
     """Keep a failed purge's or verification's error in its target's detail (it stays OPEN)."""
     with session_scope(deps.engine, write=True) as s:
         store.note_error(s, request_id=request_id, target=target, error=error_text(exc), now=now)
+
+
+def give_up(
+    deps: Deps, request_id: str, target: str, *, job: str, runs: int, exc: BaseException | None, now: datetime
+) -> DeletionStatus | None:
+    """A target's purge or verification job has used its retries: the target is FAILED with the
+    reason, and the request fails with it. None when the target was not OPEN (nothing changed).
+
+    Args:
+        job: what gave up ("purge" or "verification"), as the reason names it.
+        runs: how many times the job ran and failed.
+        exc: its last error, if it raised one.
+    """
+    error = error_text(exc) if exc is not None else "no error recorded"
+    reason = f"{job} failed {runs} time{'s' if runs != 1 else ''}, retries exhausted: {error}"
+    with session_scope(deps.engine, write=True) as s:
+        locks.hold(s, locks.deletion(request_id))
+        if not store.fail_target(s, request_id=request_id, target=target, reason=reason, now=now):
+            return None
+        return store.finish_if_closed(s, request_id=request_id, now=now)
 
 
 def _subject(deps: Deps, s: Session, request_id: str, dead_letters: DeadLetters, now: datetime) -> erasure.Subject:

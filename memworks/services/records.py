@@ -49,3 +49,9 @@ def visible(deps: Deps, scope: Scope, memory_id: str) -> Memory:
     """The record if ``scope`` may see it (NotFound otherwise, exactly as for a missing one)."""
     with session_scope(deps.engine, write=False) as s:
         return corrections.get_visible(s, scope=scope, memory_id=memory_id)
+
+
+def holds_memory(deps: Deps, scope: Scope) -> bool:
+    """Whether anything at all is remembered in ``scope`` (an abstention there is no gap in memory)."""
+    with session_scope(deps.engine, write=False) as s:
+        return memory_store.holds_any(s, scope=scope)

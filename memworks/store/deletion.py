@@ -232,9 +232,14 @@ def finish_if_closed(session: Session, *, request_id: str, now: datetime) -> Del
         else DeletionStatus.OPEN
     )
     if status != DeletionStatus.OPEN:
+        # A failed request whose every target was confirmed absent since (a message delivered
+        # again) is complete all the same: absence is what the manifest proves.
+        was = (
+            [DeletionStatus.OPEN, DeletionStatus.FAILED] if status == DeletionStatus.COMPLETE else [DeletionStatus.OPEN]
+        )
         result: Any = session.execute(
             update(DeletionRequest)
-            .where(col(DeletionRequest.request_id) == request_id, col(DeletionRequest.status) == DeletionStatus.OPEN)
+            .where(col(DeletionRequest.request_id) == request_id, col(DeletionRequest.status).in_(was))
             .values(status=status, completed_at=now)
         )
         if status == DeletionStatus.COMPLETE and result.rowcount:
@@ -285,7 +290,12 @@ def manifest(session: Session, *, request_id: str, tenant_id: str | None = None)
         decisions=planned.decisions if planned else [],
         targets={
             t.target: TargetOut(
-                state=t.state, remaining=t.remaining, attempts=t.attempts, checked_at=t.checked_at, detail=t.detail
+                state=t.state,
+                remaining=t.remaining,
+                attempts=t.attempts,
+                checked_at=t.checked_at,
+                detail=t.detail,
+                reason=reason_of(t),
             )
             for t in sorted(
                 targets_of(session, request_id=request_id),
@@ -295,16 +305,20 @@ def manifest(session: Session, *, request_id: str, tenant_id: str | None = None)
     )
 
 
-def reopen_failed(session: Session, *, request_ids: list[str]) -> list[tuple[str, str]]:
-    """Targets of unfinished requests that are not CLOSED; FAILED ones (and their requests) reopen."""
-    session.execute(
-        update(DeletionRequest)
-        .where(col(DeletionRequest.request_id).in_(request_ids), col(DeletionRequest.status) == DeletionStatus.FAILED)
-        .values(status=DeletionStatus.OPEN, completed_at=None)
-    )
+def reopen_failed(session: Session, *, request_ids: list[str], reopen: bool = True) -> list[tuple[str, str]]:
+    """Targets of unfinished requests still to purge: the OPEN ones, and with ``reopen`` the
+    FAILED ones too, which reopen (with their requests) for a fresh round of attempts."""
+    if reopen:
+        session.execute(
+            update(DeletionRequest)
+            .where(
+                col(DeletionRequest.request_id).in_(request_ids), col(DeletionRequest.status) == DeletionStatus.FAILED
+            )
+            .values(status=DeletionStatus.OPEN, completed_at=None)
+        )
     out = []
     for t in session.scalars(select(ManifestTarget).where(col(ManifestTarget.request_id).in_(request_ids))):
-        if t.state == TargetState.CLOSED:
+        if t.state == TargetState.CLOSED or (t.state == TargetState.FAILED and not reopen):
             continue
         if t.state == TargetState.FAILED:
             t.state, t.attempts = TargetState.OPEN, 0
@@ -316,7 +330,44 @@ def reopen_failed(session: Session, *, request_ids: list[str]) -> list[tuple[str
 def note_error(session: Session, *, request_id: str, target: str, error: str, now: datetime) -> None:
     """Keep the last error of a target's job in its detail (the target stays OPEN)."""
     row = session.get(ManifestTarget, (request_id, target))
-    if row is not None and row.state != TargetState.CLOSED:
+    if row is not None and row.state == TargetState.OPEN:
         row.detail = json.dumps({"error": error[:500]})
         row.checked_at = now
         session.add(row)
+
+
+def fail_target(session: Session, *, request_id: str, target: str, reason: str, now: datetime) -> bool:
+    """Mark an OPEN target FAILED with ``reason`` kept in its detail; False if it was not OPEN
+    (already CLOSED or FAILED, or no such target)."""
+    row = session.get(ManifestTarget, (request_id, target))
+    if row is None or row.state != TargetState.OPEN:
+        return False
+    detail = _detail(row.detail)
+    detail["reason"] = reason[:500]
+    row.state, row.detail, row.checked_at = TargetState.FAILED, json.dumps(detail), now
+    session.add(row)
+    session.flush()
+    return True
+
+
+def _detail(text: str) -> dict[str, Any]:
+    try:
+        found = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def reason_of(row: ManifestTarget) -> str:
+    """Why a target is where it is, in one line: the reason it FAILED, the last error that keeps
+    it OPEN, or nothing once it is CLOSED."""
+    detail = _detail(row.detail)
+    if row.state == TargetState.CLOSED:
+        return "nothing matched" if detail.get("nothing_matched") else ""
+    if detail.get("reason"):
+        return str(detail["reason"])
+    if detail.get("error"):
+        return f"last error: {detail['error']}"
+    if row.state == TargetState.OPEN and row.attempts:
+        return f"{row.remaining} left after {row.attempts} verification rounds, purging again"
+    return ""

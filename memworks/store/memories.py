@@ -291,6 +291,13 @@ def _close_and_reinforce(session: Session, plan: WritePlan, now: datetime) -> No
             update(t).where(t.c.memory_id == bindparam("r_id")).values(confidence=bindparam("r_confidence")),
             [{"r_id": r.memory_id, "r_confidence": r.confidence} for r in plan.reinforces],
         )
+        if earlier := [r for r in plan.reinforces if r.valid_from is not None]:
+            session.execute(
+                update(t)
+                .where(t.c.memory_id == bindparam("r_id"), t.c.valid_from > bindparam("r_from"))
+                .values(valid_from=bindparam("r_from")),
+                [{"r_id": r.memory_id, "r_from": r.valid_from} for r in earlier],
+            )
     for mid in {c.memory_id for c in plan.closes} | {r.memory_id for r in plan.reinforces}:
         if (obj := session.identity_map.get(identity_key(Memory, mid))) is not None:
             session.expire(obj)
@@ -337,6 +344,12 @@ def list_memories(session: Session, *, scope: Scope, include_history: bool) -> l
     rows = session.scalars(q.order_by(*order)).all()
     ev = evidence_of(session, tenant_id=scope.tenant_id, ids=[r.memory_id for r in rows])
     return [MemoryOut(**r.model_dump(), evidence=ev.get(r.memory_id, [])) for r in rows]
+
+
+def holds_any(session: Session, *, scope: Scope) -> bool:
+    """Whether ``scope`` holds any record at all, history included (deleted ones never)."""
+    q = select(col(Memory.memory_id)).where(*scope_clause(scope), col(Memory.status) != MemoryStatus.DELETED)
+    return session.scalar(q.limit(1)) is not None
 
 
 def rank_fields(session: Session, *, ids: Sequence[str]) -> list[Row[tuple[str, MemoryKind, str, float]]]:

@@ -258,6 +258,7 @@ def _signals(
     rows = [fields[m] for m in ids]
     at = {m: i for i, m in enumerate(ids)}
     source = [at.get(layout.source.get(m, ""), -1) if layout else -1 for m in ids]
+    parts = [tuple(at[x] for x in layout.parts.get(m, ()) if x in at) for m in ids] if layout else []
     lengths = lex.index.lengths if lex is not None else None
     prev = [layout.prev.get(m) if layout else None for m in ids]
     nxt = [layout.next.get(m) if layout else None for m in ids]
@@ -282,6 +283,7 @@ def _signals(
         next_lex=near(nxt, "lex"),
         next_span=near(nxt, "vec"),
         source=np.array(source, dtype=np.int64),
+        parts=parts,
     )
 
 

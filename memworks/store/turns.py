@@ -1,6 +1,6 @@
 """Each scope's conversation layout, held in process per scope version: which transcript record
-comes just before and after another in its session, who spoke each, and which turn each fact
-was read from.
+comes just before and after another in its session, who spoke each, which turn each fact was
+read from, and which records each summary summarises.
 
 A reply's point is often set up by the turn it answers ("It was Matt Patterson!" answers "Who
 played at the concert?"), and "you" in a turn means whoever spoke the turn next to it. The
@@ -35,11 +35,15 @@ class Layout:
     subjects: frozenset[str]
     #: A fact's source: the transcript record of the turn it was extracted from.
     source: dict[str, str] = field(default_factory=dict)
+    #: A summary's parts: the records (transcripts and facts) of the turns it summarises.
+    parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     used: float = field(default_factory=time.monotonic)
 
     @property
     def nbytes(self) -> int:
-        return 200 * (len(self.prev) + len(self.next) + len(self.speaker) + len(self.source))
+        return 200 * (len(self.prev) + len(self.next) + len(self.speaker) + len(self.source)) + 60 * sum(
+            len(p) for p in self.parts.values()
+        )
 
     def addressee(self, mid: str) -> str | None:
         """Who ``mid``'s speaker was talking to: the speaker of the nearest turn by someone else."""
@@ -107,7 +111,23 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
             prev[mid] = before
             nxt[before] = mid
     source = {mid: turn_of[e] for mid, e in facts if e in turn_of}
-    return Layout(version, prev, nxt, speaker, frozenset(speaker.values()), source)
+    of_turn: dict[str, list[str]] = {e: [mid] for e, mid in turn_of.items()}
+    for mid, e in facts:
+        of_turn.setdefault(e, []).append(mid)
+    parts: dict[str, list[str]] = {}
+    for summary, e in session.execute(
+        select(col(Lineage.child_id), col(Lineage.parent_id))
+        .join(Memory, col(Memory.memory_id) == col(Lineage.child_id))
+        .where(
+            *scope_clause(scope),
+            col(Lineage.relation) == Relation.CONSOLIDATED_FROM,
+            col(Lineage.parent_type) == "episode",
+        )
+    ):
+        parts.setdefault(summary, []).extend(of_turn.get(e, ()))
+    return Layout(
+        version, prev, nxt, speaker, frozenset(speaker.values()), source, {k: tuple(v) for k, v in parts.items()}
+    )
 
 
 def layout(session: Session, scope: Scope, version: tuple[int, int] | None = None) -> Layout:

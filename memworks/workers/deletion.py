@@ -64,6 +64,7 @@ def verify_target(request_id: RequestId, target: Target) -> None:
         lanes.send(purge_target, request_id, target, delay=v.repurge_after_ms)
     if v.state == TargetState.FAILED:
         metrics.MANIFESTS.labels("target_failed").inc()
+        metrics.DELETION_FAILED.labels(target, "residue").inc()
     if v.status == DeletionStatus.COMPLETE:
         metrics.MANIFESTS.labels("complete").inc()
     log.info(
@@ -73,13 +74,14 @@ def verify_target(request_id: RequestId, target: Target) -> None:
 
 @register
 @dramatiq.actor(queue_name="maintenance", throws=(InvalidInput,))
-def resume_deletions(older_than_s: Seconds = 0) -> None:
-    """The sweeper: re-drive every request that is still pending or has targets not CLOSED.
+def resume_deletions(older_than_s: Seconds = 0, reopen_failed: bool = False) -> None:
+    """The sweeper: re-drive every request that is still pending or has OPEN targets; with
+    ``reopen_failed`` (on demand) FAILED targets get a fresh round too.
 
     Only through an idle lane: while a lane holds messages, its requests' jobs may still be among
     them, and sending them again would only lengthen it (the next sweep re-drives what is lost).
     """
-    work = erasure.resume(get_runtime(), older_than_s=older_than_s, now=utcnow())
+    work = erasure.resume(get_runtime(), older_than_s=older_than_s, now=utcnow(), reopen_failed=reopen_failed)
     busy = lanes.busy(purge_target.broker, "deletion")
     plans = [rid for rid in work.to_plan if (rid in work.bulk) not in busy]
     purges = [(rid, t) for rid, t in work.to_purge if (rid in work.bulk) not in busy]
@@ -91,8 +93,22 @@ def resume_deletions(older_than_s: Seconds = 0) -> None:
     log.info("deletion.resumed", requests=work.requests, targets=len(purges), deferred=deferred)
 
 
+#: The jobs of a target, by actor name (either lane's), as a failure reason names them.
+TARGET_JOBS = {"purge_target": "purge", "verify_target": "verification"}
+
+
+def _target_job(message: dramatiq.MessageProxy) -> tuple[str, str, str] | None:
+    """(job, request id, target) when ``message`` is a purge or verify job, else None."""
+    job = TARGET_JOBS.get(message.actor_name.removesuffix("_bulk"))
+    if job is None or len(message.args) != 2:
+        return None
+    return job, str(message.args[0]), str(message.args[1])
+
+
 class RecordTargetErrors(dramatiq.Middleware):
-    """A purge or verify job that raised leaves its error in the target's detail (still OPEN)."""
+    """A purge or verify job that raised leaves its error in the target's detail (still OPEN);
+    one that is given up (retries used, the message rejected) leaves its target FAILED with
+    the reason, fails the request and counts in ``memworks_deletion_failed_total``."""
 
     def after_process_message(
         self,
@@ -102,8 +118,25 @@ class RecordTargetErrors(dramatiq.Middleware):
         result: object | None = None,
         exception: BaseException | None = None,
     ) -> None:
-        actor = message.actor_name.removesuffix("_bulk")  # either lane's
-        if exception is None or actor not in ("purge_target", "verify_target") or len(message.args) != 2:
+        found = _target_job(message)
+        if exception is None or found is None:
             return
-        request_id, target = message.args
-        erasure.note_failure(get_runtime(), str(request_id), str(target), exception, now=utcnow())
+        _, request_id, target = found
+        erasure.note_failure(get_runtime(), request_id, target, exception, now=utcnow())
+
+    def before_nack(self, broker: dramatiq.Broker, message: dramatiq.MessageProxy) -> None:
+        # Before, not after: the rejection is what lets a waiting ``join`` return, and the
+        # manifest must already say FAILED by then.
+        found = _target_job(message)
+        if found is None:
+            return
+        job, request_id, target = found
+        runs = max(1, int(message.options.get("retries", 0)))
+        status = erasure.give_up(
+            get_runtime(), request_id, target, job=job, runs=runs, exc=message._exception, now=utcnow()
+        )
+        if status is None:  # the target was not OPEN: nothing was given up
+            return
+        metrics.MANIFESTS.labels("target_failed").inc()
+        metrics.DELETION_FAILED.labels(target, "error").inc()
+        log.warning("deletion.target_failed", request_id=request_id, target=target, job=job, runs=runs, status=status)

@@ -32,6 +32,13 @@ OPS = Counter("memworks_memory_ops_total", "Writes decided for accepted candidat
 MANIFESTS = Counter(
     "memworks_manifests_total", "Deletion manifests opened and completed.", ["status"], registry=REGISTRY
 )
+DELETION_FAILED = Counter(
+    "memworks_deletion_failed",
+    "Deletion manifest targets marked FAILED, by target and cause: residue after every "
+    "purge-and-verify round, or a job that used its retries.",
+    ["target", "cause"],
+    registry=REGISTRY,
+)
 LESSONS = Counter(
     "memworks_lessons_total", "Lesson decisions: promoted, blocked, rolled back.", ["decision"], registry=REGISTRY
 )

@@ -277,7 +277,7 @@ def test_profile_and_consolidation(told: Any, key: dict[str, str], make_key: Cal
 def test_health_metrics_and_docs(client: Any, key: dict[str, str], mw: Any) -> None:
     from memworks.api import create_app
 
-    assert client.get("/healthz").json() == {"status": "ok", "database": "ok"}
+    assert client.get("/healthz").json() == {"status": "ok", "database": "ok", "schema": "current"}
     client.get("/v1/memories", params={"user_id": "u1"}, headers=key)
     client.get("/v1/memories")
     text = client.get("/metrics").text
@@ -341,7 +341,7 @@ def test_health_says_when_the_database_is_unreachable(client: Any, monkeypatch: 
     assert database_ok(create_engine(f"sqlite:///{tmp_path}/no/such/dir/x.db")) is False
     monkeypatch.setattr(memworks.api.app, "database_ok", lambda engine: False)
     r = client.get("/healthz")
-    assert r.status_code == 503 and r.json() == {"status": "unavailable", "database": "unreachable"}
+    assert r.status_code == 503 and r.json() == {"status": "unavailable", "database": "unreachable", "schema": None}
 
 
 # -- errors ---------------------------------------------------------------------------------------

@@ -4,14 +4,12 @@ fields a hit carries beside the contract's (subject, event time, subject mismatc
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tests.api.api_helpers import bearer
+from tests.cli.cli_helpers import run_here
 
 CAKES = [
     {
@@ -71,12 +69,9 @@ def test_the_remote_client_and_the_cli_pass_asked_at(
     db = tmp_path / "cli.db"
     eps = tmp_path / "e.jsonl"
     eps.write_text("\n".join(json.dumps(e | {"tenant_id": "t1"}) for e in CAKES))
-    env = dict(os.environ, MEMWORKS_DATABASE_URL=f"sqlite:///{db}", MEMWORKS_BROKER_URL="stub://")
-    cli = [sys.executable, "-m", "memworks.cli"]
-    assert subprocess.run([*cli, "ingest", str(eps)], env=env, capture_output=True, timeout=300).returncode == 0
-    out = subprocess.run(
+    assert run_here(["ingest", str(eps)], db).returncode == 0
+    out = run_here(
         [
-            *cli,
             "retrieve",
             "--tenant",
             "t1",
@@ -87,18 +82,9 @@ def test_the_remote_client_and_the_cli_pass_asked_at(
             "--json",
             "What cake did I bake last May?",
         ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+        db,
     )
     assert out.returncode == 0, out.stderr
     assert "lemon" in json.loads(out.stdout)["hits"][0]["value"]
-    bad = subprocess.run(
-        [*cli, "retrieve", "--tenant", "t1", "--asked-at", "soon", "x"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    bad = run_here(["retrieve", "--tenant", "t1", "--asked-at", "soon", "x"], db)
     assert bad.returncode == 2 and "asked" in bad.stderr

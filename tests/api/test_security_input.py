@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.api.api_helpers import bearer
+from tests.cli.cli_helpers import run_here
 from tests.cli.test_cli import run, write_jsonl
 from tests.workers.test_deletion import sql_residue
 from tests.workers.test_deletion_residue import NEEDLES, outcome
@@ -141,7 +142,7 @@ def test_the_cli_deletes_outcomes_and_lessons_with_targets_in_the_manifest(tmp_p
     db = tmp_path / "m.db"
     assert run(["outcomes", str(write_jsonl(tmp_path / "o.jsonl", _private_and_shared()))], db).returncode == 0
     assert "quixotica" in run(["lessons", "--tenant", "t1", "--json"], db).stdout
-    done = run(["delete", "--tenant", "t1", "--user", "u1", "--wait", "--json"], db)
+    done = run(["delete", "--tenant", "t1", "--user", "u1", "--yes", "--wait", "--json"], db)
     assert done.returncode == 0 and json.loads(done.stdout)["status"] == "complete", done.stderr
     manifest = json.loads(run(["manifest", json.loads(done.stdout)["request_id"], "--json"], db).stdout)
     assert manifest["targets"]["outcomes"]["state"] == manifest["targets"]["lessons"]["state"] == "CLOSED"
@@ -192,14 +193,14 @@ def test_a_crafted_cursor_is_422_naming_it(client: Any, make_key: Callable[..., 
 @pytest.mark.parametrize("when", OUT_OF_RANGE[:2])
 def test_the_cli_refuses_out_of_range_times_with_exit_2_naming_the_field(tmp_path: Path, when: str) -> None:
     db = tmp_path / "m.db"
-    read = run(["retrieve", "where?", "--tenant", "t1", "--user", "u1", "--as-of", when], db)
+    read = run_here(["retrieve", "where?", "--tenant", "t1", "--user", "u1", "--as-of", when], db)
     assert read.returncode == 2 and "as_of" in read.stderr and "Traceback" not in read.stderr, read.stderr
-    read = run(["retrieve", "where?", "--tenant", "t1", "--user", "u1", "--known-at", when], db)
+    read = run_here(["retrieve", "where?", "--tenant", "t1", "--user", "u1", "--known-at", when], db)
     assert read.returncode == 2 and "known_at" in read.stderr, read.stderr
     bad = dict(outcome(1, ["login"], "a", "a", user="u1"), occurred_at=when)
-    wrote = run(["outcomes", str(write_jsonl(tmp_path / "o.jsonl", [bad]))], db)
+    wrote = run_here(["outcomes", str(write_jsonl(tmp_path / "o.jsonl", [bad]))], db)
     assert wrote.returncode == 2 and "occurred_at" in wrote.stderr, wrote.stderr
-    assert json.loads(run(["lessons", "--tenant", "t1", "--json"], db).stdout) == []
+    assert json.loads(run_here(["lessons", "--tenant", "t1", "--json"], db).stdout) == []
 
 
 # -- episode ids are per user ----------------------------------------------------------------
@@ -244,11 +245,11 @@ def test_the_cli_ingests_two_users_under_one_episode_id(tmp_path: Path) -> None:
         dict(_ep(1, "I live in Lisbon.", "alice", eid="shared-1"), tenant_id="t1"),
         dict(_ep(1, "I live in Oslo.", "bob", eid="shared-1"), tenant_id="t1"),
     ]
-    first = run(["ingest", str(write_jsonl(tmp_path / "a.jsonl", rows)), "--json"], db)
+    first = run_here(["ingest", str(write_jsonl(tmp_path / "a.jsonl", rows)), "--json"], db)
     assert first.returncode == 0, first.stderr
     for user, city in (("alice", "Lisbon"), ("bob", "Oslo")):
-        listed = json.loads(run(["memories", "--tenant", "t1", "--user", user, "--json"], db).stdout)
+        listed = json.loads(run_here(["memories", "--tenant", "t1", "--user", user, "--json"], db).stdout)
         assert [m["value"] for m in listed if m["key"] == "user.home_city"] == [city]
     changed = [dict(rows[1], content="I live in Bergen.")]
-    again = run(["ingest", str(write_jsonl(tmp_path / "b.jsonl", changed))], db)
+    again = run_here(["ingest", str(write_jsonl(tmp_path / "b.jsonl", changed))], db)
     assert again.returncode == 2 and "shared-1" in again.stderr  # bob's own id, other content

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli.cli_helpers import run_here
 from tests.factories import episode
 
 
@@ -45,21 +46,21 @@ STORY = [
 def test_ingest_rejects_the_whole_file_naming_line_and_field(tmp_path: Path, bad_line: str, expected: str) -> None:
     db = tmp_path / "m.db"
     f = write_jsonl(tmp_path / "eps.jsonl", [STORY[0], bad_line])
-    res = run(["ingest", str(f)], db)
+    res = run_here(["ingest", str(f)], db)
     assert res.returncode == 2, res.stderr
     assert expected in res.stderr
-    listed = run(["memories", "--tenant", "t1", "--user", "u1", "--json"], db)
+    listed = run_here(["memories", "--tenant", "t1", "--user", "u1", "--json"], db)
     assert listed.returncode == 0 and json.loads(listed.stdout) == []  # nothing ingested
 
 
 def test_ingest_then_retrieve_and_memories_json_shapes(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     f = write_jsonl(tmp_path / "eps.jsonl", STORY)
-    assert run(["ingest", str(f), "--json"], db).returncode == 0
-    again = run(["ingest", str(f), "--json"], db)
+    assert run_here(["ingest", str(f), "--json"], db).returncode == 0
+    again = run_here(["ingest", str(f), "--json"], db)
     assert json.loads(again.stdout)["duplicates"] == 2
 
-    res = run(["retrieve", "--tenant", "t1", "--user", "u1", "--json", "Where do I live?"], db)
+    res = run_here(["retrieve", "--tenant", "t1", "--user", "u1", "--json", "Where do I live?"], db)
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["abstained"] is False
@@ -81,7 +82,7 @@ def test_ingest_then_retrieve_and_memories_json_shapes(tmp_path: Path) -> None:
     assert hit["valid_from"].endswith("+00:00")
 
     past = json.loads(
-        run(
+        run_here(
             [
                 "retrieve",
                 "--tenant",
@@ -98,7 +99,9 @@ def test_ingest_then_retrieve_and_memories_json_shapes(tmp_path: Path) -> None:
     )
     assert past["hits"][0]["value"] == "Lisbon"
 
-    mems = json.loads(run(["memories", "--tenant", "t1", "--user", "u1", "--include-history", "--json"], db).stdout)
+    mems = json.loads(
+        run_here(["memories", "--tenant", "t1", "--user", "u1", "--include-history", "--json"], db).stdout
+    )
     keys = {
         "memory_id",
         "kind",
@@ -122,12 +125,14 @@ def test_ingest_then_retrieve_and_memories_json_shapes(tmp_path: Path) -> None:
 
 def test_retrieve_abstains_and_other_tenant_sees_nothing(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    assert run(["ingest", str(write_jsonl(tmp_path / "e.jsonl", STORY))], db).returncode == 0
+    assert run_here(["ingest", str(write_jsonl(tmp_path / "e.jsonl", STORY))], db).returncode == 0
     unknown = json.loads(
-        run(["retrieve", "--tenant", "t1", "--user", "u1", "--json", "What is my blood type?"], db).stdout
+        run_here(["retrieve", "--tenant", "t1", "--user", "u1", "--json", "What is my blood type?"], db).stdout
     )
     assert unknown["abstained"] is True and unknown["hits"] == []
-    other = json.loads(run(["retrieve", "--tenant", "t2", "--user", "u1", "--json", "Where do I live?"], db).stdout)
+    other = json.loads(
+        run_here(["retrieve", "--tenant", "t2", "--user", "u1", "--json", "Where do I live?"], db).stdout
+    )
     assert other["abstained"] is True
 
 
@@ -145,13 +150,13 @@ def test_retrieve_abstains_and_other_tenant_sees_nothing(tmp_path: Path) -> None
     ],
 )
 def test_bad_arguments_exit_2_with_a_message(tmp_path: Path, args: list[str], expected: str) -> None:
-    res = run(args, tmp_path / "m.db")
+    res = run_here(args, tmp_path / "m.db")
     assert res.returncode == 2
     assert expected in res.stderr
 
 
 def test_demo_passes(tmp_path: Path) -> None:
-    res = run(["demo"], tmp_path / "unused.db")
+    res = run_here(["demo"], tmp_path / "unused.db")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "all 14 checks passed" in res.stdout
     assert "user.phone" in res.stdout and "user.sister.wedding" in res.stdout  # open-vocabulary keys, shown
@@ -166,7 +171,7 @@ def test_delete_wait_and_manifest_json(tmp_path: Path) -> None:
         "Lisbon",
         "Berlin",
     }
-    res = run(["delete", "--tenant", "t1", "--user", "u1", "--wait", "--json"], db)
+    res = run(["delete", "--tenant", "t1", "--user", "u1", "--yes", "--wait", "--json"], db)
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["status"] == "complete" and set(out) >= {"request_id", "status"}
@@ -220,17 +225,19 @@ def test_outcomes_lessons_recommend_propose_rollback(tmp_path: Path) -> None:
     first = [o(0, ["login", "breach"], "route_tech", "escalate_security")]
     later = [o(i, "Possible breach after a strange login", "route_tech", "escalate_security") for i in range(1, 4)]
     later += [o(i, ["login", "password"], "route_tech", "route_tech") for i in range(4, 7)]
-    assert run(["outcomes", str(write_jsonl(tmp_path / "a.jsonl", first))], db).returncode == 0
-    res = run(["outcomes", str(write_jsonl(tmp_path / "b.jsonl", later)), "--json"], db)
+    assert run_here(["outcomes", str(write_jsonl(tmp_path / "a.jsonl", first))], db).returncode == 0
+    res = run_here(["outcomes", str(write_jsonl(tmp_path / "b.jsonl", later)), "--json"], db)
     assert res.returncode == 0 and json.loads(res.stdout)["accepted"] == 6
 
-    lessons = json.loads(run(["lessons", "--tenant", "t1", "--json"], db).stdout)
+    lessons = json.loads(run_here(["lessons", "--tenant", "t1", "--json"], db).stdout)
     assert {"lesson_id", "task_type", "pattern", "action", "status", "version", "report"} <= lessons[0].keys()
     active = [l for l in lessons if l["status"] == "active"]
     assert [l["pattern"] for l in active] == [["breach"]] and active[0]["report"].startswith("held-out 3/3 fixed")
 
     rec = json.loads(
-        run(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "login,breach", "--json"], db).stdout
+        run_here(
+            ["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "login,breach", "--json"], db
+        ).stdout
     )
     assert rec == {
         "action": "escalate_security",
@@ -238,11 +245,11 @@ def test_outcomes_lessons_recommend_propose_rollback(tmp_path: Path) -> None:
         "guidance": active[0]["guidance"],
     }
     none = json.loads(
-        run(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "pricing", "--json"], db).stdout
+        run_here(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "pricing", "--json"], db).stdout
     )
     assert none == {"action": None, "lesson_id": None, "guidance": None}
 
-    prop = run(
+    prop = run_here(
         [
             "lessons",
             "propose",
@@ -259,18 +266,20 @@ def test_outcomes_lessons_recommend_propose_rollback(tmp_path: Path) -> None:
         db,
     )
     assert prop.returncode == 0 and json.loads(prop.stdout)["status"] == "blocked"
-    rb = run(["lessons", "rollback", active[0]["lesson_id"], "--tenant", "t1", "--json"], db)
+    rb = run_here(["lessons", "rollback", active[0]["lesson_id"], "--tenant", "t1", "--json"], db)
     assert json.loads(rb.stdout)["status"] == "rolled_back"
     rec = json.loads(
-        run(["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "login,breach", "--json"], db).stdout
+        run_here(
+            ["recommend", "--tenant", "t1", "--task-type", "triage", "--features", "login,breach", "--json"], db
+        ).stdout
     )
     assert rec["action"] is None
-    bad = run(["outcomes", str(write_jsonl(tmp_path / "c.jsonl", [dict(later[0], success="perhaps")]))], db)
+    bad = run_here(["outcomes", str(write_jsonl(tmp_path / "c.jsonl", [dict(later[0], success="perhaps")]))], db)
     assert bad.returncode == 2 and ":1: field 'success'" in bad.stderr
 
 
 def test_eval_lessons_writes_report_and_plot(tmp_path: Path) -> None:
-    res = run(["eval", "lessons", "--json", "--out", str(tmp_path / "out")], tmp_path / "unused.db")
+    res = run_here(["eval", "lessons", "--json", "--out", str(tmp_path / "out")], tmp_path / "unused.db")
     assert res.returncode == 0, res.stderr[-2000:]
     report = json.loads(res.stdout)
     assert set(report["lessons"]) == {"keywords", "free_text", "noisy"}
@@ -287,8 +296,8 @@ def test_consolidate_and_profile_json(tmp_path: Path) -> None:
         episode(3, "I prefer aisle seats.", when="2025-03-16T09:00:00+00:00"),
         episode(4, "I love sushi.", when="2025-03-17T09:00:00+00:00"),
     ]
-    assert run(["ingest", str(write_jsonl(tmp_path / "e.jsonl", eps))], db).returncode == 0
-    res = run(["consolidate", "--tenant", "t1", "--json"], db)
+    assert run_here(["ingest", str(write_jsonl(tmp_path / "e.jsonl", eps))], db).returncode == 0
+    res = run_here(["consolidate", "--tenant", "t1", "--json"], db)
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert (
@@ -296,7 +305,7 @@ def test_consolidate_and_profile_json(tmp_path: Path) -> None:
         and {"expired", "evicted", "groups", "merged", "blocked_merges", "summaries", "profile_tokens", "repairs"}
         <= out["counts"].keys()
     )
-    prof = json.loads(run(["profile", "--tenant", "t1", "--user", "u1", "--json"], db).stdout)
+    prof = json.loads(run_here(["profile", "--tenant", "t1", "--user", "u1", "--json"], db).stdout)
     assert 0 < prof["tokens"] <= 300 and "Berlin" in prof["text"] and "Lisbon" not in prof["text"]
     assert all(len(line["memory_id"]) == 32 for line in prof["lines"])
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli.cli_helpers import run_here
 from tests.factories import episode
 
 STORY = [
@@ -49,7 +50,7 @@ def closed_port() -> int:
 
 
 def memories(db: Path) -> list[dict[str, Any]]:
-    res = run(["memories", "--tenant", "t1", "--user", "u1", "--json"], db)
+    res = run_here(["memories", "--tenant", "t1", "--user", "u1", "--json"], db)
     assert res.returncode == 0, res.stderr
     return list(json.loads(res.stdout))
 
@@ -60,20 +61,20 @@ def memories(db: Path) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("command", [["retrieve", "Where do I live?"], ["memories"]])
 def test_a_read_without_user_is_refused_unless_shared_is_asked_for(tmp_path: Path, command: list[str]) -> None:
     db = tmp_path / "m.db"
-    assert run(["ingest", str(write_jsonl(tmp_path / "e.jsonl", STORY))], db).returncode == 0
+    assert run_here(["ingest", str(write_jsonl(tmp_path / "e.jsonl", STORY))], db).returncode == 0
     # When the user is forgotten, Then exit 2 naming user_id and both ways to say what is meant
-    res = run([command[0], "--tenant", "t1", *command[1:]], db)
+    res = run_here([command[0], "--tenant", "t1", *command[1:]], db)
     assert res.returncode == 2 and res.stdout == ""
     assert "user_id" in res.stderr and "--user" in res.stderr and "--shared" in res.stderr
     # When the tenant's shared records are asked for by name, Then the read runs (and shows no user's record)
-    shared = run([command[0], "--tenant", "t1", "--shared", "--json", *command[1:]], db)
+    shared = run_here([command[0], "--tenant", "t1", "--shared", "--json", *command[1:]], db)
     assert shared.returncode == 0, shared.stderr
     assert "Lisbon" not in shared.stdout
     # ... and the user's read still answers
-    mine = run([command[0], "--tenant", "t1", "--user", "u1", "--json", *command[1:]], db)
+    mine = run_here([command[0], "--tenant", "t1", "--user", "u1", "--json", *command[1:]], db)
     assert mine.returncode == 0 and "Lisbon" in mine.stdout
     # --user and --shared together contradict each other
-    both = run([command[0], "--tenant", "t1", "--user", "u1", "--shared", *command[1:]], db)
+    both = run_here([command[0], "--tenant", "t1", "--user", "u1", "--shared", *command[1:]], db)
     assert both.returncode == 2 and "--shared" in both.stderr
 
 
@@ -118,7 +119,7 @@ def test_an_unopenable_sqlite_file_is_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [["retrieve", "--tenant", "t1", "--user", "u1", "Where?"], ["worker", "--processes", "1"], ["api", "--port", "1"]],
+    [["worker", "--processes", "1"], ["api", "--port", "1"]],
     ids=lambda c: c[0],
 )
 def test_an_unreachable_redis_is_one_line(tmp_path: Path, command: list[str]) -> None:
@@ -126,6 +127,21 @@ def test_an_unreachable_redis_is_one_line(tmp_path: Path, command: list[str]) ->
     res = run(command, tmp_path / "m.db", timeout=60, MEMWORKS_BROKER_URL=f"redis://:secret@127.0.0.1:{port}/0")
     _one_line_failure(res, f"127.0.0.1:{port}")
     assert "MEMWORKS_BROKER_URL" in res.stderr
+
+
+def test_a_read_goes_on_without_the_caches_redis_and_warns_once(tmp_path: Path) -> None:
+    # The read cache defaults to the broker's Redis: a read needs neither, so it answers from
+    # the in-process cache and says so in one warning.
+    port = closed_port()
+    res = run(
+        ["retrieve", "--tenant", "t1", "--user", "u1", "Where?"],
+        tmp_path / "m.db",
+        timeout=60,
+        MEMWORKS_BROKER_URL=f"redis://:secret@127.0.0.1:{port}/0",
+    )
+    assert res.returncode == 0, res.stderr
+    warnings = [line for line in res.stderr.splitlines() if "cache.redis_unreachable" in line]
+    assert len(warnings) == 1 and "in-process" in warnings[0] and "secret" not in res.stderr
 
 
 def test_a_bad_setting_is_one_line_naming_it(tmp_path: Path) -> None:
@@ -150,12 +166,12 @@ def _stuck(tmp_path: Path) -> tuple[Path, Path]:
 def test_ingest_again_resends_stored_but_unprocessed_episodes(tmp_path: Path) -> None:
     db, f = _stuck(tmp_path)
     # When the same file is ingested again (the broker back), Then both are sent again and it says so
-    res = run(["ingest", str(f)], db)
+    res = run_here(["ingest", str(f)], db)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "0 episodes queued, 2 already known, 2 re-sent (stored but not yet processed)"
     assert any(m["value"] == "Lisbon" for m in memories(db))
     # ... and a third time there is nothing left to re-send
-    again = run(["ingest", str(f), "--json"], db)
+    again = run_here(["ingest", str(f), "--json"], db)
     assert json.loads(again.stdout) == {"file": str(f), "accepted": 0, "duplicates": 2, "resent": 0}
 
 
@@ -233,13 +249,13 @@ def test_ingest_reports_every_bad_line_and_stores_nothing(tmp_path: Path) -> Non
         "[1]",
     ]
     f = write_jsonl(tmp_path / "e.jsonl", rows)
-    res = run(["ingest", str(f)], db)
+    res = run_here(["ingest", str(f)], db)
     assert res.returncode == 2
     for where in (":2: not valid JSON", ":3: field 'occurred_at'", ":5: field 'source'", ":7: each line must be"):
         assert where in res.stderr, res.stderr
     assert "4 bad lines, nothing stored" in res.stderr
     # With --json the errors are JSON too
-    out = run(["ingest", str(f), "--json"], db)
+    out = run_here(["ingest", str(f), "--json"], db)
     assert out.returncode == 2
     error = json.loads(out.stdout)["error"]
     assert error["code"] == "invalid_input" and error["bad_lines"] == 4
@@ -254,7 +270,7 @@ def test_ingest_reports_every_bad_line_and_stores_nothing(tmp_path: Path) -> Non
 
 def test_ingest_lists_the_first_fifty_bad_lines(tmp_path: Path) -> None:
     f = write_jsonl(tmp_path / "e.jsonl", [dict(episode(n, "hi"), role="robot") for n in range(1, 61)])
-    out = run(["ingest", str(f), "--json"], tmp_path / "m.db")
+    out = run_here(["ingest", str(f), "--json"], tmp_path / "m.db")
     error = json.loads(out.stdout)["error"]
     assert out.returncode == 2 and error["bad_lines"] == 60
     assert [e["line"] for e in error["errors"]] == list(range(1, 51))

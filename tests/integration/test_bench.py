@@ -18,24 +18,26 @@ from tests.conftest import PG_ADMIN
 
 pytestmark = pytest.mark.integration
 
-#: Sizes small enough for the whole suite to run in well under a minute and a half.
+#: The smallest sizes that still fill every field of every report: two sizes wherever a report
+#: fits a curve or a ratio, two interleaved rounds of ingest (medians with every run kept), both
+#: databases for retrieval. The time goes on starting workers and loading models, not on rows.
 TINY = {
     "pool": 150,
-    "ingest.episodes": 40,
-    "ingest.users": 5,
+    "ingest.episodes": 12,
+    "ingest.users": 3,
     "ingest.workers": [1],
     "ingest.repeats": 2,
     "ingest.threads": 2,
-    "retrieve.sizes": [200],
+    "retrieve.sizes": [100],
     "retrieve.dbs": ["sqlite", "postgresql"],
     "retrieve.foreign": [2, 5],
     "retrieve.queries": 20,
     "retrieve.budget_s": 5.0,
     "delete.subjects": [10],
-    "delete.stores": [800, 2500],
+    "delete.stores": [300, 700],
     "delete.repeats": 1,
-    "consolidate.sizes": [300, 600],
-    "consolidate.users": 10,
+    "consolidate.sizes": [120, 240],
+    "consolidate.users": 4,
 }
 
 
@@ -136,17 +138,18 @@ def test_bench_all_writes_reports_of_the_promised_shape(
     assert ing["embedder_sps"] > 0 and ing["embedded_eps"] > 0 and ing["redis_eps"] > 0
     assert set(ing["redis_eps_by_workers"]) == {"1"}
     full = json.loads((tmp_path / "ingest.json").read_text())
-    assert full["embedded"]["processed"] == 40 and full["redis"]["1"]["processed"] == 40
+    episodes = TINY["ingest.episodes"]
+    assert full["embedded"]["processed"] == episodes and full["redis"]["1"]["processed"] == episodes
     assert full["redis"]["1"]["peak_rss_mb"] > 50
     # The ceiling on its own texts: each episode's transcript at least, plus its facts.
-    assert full["embedder_own_texts"]["texts"] >= 40 and 0 < ing["embedded_vs_own_texts_ceiling"]
+    assert full["embedder_own_texts"]["texts"] >= episodes and 0 < ing["embedded_vs_own_texts_ceiling"]
     # Both sides of each ratio ran twice, interleaved: medians with every run and the spread kept.
     assert ing["repeats"] == 2 and len(full["embedded"]["runs"]) == len(full["redis"]["1"]["runs"]) == 2
     assert full["embedded"]["spread"] == [min(full["embedded"]["runs"]), max(full["embedded"]["runs"])]
     assert ing["redis_vs_embedded"] > 0 and set(ing["redis_vs_embedded_by_workers"]) == {"1"}
 
     ret = written["retrieve"]
-    assert set(ret["p95_ms"]) == {"200"} and ret["p95_ms"]["200"] > 0
+    assert set(ret["p95_ms"]) == {"100"} and ret["p95_ms"]["100"] > 0
     assert set(ret["p95_ms_by_db"]) == {"sqlite", "postgresql"}
     assert ret["writes_per_read"] == 0.0  # a read writes nothing: attention goes to the workers
     assert ret["foreign_100x_ratio"] is None  # no 100× store at these sizes: null, not NaN
@@ -164,7 +167,9 @@ def test_bench_all_writes_reports_of_the_promised_shape(
     assert all(s["by_subject"]["10"]["plan"]["outcomes"] > 0 for s in rounds.values())
 
     con = written["consolidate"]
-    assert set(con["seconds"]) == {"300", "600"} and isinstance(con["exponent"], float)
+    assert set(con["seconds"]) == {"120", "240"} and isinstance(con["exponent"], float)
     sizes = json.loads((tmp_path / "consolidate.json").read_text())["by_size"]
     assert all(r["counts"]["repairs"] == 0 and r["counts"]["summaries"] > 0 for r in sizes.values())
-    assert all(0 < con["embedding_floor_s"][n] < con["seconds"][n] for n in ("300", "600"))
+    # Both figures are there; the floor is timed apart from the run, so on a busy machine it may
+    # come out above the run it is a part of: comparing the two would test the machine's load.
+    assert all(con["embedding_floor_s"][n] > 0 and con["seconds"][n] > 0 for n in ("120", "240"))

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.mcp.mcp_helpers import ROOT, call, error_of, remember_and_forget, stdio_session
+from tests.cli.cli_helpers import run_here
+from tests.mcp.mcp_helpers import call, error_of, remember_and_forget, stdio_session
 
 
 def test_an_agent_remembers_a_change_ignores_an_injection_and_forgets_on_request(
@@ -107,7 +106,7 @@ def test_bad_arguments_are_tool_errors_naming_the_argument_and_store_nothing(
 
 
 def test_a_stdio_server_bound_by_an_end_user_key_acts_for_that_user_only(
-    server_env: dict[str, str], tmp_path: Path, make_key: Callable[..., str]
+    server_env: dict[str, str], store_url: str, tmp_path: Path, make_key: Callable[..., str]
 ) -> None:
     """MEMWORKS_API_KEY binds the server to the key's tenant and user; a --user naming someone else is
     refused at start with exit status 2; an unknown key likewise."""
@@ -123,20 +122,13 @@ def test_a_stdio_server_bound_by_an_end_user_key_acts_for_that_user_only(
 
     asyncio.run(story())
 
-    for extra_env, args, says in [
-        ({"MEMWORKS_API_KEY": make_key("t1", "u7")}, ["--user", "u8"], "X-Memworks-User"),
-        ({"MEMWORKS_API_KEY": "mw_not-a-key"}, [], "unknown or revoked"),
-        ({}, [], "MEMWORKS_API_KEY"),
-        ({}, ["--tenant", "t 1"], "--tenant"),
+    # The refusals come before the server reads a byte of stdin, so the command runs in this process.
+    for key, args, says in [
+        (make_key("t1", "u7"), ["--user", "u8"], "X-Memworks-User"),
+        ("mw_not-a-key", [], "unknown or revoked"),
+        (None, [], "MEMWORKS_API_KEY"),
+        (None, ["--tenant", "t 1"], "--tenant"),
     ]:
-        res = subprocess.run(
-            [sys.executable, "-m", "memworks.cli", "mcp", *args],
-            env=dict(server_env, **extra_env),
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        res = run_here(["mcp", *args], store_url, MEMWORKS_API_KEY=key, MEMWORKS_MAX_RETRIES="0")
         assert res.returncode == 2, (args, res.stderr)
         assert says in res.stderr and res.stdout == ""

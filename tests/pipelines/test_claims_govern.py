@@ -6,6 +6,7 @@ shipped model is measured by ``memworks eval decisions`` and exercised end to en
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -60,7 +61,7 @@ def test_far_claims_other_subjects_and_other_sources_are_never_met(answers: dict
     assert g.govern([new], [far, sam, tool, later]).closings == []
 
 
-def test_a_restatement_absorbs_the_new_claim_and_later_ones_meet_the_old(answers: dict) -> None:
+def test_a_restatement_absorbs_the_new_claim_and_an_ending_closes_both(answers: dict) -> None:
     old = st("a", "I'm allergic to penicillin.", 0, vec(1, 0, 0))
     again = st("b", "Penicillin gives me hives.", 5, vec(1, 0.1, 0))
     change = st("c", "I'm no longer allergic to penicillin.", 9, vec(1, 0.05, 0))
@@ -68,9 +69,9 @@ def test_a_restatement_absorbs_the_new_claim_and_later_ones_meet_the_old(answers
     answers[(change.claim.text, old.claim.text)] = Decision.ENDED
     answers[(change.claim.text, again.claim.text)] = Decision.ENDED
     plan = g.govern([change, again], [old])
-    assert [(r.old.memory_id, r.new.memory_id) for r in plan.restatements] == [("a", "b")]
-    # "b" added no current claim, so the ending closes "a" alone.
-    assert [(c.old, c.decision) for c in plan.closings] == [("a", Decision.ENDED)]
+    assert [(r.old.memory_id, r.new.memory_id, r.applies) for r in plan.restatements] == [("a", "b", True)]
+    # Each pair is decided: the ending closes "a" and the copy "b" (a no-op on a copy).
+    assert sorted((c.old, c.decision) for c in plan.closings) == [("a", Decision.ENDED), ("b", Decision.ENDED)]
 
 
 def test_only_the_nearest_few_are_decided(answers: dict) -> None:
@@ -78,8 +79,8 @@ def test_only_the_nearest_few_are_decided(answers: dict) -> None:
     olds = [st(f"o{i}", f"old {i}", i, vec(1, 0.1 * (i + 1), 0)) for i in range(6)]
     for o in olds:
         answers[(new.claim.text, o.claim.text)] = Decision.CHANGED
-    closed = {c.old for c in g.govern([new], olds).closings}
-    assert closed == {"o0", "o1", "o2"}  # NEIGHBOURS nearest by vector
+    closed = {c.old for c in g.govern([new], olds, neighbours=3).closings}
+    assert closed == {"o0", "o1", "o2"}  # the nearest by vector
 
 
 def test_a_value_named_again_in_a_like_statement_is_a_mention(answers: dict) -> None:
@@ -90,3 +91,42 @@ def test_a_value_named_again_in_a_like_statement_is_a_mention(answers: dict) -> 
     plan = g.govern([again, denied, news], [old])
     assert [(m.old.memory_id, m.new.memory_id, m.value) for m in plan.mentions] == [("a", "b", "penicillin")]
     assert plan.closings == [] and plan.restatements == []
+
+
+def test_a_statement_arriving_late_is_decided_against_the_later_ones(answers: dict) -> None:
+    # "I use VS Code." redelivered after "I switched to Neovim." (said later) was stored.
+    early = st("a", "I use VS Code.", 0, vec(1, 0.1, 0))
+    later = st("b", "I switched to Neovim.", 20, vec(1, 0.2, 0))
+    answers[(later.claim.text, early.claim.text)] = Decision.CHANGED
+    plan = g.govern([early], [later])
+    assert [(c.old, c.by, c.at) for c in plan.closings] == [("a", "b", later.claim.said_at)]
+
+
+def test_a_restatement_of_what_had_ended_is_no_copy(answers: dict) -> None:
+    lidl = st("a", "We shop at Lidl.", 0, vec(1, 0, 0))
+    aldi = st("b", "We switched to Aldi.", 10, vec(1, 0.2, 0))
+    again = st("c", "We shop at Lidl.", 20, vec(1, 0.01, 0))
+    answers[(aldi.claim.text, lidl.claim.text)] = Decision.CHANGED
+    answers[(again.claim.text, lidl.claim.text)] = Decision.RESTATED
+    # In order: "a" was closed when "b" was said, before "c" restated it.
+    ended = dataclasses.replace(lidl, ends_at=aldi.claim.said_at)
+    plan = g.govern([again], [ended, aldi])
+    assert [(r.old.memory_id, r.new.memory_id, r.applies) for r in plan.restatements] == [("a", "c", False)]
+    # "a" redelivered last: its closing and the restatement meet in one plan, to the same end.
+    plan = g.govern([lidl], [aldi, again])
+    assert [(c.old, c.by) for c in plan.closings] == [("a", "b")]
+    assert [(r.old.memory_id, r.new.memory_id, r.applies) for r in plan.restatements] == [("a", "c", False)]
+
+
+def test_turns_keyed_into_other_slots_only_are_never_decided(answers: dict) -> None:
+    colour = dataclasses.replace(
+        st("a", "My favourite colour is red.", 0, vec(1, 0, 0)), keys=("user.favorite.colour",)
+    )
+    food = dataclasses.replace(st("b", "My favourite food is ramen.", 5, vec(1, 0.1, 0)), keys=("user.favorite.food",))
+    blue = dataclasses.replace(
+        st("c", "My favourite colour is blue.", 9, vec(1, 0.05, 0)), keys=("user.favorite.colour",)
+    )
+    for new, old in ((food, colour), (blue, colour), (blue, food)):
+        answers[(new.claim.text, old.claim.text)] = Decision.CHANGED
+    plan = g.govern([food, blue], [colour])
+    assert sorted((c.old, c.by) for c in plan.closings) == [("a", "c")]

@@ -66,3 +66,44 @@ def test_a_change_no_rule_keys_closes_the_old_statement(make_memworks: Any, db_u
         audited = s.exec(select(GateDecision).where(GateDecision.extractor == "claims")).all()
     assert [(a.episode_id, a.op, a.memory_id) for a in audited] == [("u1-3", "update", old.memory_id)]
     assert audited[0].reason.startswith("claims: changed")
+
+
+ORDERLESS = [
+    ("2026-01-05", "We shop at Lidl for groceries."),
+    ("2026-01-20", "I go to the gym on Tuesdays."),
+    ("2026-02-01", "I take oat milk in my coffee."),
+    ("2026-02-10", "We've switched from Lidl to Aldi for groceries."),
+    ("2026-03-01", "We shop at Lidl for groceries, it is close."),
+    ("2026-04-02", "I take oat milk in my coffee, always."),
+    ("2026-05-03", "We shop at Lidl for groceries again."),
+]
+
+
+def test_claims_end_in_the_same_state_whatever_order_the_turns_arrive_in(make_memworks: Any, tmp_path: Any) -> None:
+    # Given statements a change closes, one restates and one restates after it had ended, when they
+    # arrive in order, reversed, shuffled in batches (redelivery) and all in one message, then the memory table and the
+    # audited decisions are the same.
+    from memworks_tools.chaos.snapshot import snapshot
+
+    eps = [ep(i, day, text) for i, (day, text) in enumerate(ORDERLESS)]
+    runs = []
+    for name, order, batch in (
+        ("in order", eps, 1),
+        ("reversed", eps[::-1], 1),
+        ("shuffled", [eps[i] for i in (4, 1, 6, 0, 3, 5, 2)], 3),
+        ("one batch", eps, len(eps)),
+    ):
+        mw = make_memworks(f"sqlite:///{tmp_path / (name.replace(' ', '-') + '.db')}", claims=True)
+        for i in range(0, len(order), batch):
+            mw.enqueue_episodes(order[i : i + batch])
+            mw.drain()
+        runs.append((name, snapshot(mw.runtime.engine)))
+    (_, first), *others = runs
+    claims_rows = [k for c in first.decisions.values() for k in c if str(k[4]).startswith("claims:")]
+    assert any("changed" in k[4] for k in claims_rows) and any("restated" in k[4] for k in claims_rows)
+    for name, snap in others:
+        assert snap.memories == first.memories, name
+        assert snap.decisions == first.decisions, name
+    # The change closed the first Lidl statement; the restatement said after it holds again.
+    held = {row[4] for row in first.memories if row[2] == "episodic" and row[5] == "active"}
+    assert "We shop at Lidl for groceries." not in held and "We shop at Lidl for groceries again." in held

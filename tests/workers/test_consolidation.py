@@ -154,3 +154,23 @@ def test_consistency_check_repairs_the_indexes(sqlite_url: str, make_memworks: A
         assert s.scalar(select(func.count()).select_from(VectorEntry)) == live
         assert s.scalar(select(func.count()).select_from(ConsolidationRun)) == 1
     assert mw.retrieve(U, "Which mode do I like in the editor?").hits
+
+
+def test_a_summary_never_outranks_the_records_it_summarises(sqlite_url: str, make_memworks: Any) -> None:
+    # Given a session whose summary holds the landlord among other things
+    mw = make_memworks(sqlite_url)
+    mw.enqueue_episodes(
+        [
+            episode(1, "Our landlord is Mr Siobhan O'Connell, she lives downstairs.", session="s1"),
+            episode(2, "My brother Pablo is getting married in Cádiz.", session="s1", when="2025-01-07T09:00:00+00:00"),
+            episode(3, "I'm reading The Left Hand of Darkness.", session="s1", when="2025-01-08T09:00:00+00:00"),
+        ]
+    )
+    mw.drain()
+    assert mw.consolidate("t1")["counts"]["summaries"] == 1
+    # When the landlord is asked for, Then a record of the landlord's turn answers first, the
+    # summary after it
+    hits = mw.retrieve(U, "What is our landlord's name?", k=5).hits
+    assert hits and "O'Connell" in hits[0].text and hits[0].key != "summary.session.s1"
+    keys = [h.key for h in hits]
+    assert "summary.session.s1" not in keys or keys.index("summary.session.s1") > 0

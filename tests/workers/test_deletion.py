@@ -136,9 +136,9 @@ def test_dry_run_lists_the_plan_and_changes_nothing(sqlite_url: str, make_memwor
 def test_a_failing_projection_keeps_the_manifest_open_until_the_sweeper_closes_it(
     sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given a lexical index whose purge fails, when a subject is deleted, then its target stays
-    # OPEN with the error and the request never reports complete; after the fault clears, the
-    # sweeper closes it.
+    # Given a lexical index whose purge fails, when a subject is deleted, then once the job's
+    # retries are used (none here) its target is FAILED with the error and the request never
+    # reports complete; after the fault clears, a resume on demand closes it.
     mw = loaded(make_memworks, sqlite_url)
     purge, check = erasure.PROJECTIONS["lexical_index"]
 
@@ -150,7 +150,7 @@ def test_a_failing_projection_keeps_the_manifest_open_until_the_sweeper_closes_i
     with pytest.raises(OSError):
         mw.drain()
     m = mw.manifest(rid)
-    assert m.status == "open" and m.targets["lexical_index"].state == "OPEN"
+    assert m.status == "failed" and m.targets["lexical_index"].state == "FAILED"
     assert "index volume unavailable" in m.targets["lexical_index"].detail
     assert all(t.state == "CLOSED" for name, t in m.targets.items() if name != "lexical_index")
 

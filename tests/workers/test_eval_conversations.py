@@ -6,10 +6,7 @@ stage. The pass rate itself is not asserted here: it is what the evaluation meas
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +18,7 @@ from memworks.errors import InvalidInput
 from memworks.models.schemas import HitOut, MemoryOut, RetrieveResult, Scope
 from memworks_tools.evaluation import conversations
 from memworks_tools.evaluation.conversations import Check, Conversation, Grader
+from tests.cli.cli_helpers import run_here
 
 NEVER_SAID = "Atlantis Widget Co"
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -256,14 +254,7 @@ def test_the_command_runs_a_conversation_and_reports_by_kind_split_and_stage(tmp
     data = tmp_path / "kwame-test.json"
     data.write_text(json.dumps(raw))
     out = tmp_path / "out"
-    env = dict(os.environ, MEMWORKS_DATABASE_URL=f"sqlite:///{tmp_path / 'unused.db'}", MEMWORKS_BROKER_URL="stub://")
-    res = subprocess.run(
-        [sys.executable, "-m", "memworks.cli", "eval", "conversations", "--data", str(data), "--out", str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    res = run_here(["eval", "conversations", "--data", str(data), "--out", str(out)], tmp_path / "unused.db")
     assert res.returncode == 1, res.stderr[-2000:]  # the wrong checks fail: target not met
     report = json.loads((out / "conversations.json").read_text())
     assert report["suite"] == "conversations" and report["conversations"] == 1

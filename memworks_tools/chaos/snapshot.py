@@ -101,6 +101,15 @@ def compare(chaos: Snapshot, clean: Snapshot) -> dict[str, Any]:
         "examples": {
             "lost": lost[:5],
             "duplicated": duplicated[:5],
+            # Processed, but its decisions differ from the clean run's: (episode, chaos only, clean only).
+            "decided_otherwise": [
+                (
+                    e,
+                    sorted(map(str, chaos.decisions.get(e, Counter()) - clean.decisions.get(e, Counter()))),
+                    sorted(map(str, clean.decisions.get(e, Counter()) - chaos.decisions.get(e, Counter()))),
+                )
+                for e in sorted(set(chaos.states) - set(once) - set(lost) - set(duplicated))[:5]
+            ],
             "differing": [str(r) for r in list(differing)[:4]],
         },
     }

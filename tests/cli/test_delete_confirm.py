@@ -7,7 +7,8 @@ import json
 import sqlite3
 from pathlib import Path
 
-from tests.cli.test_cli import STORY, run, write_jsonl
+from tests.cli.cli_helpers import run_here as run
+from tests.cli.test_cli import STORY, write_jsonl
 
 
 def requests_stored(db: Path) -> int:

@@ -107,3 +107,21 @@ def test_claims_end_in_the_same_state_whatever_order_the_turns_arrive_in(make_me
     # The change closed the first Lidl statement; the restatement said after it holds again.
     held = {row[4] for row in first.memories if row[2] == "episodic" and row[5] == "active"}
     assert "We shop at Lidl for groceries." not in held and "We shop at Lidl for groceries again." in held
+
+
+def test_a_change_that_names_the_old_value_again_keeps_its_record(make_memworks: Any, sqlite_url: str) -> None:
+    # Given home in Berlin, then Tokyo, then "I moved to Berlin last week": the last statement
+    # changes the earlier ones, but Berlin as the home is what it says, not what it ends.
+    mw = make_memworks(sqlite_url, claims=True)
+    for n, (day, text) in enumerate(
+        [
+            ("2025-01-11", "I live in Berlin."),
+            ("2025-01-18", "I moved to Tokyo last week."),
+            ("2025-02-25", "I moved to Berlin last week."),
+        ]
+    ):
+        mw.enqueue_episodes([ep(n, day, text)])
+        mw.drain()
+    homes = [m for m in mw.memories(S) if m.key == "user.home_city"]
+    assert [m.value for m in homes] == ["Berlin"], homes
+    assert mw.retrieve(S, "Where do I live?").hits[0].value == "Berlin"

@@ -42,6 +42,7 @@ __all__ = [
     "Restatement",
     "Statement",
     "govern",
+    "names",
     "pairs",
 ]
 
@@ -212,6 +213,16 @@ def govern(
     return plan
 
 
+def names(text: str, value: str) -> bool:
+    """``text`` names ``value`` (3 characters or more, as a whole word) without denying it
+    ("I'm not allergic to penicillin" names penicillin to deny it)."""
+    folded = _fold(text)
+    m = re.search(rf"\b{re.escape(_fold(value))}\b", folded) if len(value) >= 3 else None
+    if m is None:
+        return False
+    return not _NEGATION.search(" ".join(folded[: m.start()].split()[-_NEGATION_REACH:]))
+
+
 def _named_again(new: Statement, old: Statement, *, min_cosine: float) -> str | None:
     """A value of ``old``'s records that ``new`` names again in a statement close to ``old``'s,
     with no cue of change or ending (which would make it news about the value, not the value)."""
@@ -220,13 +231,7 @@ def _named_again(new: Statement, old: Statement, *, min_cosine: float) -> str | 
         return None
     if float(np.dot(new.claim.vector, old.claim.vector)) < min_cosine:
         return None
-    text = _fold(new.claim.text)
-    for v in old.values:
-        m = re.search(rf"\b{re.escape(_fold(v))}\b", text) if len(v) >= 3 else None
-        # "I'm not allergic to penicillin" names the value to deny it.
-        if m and not _NEGATION.search(" ".join(text[: m.start()].split()[-_NEGATION_REACH:])):
-            return v
-    return None
+    return next((v for v in old.values if names(new.claim.text, v)), None)
 
 
 #: Words before a named value within which a negation denies it (count).

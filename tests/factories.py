@@ -33,3 +33,18 @@ def episode(
 
 def at(day: str) -> datetime:
     return datetime.fromisoformat(day).replace(tzinfo=UTC) if "T" not in day else datetime.fromisoformat(day)
+
+
+def day_episode(n: int, day: str, content: str) -> dict[str, Any]:
+    """User u1's turn ``n`` (episode ``u1-n``, a session of its own) said at 09:00 UTC on ``day``."""
+    return {
+        "episode_id": f"u1-{n}",
+        "tenant_id": "t1",
+        "user_id": "u1",
+        "session_id": f"s{n}",
+        "turn": n,
+        "role": "user",
+        "source": "user",
+        "content": content,
+        "occurred_at": f"{day}T09:00:00+00:00",
+    }

@@ -16,22 +16,10 @@ from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import Scope
 from memworks.models.tables import GateDecision
 from memworks.store.db import get_engine
+from tests.factories import day_episode
 
 S = Scope(tenant_id="t1", user_id="u1")
-
-
-def ep(n: int, day: str, content: str) -> dict[str, Any]:
-    return {
-        "episode_id": f"u1-{n}",
-        "tenant_id": "t1",
-        "user_id": "u1",
-        "session_id": f"s{n}",
-        "turn": n,
-        "role": "user",
-        "source": "user",
-        "content": content,
-        "occurred_at": f"{day}T09:00:00+00:00",
-    }
+ep = day_episode
 
 
 def test_a_change_no_rule_keys_closes_the_old_statement(make_memworks: Any, db_url: str) -> None:

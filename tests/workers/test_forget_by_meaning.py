@@ -8,22 +8,10 @@ from typing import Any
 
 from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import Scope
+from tests.factories import day_episode
 
 S = Scope(tenant_id="t1", user_id="u1")
-
-
-def ep(n: int, when: str, content: str) -> dict[str, Any]:
-    return {
-        "episode_id": f"u1-{n}",
-        "tenant_id": "t1",
-        "user_id": "u1",
-        "session_id": f"s{n}",
-        "turn": n,
-        "role": "user",
-        "source": "user",
-        "content": content,
-        "occurred_at": f"{when}T09:00:00+00:00",
-    }
+ep = day_episode
 
 
 def test_requests_in_own_words_erase_what_they_are_about_and_keep_the_rest(sqlite_url: str, make_memworks: Any) -> None:

@@ -51,8 +51,9 @@ class Settings(BaseSettings):
     worker_idle_poll_ms: int = Field(200, ge=10, le=10_000)
     #: OS niceness ``memworks worker`` runs at (0-19; 0: as started). Background work then yields
     #: the CPU to an API on the same host, so one tenant's backlog cannot slow another's reads;
-    #: on a host of its own a worker at 10 is as fast (niceness only orders processes of a host).
-    worker_nice: int = Field(10, ge=0, le=19)
+    #: on a host of its own a worker is as fast (niceness only orders processes of a host). 19, the
+    #: lowest: at 10 a worker still took a tenth of a core the API wanted under a flood.
+    worker_nice: int = Field(19, ge=0, le=19)
     #: Worker threads of the in-process worker in embedded mode.
     embedded_worker_threads: int = Field(2, ge=1, le=32)
     #: ``debug`` | ``info`` | ``warning`` | ``error``. Unset: ``info`` for the services (worker,
@@ -105,15 +106,16 @@ class Settings(BaseSettings):
     #: Cosine similarity at or above which two records of a slot are duplicates.
     dedup_min_similarity: float = Field(0.9, ge=0, le=1)
 
-    # Rate limits of the HTTP API and its /mcp endpoint. Each budget is a token bucket holding a
-    # minute's worth and refilling continuously, shared through Redis when the cache or the broker
+    # Rate limits of the HTTP API and its /mcp endpoint. Each budget is a token bucket holding
+    # ``rate_burst_s`` seconds of it and refilling continuously, shared through Redis when the cache or the broker
     # is Redis (else per API process); a request over it answers 429 with Retry-After. 0 = no limit.
     #: Episodes and outcomes one API key may send a minute (a batch of 256 spends 256; a
     #: correction, a confirmation or a consolidation spends 1).
     rate_writes_per_min: int = Field(600, ge=0)
     #: Deletion requests one key may send a minute (``POST /v1/deletions``, ``DELETE /v1/memories/…``).
     rate_deletions_per_min: int = Field(60, ge=0)
-    #: Other requests one key may send a minute (retrieve, memories, profile, lessons, manifests, MCP reads).
+    #: Other requests one key may send a minute (retrieve, memories, profile, lessons, manifests, MCP
+    #: reads); a read spends one for each started 160 bytes of its body and query string.
     rate_reads_per_min: int = Field(1200, ge=0)
     #: Episodes and outcomes all the keys of one tenant may send a minute.
     rate_tenant_writes_per_min: int = Field(6000, ge=0)
@@ -128,6 +130,10 @@ class Settings(BaseSettings):
     #: The same for all the keys of one tenant together (4 MB: the tenant write budget's 6,000
     #: turns of ~650 bytes).
     rate_tenant_write_bytes_per_min: int = Field(4_000_000, ge=0)
+    #: Seconds of each budget a bucket holds when full: the largest burst a key or tenant may send
+    #: at once before the rate applies (at least one request's worth). A minute's worth let one
+    #: key spend a whole minute of reads or deletions in its first seconds, while others waited.
+    rate_burst_s: float = Field(10.0, gt=0, le=60)
     #: Requests of one tenant running at once in one API process, so another tenant's request
     #: waits behind at most this many of its requests (sync routes share one thread pool and GIL).
     rate_tenant_concurrency: int = Field(4, ge=0)

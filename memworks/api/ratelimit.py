@@ -9,10 +9,19 @@ and per tenant (``MEMWORKS_RATE_*``, see :mod:`memworks.config`):
   correction, a confirmation, a consolidation and an MCP ``memory_add`` or ``outcome_report``
   spend 1;
 - **deletions**: ``POST /v1/deletions``, ``DELETE /v1/memories/{id}``, MCP ``memory_forget``;
-- **reads**: every other request under ``/v1`` and ``/mcp``.
+- **reads**: every other request under ``/v1`` and ``/mcp``, one unit for each started
+  :data:`~memworks.api.budgets.READ_UNIT_BYTES` of its body and query string: what a read
+  costs (reading the query's dates, embedding it, ranking) grows with the query's length, so a
+  1,000-character question spends seven times what a short one does.
+
+Each bucket holds ``rate_burst_s`` seconds of its budget when full: how much a key or tenant may
+send at once before its rate applies.
 
 Admission looks at the headers only: the body's ``Content-Length`` (a chunked body, already read
-and capped by the body limit, by its length) and one unit of the route's budget. A request over
+and capped by the body limit, by its length) and one unit of the route's budget (a read's units).
+A large body refused unread closes its connection after the 429, so a client that keeps sending
+refused megabytes costs the process nothing to read them; a budget the last answer from Redis
+shows empty is refused without asking Redis again (:meth:`Buckets.known_wait`). A request over
 either answers 429 with ``Retry-After`` (whole seconds, at least 1) and the usual error body, code
 ``rate_limited``, before its body is read or parsed; it spends nothing and reaches no route. Once
 admitted, a batch's further episodes or outcomes are counted from its body and paid even into
@@ -31,10 +40,8 @@ Requests without a key, or with an unknown one, pass through untouched (the rout
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import time
-from collections import Counter as Tally
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -44,129 +51,30 @@ import anyio.to_thread
 from prometheus_client import CollectorRegistry, Counter, Gauge
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from memworks.api.budgets import (
+    BYTES,
+    READS,
+    WRITES,
+    Limits,
+    item_count,
+    mcp_charges,
+    read_units,
+    route_budget,
+)
 from memworks.api.middleware import error_body, send_json
 from memworks.api.slots import TenantSlots
 from memworks.client import Memworks
-from memworks.config import Settings
 from memworks.logging import get_logger
-from memworks.mcp import MCP_PATH
 from memworks.store.ratelimit import Buckets, Draw, MemoryBuckets, buckets_for
 
 log = get_logger("memworks.api")
 
-WRITES, DELETIONS, READS, BYTES = "writes", "deletions", "reads", "write_bytes"
-#: What each budget counts, in the words of a refusal.
-_UNITS = {
-    WRITES: "episodes or outcomes",
-    DELETIONS: "deletion requests",
-    READS: "requests",
-    BYTES: "bytes of write bodies",
-}
 #: Routes whose body is paid for by its bytes (writes, and MCP calls, which may write).
 _BODIED = (WRITES, "mcp")
 #: Routes whose body holds a batch, each of whose items spends from the write budget.
 _BATCHES = ("/v1/episodes", "/v1/outcomes")
-#: MCP tools that spend from the write and deletion budgets (every other call is a read).
-_MCP_TOOLS = {"memory_add": WRITES, "outcome_report": WRITES, "memory_forget": DELETIONS}
 #: Bodies larger than this are counted in a worker thread, off the event loop (bytes).
 _INLINE_PARSE_BYTES = 64_000
-
-
-@dataclass(frozen=True)
-class Limits:
-    """The budgets a minute, per key and per tenant (0: no limit), the requests of a tenant
-    running at once (0: no limit) and how many more may wait for a place."""
-
-    per_key: Mapping[str, int]
-    per_tenant: Mapping[str, int]
-    concurrency: int
-    queue: int
-
-    @classmethod
-    def of(cls, s: Settings) -> Limits:
-        return cls(
-            per_key={
-                WRITES: s.rate_writes_per_min,
-                DELETIONS: s.rate_deletions_per_min,
-                READS: s.rate_reads_per_min,
-                BYTES: s.rate_write_bytes_per_min,
-            },
-            per_tenant={
-                WRITES: s.rate_tenant_writes_per_min,
-                DELETIONS: s.rate_tenant_deletions_per_min,
-                READS: s.rate_tenant_reads_per_min,
-                BYTES: s.rate_tenant_write_bytes_per_min,
-            },
-            concurrency=s.rate_tenant_concurrency,
-            queue=s.rate_tenant_queue,
-        )
-
-    @property
-    def off(self) -> bool:
-        return not (any(self.per_key.values()) or any(self.per_tenant.values()) or self.concurrency)
-
-    def draws(self, charges: Mapping[str, int], key_id: str, tenant_id: str) -> list[Draw]:
-        """The buckets a request spends from: its key's and its tenant's, for each budget it uses."""
-        out = []
-        for budget, cost in charges.items():
-            if cost <= 0:
-                continue  # an empty body: nothing to pay, and admitted even from a bucket in debt
-            if n := self.per_key[budget]:
-                out.append(Draw(f"{budget}:key:{key_id}", cost, n))
-            if n := self.per_tenant[budget]:
-                out.append(Draw(f"{budget}:tenant:{tenant_id}", cost, n))
-        return out
-
-    def describe(self, charges: Mapping[str, int]) -> str:
-        """The limits a refused request ran into, in words."""
-        parts = []
-        for budget in charges:
-            key, tenant, unit = self.per_key[budget], self.per_tenant[budget], _UNITS[budget]
-            if key and tenant:
-                parts.append(f"this key may send {key} {unit} a minute, and all the keys of its tenant {tenant}")
-            elif key or tenant:
-                who = "this key" if key else "all the keys of this tenant together"
-                parts.append(f"{who} may send {key or tenant} {unit} a minute")
-        return "; ".join(parts)
-
-
-def route_budget(method: str, path: str) -> str | None:
-    """The budget a request spends from (``mcp``: read from its body), or None when it is not limited."""
-    if path == MCP_PATH:
-        return "mcp"
-    if not path.startswith("/v1/"):
-        return None
-    if method == "POST" and path in ("/v1/episodes", "/v1/outcomes"):
-        return WRITES
-    if (method == "POST" and path == "/v1/deletions") or (method == "DELETE" and path.startswith("/v1/memories/")):
-        return DELETIONS
-    if method == "PATCH" or (method == "POST" and (path.endswith("/confirm") or path == "/v1/consolidations")):
-        return WRITES
-    return READS
-
-
-def item_count(body: bytes) -> int:
-    """Episodes or outcomes in a write's body: a list's length, else 1 (a body that is no JSON
-    spends 1 and is refused by the route)."""
-    try:
-        parsed = json.loads(body)
-    except (ValueError, RecursionError):
-        return 1
-    return max(1, len(parsed)) if isinstance(parsed, list) else 1
-
-
-def mcp_charges(body: bytes) -> dict[str, int]:
-    """What an MCP request spends: a write or deletion tool call from those budgets, anything else a read."""
-    try:
-        parsed = json.loads(body)
-    except (ValueError, RecursionError):
-        return {READS: 1}
-    out: Tally[str] = Tally()
-    for msg in parsed if isinstance(parsed, list) else [parsed]:
-        params = msg.get("params") if isinstance(msg, dict) else None
-        tool = params.get("name") if isinstance(params, dict) and msg.get("method") == "tools/call" else None
-        out[_MCP_TOOLS.get(tool, READS) if isinstance(tool, str) else READS] += 1
-    return dict(out) or {READS: 1}
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,13 +194,20 @@ class RateLimit:
         if holder is None:
             await self.app(scope, receive, send)
             return
-        # Admission from the headers: the body's bytes and one unit of the route's budget.
-        size = _content_length(scope) if budget in _BODIED else 0
+        # Admission from the headers: the body's bytes and one unit of the route's budget (a
+        # read's units by its length).
+        size = _content_length(scope) if budget in _BODIED or budget == READS else 0
         if size is None:  # chunked: the body limit has read it already, capped; count it
             body, receive = await _buffered(receive)
             size = len(body)
-        first = {BYTES: size} | ({} if budget == "mcp" else {budget: 1})
-        if not await self._take(send, limits, buckets, holder, first):
+        if budget == READS:
+            first = {READS: read_units(size + len(scope.get("query_string", b"")))}
+        else:
+            first = {BYTES: size} | ({} if budget == "mcp" else {budget: 1})
+        # A large body refused unread is not drained: the connection closes after the 429, so a
+        # client that keeps sending refused megabytes costs this process nothing to read them.
+        unread = size > _INLINE_PARSE_BYTES and _content_length(scope) is not None
+        if not await self._take(send, limits, buckets, holder, first, close=unread):
             return
         charges, receive = await self._charges(limits, budget, scope["path"], receive)
         if budget == "mcp" and not await self._take(send, limits, buckets, holder, charges):
@@ -312,7 +227,14 @@ class RateLimit:
             self.slots.leave(holder.tenant_id)
 
     async def _take(
-        self, send: Send, limits: Limits, buckets: Buckets, holder: Holder, charges: Mapping[str, int]
+        self,
+        send: Send,
+        limits: Limits,
+        buckets: Buckets,
+        holder: Holder,
+        charges: Mapping[str, int],
+        *,
+        close: bool = False,
     ) -> bool:
         """Pay ``charges`` from the holder's buckets, or answer 429 and return False."""
         wait = await self._pay(buckets, limits.draws(charges, holder.key_id, holder.tenant_id))
@@ -321,7 +243,7 @@ class RateLimit:
         retry = max(1, math.ceil(wait))
         refused = {b: c for b, c in charges.items() if c > 0}
         msg = f"rate limit: {limits.describe(refused)}; retry in {retry} s"
-        await self._refuse(send, "+".join(sorted(refused)), msg, retry)
+        await self._refuse(send, "+".join(sorted(refused)), msg, retry, close=close)
         return False
 
     async def _pay(self, buckets: Buckets, draws: list[Draw], *, force: bool = False) -> float:
@@ -329,6 +251,8 @@ class RateLimit:
         thread from Redis's (a network round trip). Returns the seconds to wait (0: paid)."""
         if not draws:
             return 0.0
+        if not force and (known := buckets.known_wait(draws)) > 0:
+            return known  # refused from what this process knows, with no round trip
         pay: Callable[[list[Draw]], float | None] = buckets.spend if force else buckets.take
         wait = pay(draws) if isinstance(buckets, MemoryBuckets) else await self._off_loop(pay, draws)
         return wait or 0.0
@@ -362,9 +286,9 @@ class RateLimit:
     async def _off_loop(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await anyio.to_thread.run_sync(fn, *args, limiter=self._threads)
 
-    async def _refuse(self, send: Send, budget: str, message: str, retry_s: int) -> None:
+    async def _refuse(self, send: Send, budget: str, message: str, retry_s: int, *, close: bool = False) -> None:
         if self._refused is not None:
             self._refused.labels(budget).inc()
         log.debug("api.rate_limited", budget=budget, retry_s=retry_s)
-        headers = [(b"retry-after", str(retry_s).encode())]
+        headers = [(b"retry-after", str(retry_s).encode())] + ([(b"connection", b"close")] if close else [])
         await send_json(send, 429, error_body("rate_limited", message), headers)

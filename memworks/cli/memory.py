@@ -40,7 +40,7 @@ def register(sub: Any) -> None:
         metavar="0-19",
         default=None,
         help="run at least at this OS niceness, yielding the CPU to an API on the host "
-        "(default: MEMWORKS_WORKER_NICE, 10)",
+        "(default: MEMWORKS_WORKER_NICE, 19)",
     )
     resend_option(w)
     w.set_defaults(handler=_worker)

@@ -92,14 +92,21 @@ def transcript_candidate(turn: Turn) -> Candidate:
 
 
 def bounded_turn(turn: Turn, max_chars: int) -> Turn:
-    """``turn`` as its extractor reads it: at most ``max_chars`` characters, cut after the last
-    sentence (or line) that fits when one ends in the second half, else at the last space."""
+    """``turn`` as its extractor reads it: its content cut by :func:`bounded_text`."""
     if len(turn.content) <= max_chars:
         return turn
-    head = turn.content[: max_chars + 1]
+    return turn.model_copy(update={"content": bounded_text(turn.content, max_chars)})
+
+
+def bounded_text(text: str, max_chars: int) -> str:
+    """At most ``max_chars`` characters of ``text``, cut after the last sentence (or line) that
+    fits when one ends in the second half, else at the last space."""
+    if len(text) <= max_chars:
+        return text
+    head = text[: max_chars + 1]
     ends = [m.end() for m in _CUT.finditer(head) if m.end() <= max_chars]
     cut = ends[-1] if ends and ends[-1] > max_chars // 2 else head.rfind(" ", max_chars // 2, max_chars) + 1
-    return turn.model_copy(update={"content": turn.content[: cut or max_chars].rstrip()})
+    return text[: cut or max_chars].rstrip()
 
 
 def overflow_refusal(turn: Turn, *, extractor: str, dropped: int, kept: int) -> Judged:

@@ -34,7 +34,7 @@ from memworks.pipelines.claims import ClaimText, join_sentences, read_claim
 from memworks.pipelines.claims.govern import MIN_COSINE, NEIGHBOURS, ClaimPlan, Statement, govern, names
 from memworks.pipelines.extraction.open_vocab_parse import Sentence
 from memworks.pipelines.gate import Verdict
-from memworks.pipelines.ingest import Judged
+from memworks.pipelines.ingest import MAX_CHARS_READ, Judged, bounded_text
 from memworks.pipelines.write_plan import Reinforce, WritePlan
 from memworks.store import audit, claims, memories
 
@@ -57,11 +57,12 @@ def govern_batch(
     parse: Parse | None,
     now: datetime,
     counts: dict[str, int],
+    max_chars: int = MAX_CHARS_READ,
 ) -> list[tuple[str, str]]:
     """:func:`govern_statements` for each scope of a message's write; the scopes it changed."""
     changed = []
     for (tenant, user), fresh in statements.items():
-        done = govern_statements(s, tenant=tenant, user=user, fresh=fresh, parse=parse, now=now)
+        done = govern_statements(s, tenant=tenant, user=user, fresh=fresh, parse=parse, now=now, max_chars=max_chars)
         counts["claims_closed"] = counts.get("claims_closed", 0) + done.closed
         counts["claims_restated"] = counts.get("claims_restated", 0) + done.restated
         if done.closed or done.restated:
@@ -77,9 +78,11 @@ def govern_statements(
     fresh: Mapping[str, str],
     parse: Parse | None,
     now: datetime,
+    max_chars: int = MAX_CHARS_READ,
 ) -> ClaimsOutcome:
     """Decide the scope's new transcripts ``fresh`` (transcript id → episode id) against its
-    stored statements, earlier and later, and write what the decisions say."""
+    stored statements, earlier and later, and write what the decisions say. A statement is read
+    as far as its episode's extractor reads (``max_chars``): a long turn costs no more here."""
     rows = claims.statements(s, tenant_id=tenant, user_id=user)
     new_rows = [(m, v) for m, v in rows if m.memory_id in fresh]
     if not new_rows:
@@ -87,13 +90,14 @@ def govern_statements(
     old_rows = _candidates(new_rows, [(m, v) for m, v in rows if m.memory_id not in fresh])
     episodes = dict(fresh) | claims.episodes_of(s, tenant_id=tenant, ids=[m.memory_id for m, _ in old_rows])
     said = claims.records_of_episodes(s, tenant_id=tenant, user_id=user, episodes=sorted(set(episodes.values())))
-    texts = [m.text for m, _ in (*new_rows, *old_rows)]
+    texts = [bounded_text(m.text, max_chars) for m, _ in (*new_rows, *old_rows)]
     parsed = parse(texts) if parse is not None else {}
 
     def statement(m: Memory, v: npt.NDArray[np.float32]) -> Statement:
-        sentence = join_sentences(list(parsed.get(m.text, ())), m.text) if parsed else None
+        text = bounded_text(m.text, max_chars)
+        sentence = join_sentences(list(parsed.get(text, ())), text) if parsed else None
         claim: ClaimText = read_claim(
-            m.text,
+            text,
             subject=m.subject or "user",
             said_at=m.valid_from,
             source=m.source.value,

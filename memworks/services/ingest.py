@@ -236,7 +236,9 @@ def _write(
         index_memories(s, writes.new_rows, judge.embedder, judge.vectors, fresh=True)
         if claims:  # after indexing: claims meet by vector
             parse = getattr(judge.extractor, "parse", None)
-            writes.changed += govern_batch(s, writes.statements, parse=parse, now=now, counts=out.counts)
+            writes.changed += govern_batch(
+                s, writes.statements, parse=parse, now=now, counts=out.counts, max_chars=judge.caps.max_chars
+            )
         if writes.deleted:
             lexical.purge(s, writes.deleted)
             vector.purge(s, writes.deleted)

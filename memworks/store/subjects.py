@@ -14,6 +14,7 @@ from sqlmodel import Session, col
 
 from memworks.models.enums import Relation
 from memworks.models.tables import Episode, Lineage, Memory
+from memworks.pipelines.ingest import MAX_CHARS_READ, bounded_text
 from memworks.pipelines.timerange import event_time
 from memworks.store.memories import chunks
 from memworks.store.turns import speaker_of
@@ -48,4 +49,5 @@ def attach(session: Session, rows: Sequence[Memory]) -> None:
         if r.subject is None and r.memory_id in spoken:
             r.subject = spoken[r.memory_id]
         if r.event_at is None and r.extractor == "transcript":
-            r.event_at = event_time(r.text, r.valid_from)
+            # Read as far as an extractor reads an episode: a long turn's dates cost no more.
+            r.event_at = event_time(bounded_text(r.text, MAX_CHARS_READ), r.valid_from)

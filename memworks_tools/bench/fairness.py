@@ -2,16 +2,22 @@
 
 The distributed deployment on loopback: a scratch PostgreSQL database, a private ``redis-server``
 (or a scratch queue namespace on the given Redis), ``memworks worker`` processes and the API
-(``memworks api``) as subprocesses, with the deployment's settings (rate limits included). Tenant
-B (an end-user key) first reads ``fairness.reads`` times with the machine idle; then tenant A (an
-end-user key, as in the probe) floods for ``fairness.flood_s`` seconds from a process of its own:
-batches of long "I like teaN." episodes, deletion requests (each of its records in turn, and the
-whole subject) and retrievals with the longest query the API takes, while B keeps reading and, a
-third of the way in, sends one episode and one deletion. Reported:
+(``memworks api``) as subprocesses, with the deployment's settings (rate limits included).
+
+Tenant B (an end-user key) does the same thing twice, for ``fairness.flood_s`` seconds each: it
+reads every ``READ_GAP_S`` and, a third of the way in, sends one episode and one deletion. The
+first time the machine is otherwise idle; the second time tenant A (an end-user key, as in the
+probe) floods from a process of its own: batches of long "I like teaN." episodes, deletion
+requests (each of its records in turn, and the whole subject) and retrievals with the longest
+query the API takes. The flooding process runs at the lowest CPU priority
+(``fairness.flooder_nice``): in a deployment the attacker's client runs on its own machine, and
+here its own work (building and sending requests) would take the cores the benchmark measures.
+Reported:
 
 * ``read_p95_ratio``: B's retrieve p95 under the flood over idle (goal ≤ 2.0), with p50s;
 * ``b_episode_s`` / ``b_deletion_s``: from B's request to its episode processed and its manifest
-  complete, against the bound :data:`BOUND` states;
+  complete under the flood (``…_idle_s`` the same without it), against the bound :data:`BOUND`
+  states;
 * A's requests by answer, the share answered 429, and A's backlog when the flood stopped.
 
 Every loop ends by itself; the flood never leaves loopback.
@@ -40,11 +46,26 @@ from memworks_tools.bench.fairness_load import (
 )
 
 NAME = "fairness"
-#: B's facts, and the questions its reads ask about them.
-B_STORY = ["I live in Lisbon.", "My dog is called Pixel.", "I work at Initech as a nurse.", "I love sushi."]
+#: B's facts, and the questions its reads ask about them (the cat and the parrot are there to be
+#: deleted, one in each phase).
+B_STORY = [
+    "I live in Lisbon.",
+    "My dog is called Pixel.",
+    "I work at Initech as a nurse.",
+    "I love sushi.",
+    "My cat is called Tom.",
+    "My parrot is called Kiwi.",
+]
 B_QUESTIONS = ["Where do I live?", "What is my dog called?", "Where do I work?", "What food do I love?"]
 #: The longest query the API takes (characters).
 LONG_QUERY = 1000
+#: Seconds between two of B's reads (in both phases).
+READ_GAP_S = 0.1
+#: What B sends a third of the way into each phase: an episode, and a deletion of one key.
+PROBES = {
+    "idle": ("b-probe-idle", "I moved to Porto last week.", "user.pet.cat"),
+    "flood": ("b-probe-flood", "I moved to Faro last week.", "user.pet.parrot"),
+}
 #: What bounds B's waits (the report carries it beside the figures).
 BOUND = (
     "each of B's messages waits for the messages running when it arrives (at most threads × processes, each "
@@ -70,6 +91,7 @@ def run(opts: Options) -> dict[str, Any]:
         "episode_chars": opts.size("fairness.episode_chars", 90_000, 90_000),
         "floods": opts.size("fairness.floods", FLOODS, FLOODS),
         "wait_s": float(opts.size("fairness.wait_s", 600, 300)),
+        "flooder_nice": opts.size("fairness.flooder_nice", 19, 19),
     }
     if postgres_version(opts.pg_url) is None:
         opts.say(f"fairness: skipped (PostgreSQL at {opts.pg_url} is not reachable)")
@@ -140,7 +162,7 @@ def _flood(
     b: Any,
     pids: dict[str, list[int]],
 ) -> dict[str, Any]:
-    """B's idle reads, then A's flood with B's reads, episode and deletion (see the module)."""
+    """B's phase with the machine idle, then the same phase under A's flood (see the module)."""
     url, a_key = a_at
     b_tally = Tally()
     # Warm-up: B's facts (the workers load their models on them), A's first records, one read each.
@@ -149,26 +171,24 @@ def _flood(
     if wait_for(lambda: _unprocessed(mw) == 0, timeout_s=300) is None:
         return {"skipped": "the workers did not process the warm-up within 300 s"}
     timed_reads(b, Tally(), B_QUESTIONS, n=4)
-    questions = [f"{q} ({i})" for i in range(200) for q in B_QUESTIONS]  # each asked once: no cached answer
-    idle = timed_reads(b, b_tally, questions, n=sizes["reads"])
+    spawn = multiprocessing.get_context("spawn")
+    results, go = spawn.Queue(), spawn.Event()
+    flooder = spawn.Process(
+        target=flood,
+        args=(url, a_key, sizes | {"query_chars": LONG_QUERY}, sizes["flood_s"], results, go),
+        daemon=True,
+    )
+    flooder.start()  # ready and waiting before the idle phase: its start-up is not measured
+    # Each asked once (no cached answer); both phases ask every question, with numbers alike.
+    questions = {n: [f"{q} ({i})" for i in range(n, 4000, 2) for q in B_QUESTIONS] for n in (0, 1)}
+    idle, idle_probe = _phase(mw, b, b_tally, questions[0], sizes, "idle")
     opts.say(f"fairness: B idle retrieve p95 {percentiles(idle)['p95']} ms ({len(idle)} reads)")
 
     cpu0 = {k: cpu_seconds(v) for k, v in pids.items()}
     t0 = time.monotonic()
-    deadline = t0 + sizes["flood_s"]
-    results = multiprocessing.get_context("spawn").Queue()
-    flooder = multiprocessing.get_context("spawn").Process(
-        target=flood, args=(url, a_key, sizes | {"query_chars": LONG_QUERY}, sizes["flood_s"], results), daemon=True
-    )
-    flooder.start()
-    under: list[float] = []
-    later = questions[sizes["reads"] :]
-    reader = in_threads([lambda: under.extend(timed_reads(b, b_tally, later, deadline=deadline, gap_s=0.1))])
-    time.sleep(sizes["flood_s"] / 3)
-    probe = _probe(mw, b, b_tally, sizes["wait_s"], t0)
-    for t in reader:
-        t.join(timeout=max(0.0, deadline - time.monotonic()) + 180)
-    a_counts: dict[str, int] = results.get(timeout=max(0.0, deadline - time.monotonic()) + 300)
+    go.set()
+    under, probe = _phase(mw, b, b_tally, questions[1], sizes, "flood")
+    a_counts: dict[str, int] = results.get(timeout=max(0.0, t0 + sizes["flood_s"] - time.monotonic()) + 300)
     flooder.join(timeout=60)
     cpu = {k: round(cpu_seconds(v) - cpu0[k], 1) for k, v in pids.items()}
     cpu["wall"] = round(time.monotonic() - t0, 1)
@@ -179,7 +199,11 @@ def _flood(
         "read_ms_flood": percentiles(under),
         "read_p95_ratio": ratio(flood_p95, idle_p95),
         "read_p95_goal": 2.0,
+        "raw_flood": [round(x) for x in under],
+        "raw_idle": [round(x) for x in idle],
         **probe,
+        "b_episode_idle_s": idle_probe["b_episode_s"],
+        "b_deletion_idle_s": idle_probe["b_deletion_s"],
         "a_requests": sum(a_counts.values()),
         "a_by_status": a_counts,
         "a_429": a_counts.get("429", 0),
@@ -198,16 +222,35 @@ def _flood(
     return report
 
 
-def _probe(mw: Any, b: Any, tally: Tally, wait_s: float, t0: float) -> dict[str, Any]:
-    """B's one episode and one deletion, sent mid-flood: seconds until processed and complete."""
+def _phase(
+    mw: Any, b: Any, tally: Tally, questions: list[str], sizes: dict[str, Any], name: str
+) -> tuple[list[float], dict[str, Any]]:
+    """B's reads every :data:`READ_GAP_S` for ``flood_s`` seconds (at least ``reads`` of them),
+    with its probe a third of the way in: the latencies, and the probe's times."""
+    t0 = time.monotonic()
+    deadline = t0 + sizes["flood_s"]
+    reads: list[float] = []
+    reader = in_threads([lambda: reads.extend(timed_reads(b, tally, questions, deadline=deadline, gap_s=READ_GAP_S))])
+    time.sleep(sizes["flood_s"] / 3)
+    probe = _probe(mw, b, tally, sizes["wait_s"], t0, PROBES[name])
+    for t in reader:
+        t.join(timeout=max(0.0, deadline - time.monotonic()) + 180)
+    if len(reads) < sizes["reads"]:
+        reads += timed_reads(b, tally, questions[len(reads) + 1 :], n=sizes["reads"] - len(reads), gap_s=READ_GAP_S)
+    return reads, probe
+
+
+def _probe(mw: Any, b: Any, tally: Tally, wait_s: float, t0: float, what: tuple[str, str, str]) -> dict[str, Any]:
+    """B's one episode and one deletion: seconds until processed and complete."""
+    episode_id, text, key = what
     sent_at = round(time.monotonic() - t0, 1)
-    call(b, "POST", "/v1/episodes", tally, json=_episode("b-probe", "I moved to Porto last week.", 99))
-    r = call(b, "POST", "/v1/deletions", tally, json={"keys": ["user.pet.dog"]})
+    call(b, "POST", "/v1/episodes", tally, json=_episode(episode_id, text, 99))
+    r = call(b, "POST", "/v1/deletions", tally, json={"keys": [key]})
     rid = r.json().get("request_id") if r is not None and r.status_code == 202 else None
     results: dict[str, float | None] = {}
 
     def episode() -> None:
-        results["b_episode_s"] = wait_for(lambda: _episode_done(mw, "b-probe"), timeout_s=wait_s)
+        results["b_episode_s"] = wait_for(lambda: _episode_done(mw, episode_id), timeout_s=wait_s)
 
     def deletion() -> None:
         finished = lambda: mw.manifest(rid).status not in ("pending", "open")  # noqa: E731
@@ -292,8 +335,18 @@ def rows(r: dict[str, Any]) -> list[tuple[Any, ...]]:
         ("B retrieve p50 idle / flood", f"{idle['p50']} / {under['p50']}", "ms", f"{idle['n']} / {under['n']} reads"),
         ("B retrieve p95 idle / flood", f"{idle['p95']} / {under['p95']}", "ms", ""),
         ("B retrieve p95 flood / idle", r["read_p95_ratio"], "ratio", "goal ≤ 2.0"),
-        ("B episode: sent → processed", r["b_episode_s"], "s", f"sent {r['b_sent_after_s']} s into the flood"),
-        ("B deletion: sent → complete", r["b_deletion_s"], "s", r["b_deletion_status"]),
+        (
+            "B episode: sent → processed, idle / flood",
+            f"{r.get('b_episode_idle_s')} / {r['b_episode_s']}",
+            "s",
+            f"sent {r['b_sent_after_s']} s into the flood",
+        ),
+        (
+            "B deletion: sent → complete, idle / flood",
+            f"{r.get('b_deletion_idle_s')} / {r['b_deletion_s']}",
+            "s",
+            r["b_deletion_status"],
+        ),
         ("A requests (answered 429)", f"{r['a_requests']} ({r['a_429']})", "requests", str(r["a_by_status"])),
         ("A backlog at flood end", r["a_backlog_at_flood_end"]["episodes_unprocessed"], "episodes", ""),
         ("A deletions at work at flood end", r["a_backlog_at_flood_end"]["deletions_at_work"], "requests", ""),

@@ -6,6 +6,7 @@ Every loop stops by itself at its deadline (or when told to); every request goes
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -96,7 +97,7 @@ def call(client: httpx.Client, method: str, path: str, tally: Tally, **kw: Any) 
     return r
 
 
-def tea(n: int, chars: int) -> str:
+def tea(n: int | str, chars: int) -> str:
     """The probe's text: "I like tea0. I like tea1. ..." of about ``chars`` characters."""
     parts, size, i = [], 0, 0
     while size < chars:
@@ -106,29 +107,47 @@ def tea(n: int, chars: int) -> str:
     return " ".join(parts)[:chars]
 
 
+#: Where a batch's number goes in its encoded body.
+MARK = b"@K@"
+
+
+def batch_template(who: str, batch: int, chars: int) -> bytes:
+    """One batch of ``batch`` long episodes, JSON-encoded once, :data:`MARK` where each batch's
+    number goes (in its ids, its session and every sentence)."""
+    mark = MARK.decode()
+    body = [
+        {
+            "episode_id": f"{who}-{mark}-{i}",
+            "session_id": f"{who}-s{mark}",
+            "turn": i,
+            "role": "user",
+            "source": "user",
+            "content": tea(f"{mark}y{i}", chars),
+            "occurred_at": "2025-03-01T09:00:00+00:00",
+        }
+        for i in range(batch)
+    ]
+    return json.dumps(body).encode()
+
+
 def until(deadline: float, stop: threading.Event) -> bool:
     return time.monotonic() < deadline and not stop.is_set()
 
 
 def flood_episodes(
-    client: httpx.Client, tally: Tally, *, who: str, batch: int, chars: int, deadline: float, stop: threading.Event
+    client: httpx.Client, tally: Tally, *, template: bytes, deadline: float, stop: threading.Event
 ) -> None:
-    """Batches of ``batch`` long episodes, as fast as they are answered, until the deadline."""
+    """Batches of long episodes from ``template`` (:func:`batch_template`), as fast as they are
+    answered, until the deadline.
+
+    Each batch differs from the others (ids, session, text) but is made from one body encoded
+    before the flood: the flooding client's own work would run on the attacker's machine, and
+    here it would take the cores from the service the benchmark measures.
+    """
+    headers = {"content-type": "application/json"}
     k = 0
     while until(deadline, stop):
-        body = [
-            {
-                "episode_id": f"{who}-{k}-{i}",
-                "session_id": f"{who}-s",
-                "turn": k * batch + i,
-                "role": "user",
-                "source": "user",
-                "content": tea(k * batch + i, chars),
-                "occurred_at": "2025-03-01T09:00:00+00:00",
-            }
-            for i in range(batch)
-        ]
-        call(client, "POST", "/v1/episodes", tally, json=body)
+        call(client, "POST", "/v1/episodes", tally, content=template.replace(MARK, str(k).encode()), headers=headers)
         k += 1
 
 
@@ -181,11 +200,18 @@ def timed_reads(
     return out
 
 
-def flood(url: str, secret: str, sizes: dict[str, Any], seconds: float, out: Any) -> None:
-    """Tenant A's whole flood for ``seconds``, in threads of this process; puts its answers by
-    status on ``out``. Run in a process of its own, so building its bodies shares no interpreter
-    lock with the reader whose latency is measured."""
+def flood(url: str, secret: str, sizes: dict[str, Any], seconds: float, out: Any, go: Any) -> None:
+    """Tenant A's whole flood for ``seconds`` from when ``go`` is set, in threads of this process;
+    puts its answers by status on ``out``. Run in a process of its own, so building its bodies
+    shares no interpreter lock with the reader whose latency is measured, started ahead (its
+    imports and bodies are made before the idle phase) at ``flooder_nice``."""
+    if sizes.get("flooder_nice"):
+        os.nice(int(sizes["flooder_nice"]))
     tally, stop = Tally(), threading.Event()
+    templates = [batch_template(f"a{n}", sizes["batch"], sizes["episode_chars"]) for n in range(8)]
+    if not go.wait(timeout=3600):
+        out.put(tally.as_dict())
+        return
     deadline = time.monotonic() + seconds
     floods = sizes["floods"]
     headers = {"Authorization": f"Bearer {secret}"}
@@ -193,13 +219,7 @@ def flood(url: str, secret: str, sizes: dict[str, Any], seconds: float, out: Any
         jobs: list[Callable[[], None]] = [
             *[
                 lambda n=n: flood_episodes(
-                    a,
-                    tally,
-                    who=f"a{n}",
-                    batch=sizes["batch"],
-                    chars=sizes["episode_chars"],
-                    deadline=deadline,
-                    stop=stop,
+                    a, tally, template=templates[n % len(templates)], deadline=deadline, stop=stop
                 )
                 for n in range(floods.get("episodes", 0))
             ],

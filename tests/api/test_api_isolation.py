@@ -22,9 +22,16 @@ B_VALUES = ["Oslo", "Rex", "Bergen", "Initech", "welder", "chief@example.org", "
 
 @pytest.fixture
 def mw(sqlite_url: str, make_memworks: Any) -> Any:
-    """The API's facade without a per-key deletion budget: the probes send about 170 deletion
-    requests per key in seconds, which it would refuse with 429 (tests/api/test_rate_limits.py)."""
-    return make_memworks(sqlite_url, rate_deletions_per_min=0)
+    """The API's facade without deletion and read budgets: the probes send about 170 deletion
+    requests and a thousand reads per key in seconds, which it would refuse with 429
+    (tests/api/test_rate_limits.py)."""
+    limits_off = (
+        "rate_deletions_per_min",
+        "rate_tenant_deletions_per_min",
+        "rate_reads_per_min",
+        "rate_tenant_reads_per_min",
+    )
+    return make_memworks(sqlite_url, **dict.fromkeys(limits_off, 0))
 
 
 def test_a_thousand_cross_tenant_probes_see_nothing_of_b(

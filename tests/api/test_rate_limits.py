@@ -28,6 +28,7 @@ OFF = {
     "rate_tenant_write_bytes_per_min": 0,
     "rate_tenant_concurrency": 0,
     "rate_tenant_queue": 0,
+    "rate_burst_s": 60.0,  # a minute's worth: the figures below count on it
 }
 
 
@@ -425,7 +426,7 @@ def test_spending_pays_into_debt_and_the_next_take_waits_for_it(where: str, requ
     ],
 )
 def test_each_route_spends_from_one_budget(method: str, path: str, budget: str | None) -> None:
-    from memworks.api.ratelimit import route_budget
+    from memworks.api.budgets import route_budget
 
     assert route_budget(method, path) == budget
 
@@ -433,7 +434,7 @@ def test_each_route_spends_from_one_budget(method: str, path: str, budget: str |
 def test_a_bodys_cost_counts_its_items() -> None:
     import json
 
-    from memworks.api.ratelimit import item_count, mcp_charges
+    from memworks.api.budgets import item_count, mcp_charges
 
     assert item_count(json.dumps([{}] * 256).encode()) == 256
     assert item_count(b"{}") == 1 and item_count(b"not json") == 1 and item_count(b"[]") == 1
@@ -488,3 +489,82 @@ def test_tenant_places_are_handed_to_waiters_in_order_and_a_full_queue_or_a_long
         assert all([await slots.enter("u", 0, 0) for _ in range(100)])
 
     anyio.run(scenario)
+
+
+@limits(rate_reads_per_min=14)
+def test_a_long_query_spends_from_the_read_budget_by_its_length(client: Any, mw: Any) -> None:
+    """What a read costs grows with its query: a 1,000-character question spends seven units."""
+    from memworks.api.budgets import READ_UNIT_BYTES, read_units
+
+    long_key, short_key = new_key(mw, "ta", "u1"), new_key(mw, "ta", "u2")
+    long_query = {"query": ("which tea do I like best " * 40)[:1000]}
+    # Given a budget of 14 units a minute: two long questions spend it
+    assert read_units(len('{"query": ""}') + 1000) == 7
+    assert [client.post("/v1/retrieve", json=long_query, headers=long_key).status_code for _ in range(2)] == [200, 200]
+    assert_limited(client.post("/v1/retrieve", json=long_query, headers=long_key), unit=str(READ_UNIT_BYTES))
+    # While short questions spend one unit each: fourteen pass
+    short = {"query": "Where do I live?"}
+    assert [client.post("/v1/retrieve", json=short, headers=short_key).status_code for _ in range(14)] == [200] * 14
+    assert_limited(client.post("/v1/retrieve", json=short, headers=short_key))
+    # And a question in the query string is charged the same way
+    assert read_units(0) == 1 and read_units(READ_UNIT_BYTES) == 1 and read_units(READ_UNIT_BYTES + 1) == 2
+
+
+def test_a_bucket_known_empty_is_refused_without_asking_redis(redis_url: str) -> None:
+    """A Redis bucket's last answer bounds it from above: a request that bound refuses is refused
+    in this process, and one it may admit is asked of Redis."""
+    import redis
+
+    from memworks.store.ratelimit import Draw, RedisBuckets
+
+    calls = []
+    buckets = RedisBuckets(redis_url, namespace="t-known", fallback=None)  # type: ignore[arg-type]
+    real = buckets._script
+
+    def counted(**kw: Any) -> Any:
+        calls.append(kw)
+        return real(**kw)
+
+    buckets._script = counted
+    try:
+        draw = [Draw("reads:key:k1", 1, 2)]
+        # Given a bucket of 2 spent by two requests (both asked of Redis)
+        assert buckets.known_wait(draw) == 0.0
+        assert [buckets.take(draw), buckets.take(draw)] == [0.0, 0.0]
+        assert len(calls) == 2
+        # When a third comes, Then this process knows it must wait about 30 s (2 a minute)
+        wait = buckets.known_wait(draw)
+        assert 25 < wait <= 30
+        # And a request on another bucket is not held by that knowledge
+        assert buckets.known_wait([Draw("reads:key:k2", 1, 2)]) == 0.0
+    finally:
+        r = redis.Redis.from_url(redis_url)
+        for k in r.keys("memworks:rate:t-known:*"):
+            r.delete(k)
+        buckets.close()
+
+
+def test_a_bucket_holds_its_burst_and_refills_at_its_rate() -> None:
+    """A bucket of 60 a minute holding 10 seconds of it: 10 at once, then one a second; a batch
+    larger than the bucket is still admitted from a full one, and its debt is waited for."""
+    from memworks.api.budgets import Limits
+    from memworks.store.ratelimit import MemoryBuckets
+
+    now = [0.0]
+    b = MemoryBuckets(clock=lambda: now[0])
+    limits = Limits({"reads": 60}, {"reads": 0}, concurrency=0, queue=0, burst_s=10.0)
+    one = limits.draws({"reads": 1}, "k", "t")
+    assert [b.take(one) for _ in range(10)] == [0.0] * 10
+    assert b.take(one) == pytest.approx(1.0)
+    now[0] = 3.0
+    assert [b.take(one) for _ in range(3)] == [0.0] * 3 and b.take(one) > 0
+    # A tiny budget still holds one request
+    assert (
+        Limits({"reads": 3}, {"reads": 0}, concurrency=0, queue=0, burst_s=10.0)
+        .draws({"reads": 1}, "k", "t")[0]
+        .capacity
+        == 1.0
+    )
+    now[0] = 100.0
+    assert b.take(limits.draws({"reads": 25}, "k", "t")) == 0.0  # larger than the bucket: from full
+    assert b.take(one) == pytest.approx(16.0)  # 15 of debt, then 1

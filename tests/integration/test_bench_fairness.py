@@ -40,7 +40,8 @@ def test_the_fairness_harness_reports_bs_work_done_and_as_answers(
     written = json.loads((tmp_path / "fairness.json").read_text())
     assert written["read_p95_ratio"] == report["read_p95_ratio"]
     assert (tmp_path / "fairness.png").stat().st_size > 1000
-    assert report["read_ms_idle"]["n"] == 5 and report["read_ms_flood"]["n"] >= 1
+    assert report["read_ms_idle"]["n"] >= 5 and report["read_ms_flood"]["n"] >= 5
+    assert report["b_episode_idle_s"] is not None and report["b_deletion_idle_s"] is not None
     assert report["b_episode_s"] is not None and report["b_deletion_status"] == "complete"
     assert report["b_deletion_s"] is not None and report["b_sent_after_s"] >= 0
     assert report["a_requests"] == sum(report["a_by_status"].values()) > 0

@@ -9,8 +9,8 @@ import pytest
 
 @pytest.fixture
 def server_env(server_env: dict[str, str]) -> dict[str, str]:
-    """The server's environment with a budget of two reads a minute per key."""
-    return {**server_env, "MEMWORKS_RATE_READS_PER_MIN": "2"}
+    """The server's environment with a budget of two reads a minute per key, both at once."""
+    return {**server_env, "MEMWORKS_RATE_READS_PER_MIN": "2", "MEMWORKS_RATE_BURST_S": "60"}
 
 
 def test_the_standalone_mcp_server_limits_each_key(mcp_http: str, make_key: Callable[..., str]) -> None:

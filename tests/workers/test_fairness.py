@@ -40,6 +40,36 @@ def test_the_tea_episode_makes_at_most_the_cap_of_records_and_one_audit_row(
     assert {("user.home_city", "Lisbon"), ("user.pet.dog", "Pixel")} <= values
 
 
+def test_the_tea_episode_writes_a_bounded_index_and_is_read_as_far_as_its_extractor_reads(
+    sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lexical index takes at most MAX_TERMS distinct terms of one record (its first ones), and
+    the claims step and the event time read a long turn only as far as the extractor does."""
+    from memworks.models.tables import LexicalPosting
+    from memworks.pipelines import timerange
+    from memworks.pipelines.claims import features
+    from memworks.store import subjects
+    from memworks.store.projections.lexical import MAX_TERMS
+
+    read: list[int] = []
+    real_claim, real_time = features.read_claim, timerange.event_time
+    monkeypatch.setattr(
+        "memworks.services.claims.read_claim", lambda text, **kw: read.append(len(text)) or real_claim(text, **kw)
+    )
+    monkeypatch.setattr(subjects, "event_time", lambda text, at: read.append(len(text)) or real_time(text, at))
+    # Given the 90 KB episode of made-up words, and an earlier like one
+    mw = make_memworks(sqlite_url)
+    mw.enqueue_episodes([episode(1, TEA.replace("tea", "tee")), episode(2, TEA)])
+    mw.drain()
+    with Session(mw.runtime.engine) as s:
+        transcript = s.scalars(select(Memory.memory_id).where(col(Memory.text) == TEA)).one()
+        postings = list(s.scalars(select(LexicalPosting).where(col(LexicalPosting.memory_id) == transcript)))
+    # Then its transcript adds MAX_TERMS postings, not one per made-up word
+    assert len(postings) == MAX_TERMS
+    # And every read of it by the claims step and the event time stopped at the extractor's 8,000 characters
+    assert read and max(read) <= 8_000
+
+
 def test_a_message_of_dense_episodes_stops_at_its_budget_and_the_rest_follow(
     sqlite_url: str, make_memworks: Any
 ) -> None:

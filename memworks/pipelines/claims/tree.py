@@ -12,6 +12,7 @@ not count.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,13 +56,15 @@ def _number(t: Token) -> str | None:
 def _clause_heads(s: Sentence) -> list[Token]:
     roots = [t for t in s.tokens if t.dep == "ROOT"] or list(s.tokens[:1])
     out: list[Token] = []
-    stack = list(roots)
-    while stack:
-        v = stack.pop(0)
-        if v in out:
+    seen: set[int] = set()  # by index: a long claim has thousands of clauses
+    queue = deque(roots)
+    while queue:
+        v = queue.popleft()
+        if v.i in seen:
             continue
+        seen.add(v.i)
         out.append(v)
-        stack += [k for k in s.children(v.i, *_CLAUSE_DEPS) if k.pos in ("VERB", "AUX")]
+        queue += [k for k in s.children(v.i, *_CLAUSE_DEPS) if k.pos in ("VERB", "AUX")]
     return out
 
 

@@ -19,6 +19,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,9 @@ from memworks.store.projections.scope_cache import admitted, cached, keep_visibl
 
 #: Candidates taken from the lexical side before fusion.
 LIMIT = 50
+#: Distinct terms one record adds to the index (its first ones; its length still counts them all):
+#: a long turn of made-up words ("tea0x1 tea0x2 …") must not write thousands of postings.
+MAX_TERMS = 2_000
 #: BM25 term-frequency saturation and length normalisation (the usual defaults).
 K1, B = 1.2, 0.75
 
@@ -66,7 +70,7 @@ def apply(
         )
         postings += [
             {"tenant_id": r.tenant_id, "user_id": r.user_id or "", "term": t, "memory_id": r.memory_id, "tf": n}
-            for t, n in counts.items()
+            for t, n in islice(counts.items(), MAX_TERMS)
         ]
     # One multi-row insert per table, not an ORM object per posting.
     insert_rows(session, LexicalDoc, docs)

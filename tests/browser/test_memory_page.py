@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import threading
@@ -94,8 +95,12 @@ def test_list_confirm_and_delete_in_a_real_browser(served: tuple[str, str, Any])
             statuses = {m.value: m.status for m in mw.memories(U) if m.key}
             assert any("boss@example.com" in v and s == MemoryStatus.ACTIVE for v, s in statuses.items())
 
+            # When a record is deleted, Then the page follows its manifest and says "Deleted" only
+            # once every place is confirmed clean
             page.locator("tr", has_text="User lives in Lisbon").locator("button.delete").click()
-            page.wait_for_selector("#message:has-text('Deleted')")
+            page.wait_for_selector("#message:has-text('Deleted: every copy is confirmed gone')", timeout=30_000)
+            checked = re.search(r"\((\d+) of (\d+) places checked\)", page.locator("#message").inner_text())
+            assert checked is not None and checked[1] == checked[2] != "0", page.locator("#message").inner_text()
             mw.drain()
             deadline = time.monotonic() + 20
             while any(m.key == "user.home_city" for m in mw.memories(U)) and time.monotonic() < deadline:

@@ -134,6 +134,11 @@ class Settings(BaseSettings):
     #: at once before the rate applies (at least one request's worth). A minute's worth let one
     #: key spend a whole minute of reads or deletions in its first seconds, while others waited.
     rate_burst_s: float = Field(10.0, gt=0, le=60)
+    #: Seconds a refused request waits before its 429 is sent (at most its Retry-After; 0: at
+    #: once). The wait holds no thread, only the connection: a client that ignores Retry-After
+    #: and asks again at once costs the API a refusal every this long per connection, not
+    #: hundreds a second that share the process with other tenants' reads.
+    rate_refusal_delay_s: float = Field(0.5, ge=0, le=10)
     #: Requests of one tenant running at once in one API process, so another tenant's request
     #: waits behind at most this many of its requests (sync routes share one thread pool and GIL).
     rate_tenant_concurrency: int = Field(4, ge=0)

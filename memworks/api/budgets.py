@@ -40,6 +40,8 @@ class Limits:
     queue: int
     #: Seconds of a budget its bucket holds when full.
     burst_s: float = 60.0
+    #: Seconds a refusal waits before it is sent (at most its Retry-After).
+    refusal_delay_s: float = 0.0
 
     @classmethod
     def of(cls, s: Settings) -> Limits:
@@ -59,6 +61,7 @@ class Limits:
             concurrency=s.rate_tenant_concurrency,
             queue=s.rate_tenant_queue,
             burst_s=s.rate_burst_s,
+            refusal_delay_s=s.rate_refusal_delay_s,
         )
 
     @property

@@ -21,7 +21,9 @@ Admission looks at the headers only: the body's ``Content-Length`` (a chunked bo
 and capped by the body limit, by its length) and one unit of the route's budget (a read's units).
 A large body refused unread closes its connection after the 429, so a client that keeps sending
 refused megabytes costs the process nothing to read them; a budget the last answer from Redis
-shows empty is refused without asking Redis again (:meth:`Buckets.known_wait`). A request over
+shows empty is refused without asking Redis again (:meth:`Buckets.known_wait`). A refusal is
+sent after ``rate_refusal_delay_s`` (a client that ignores Retry-After pays that wait per
+connection, not this process a refusal per microsecond). A request over
 either answers 429 with ``Retry-After`` (whole seconds, at least 1) and the usual error body, code
 ``rate_limited``, before its body is read or parsed; it spends nothing and reaches no route. Once
 admitted, a batch's further episodes or outcomes are counted from its body and paid even into
@@ -219,7 +221,7 @@ class RateLimit:
                 f"too many requests of this tenant in progress: {limits.concurrency} run at once here and "
                 f"{limits.queue} may wait for them; retry in a second"
             )
-            await self._refuse(send, "concurrency", msg, 1)
+            await self._refuse(send, "concurrency", msg, 1, delay_s=limits.refusal_delay_s)
             return
         try:
             await self.app(scope, receive, send)
@@ -243,7 +245,7 @@ class RateLimit:
         retry = max(1, math.ceil(wait))
         refused = {b: c for b, c in charges.items() if c > 0}
         msg = f"rate limit: {limits.describe(refused)}; retry in {retry} s"
-        await self._refuse(send, "+".join(sorted(refused)), msg, retry, close=close)
+        await self._refuse(send, "+".join(sorted(refused)), msg, retry, close=close, delay_s=limits.refusal_delay_s)
         return False
 
     async def _pay(self, buckets: Buckets, draws: list[Draw], *, force: bool = False) -> float:
@@ -286,7 +288,11 @@ class RateLimit:
     async def _off_loop(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await anyio.to_thread.run_sync(fn, *args, limiter=self._threads)
 
-    async def _refuse(self, send: Send, budget: str, message: str, retry_s: int, *, close: bool = False) -> None:
+    async def _refuse(
+        self, send: Send, budget: str, message: str, retry_s: int, *, close: bool = False, delay_s: float = 0.0
+    ) -> None:
+        if delay_s > 0:  # the event loop waits, no thread does
+            await anyio.sleep(min(delay_s, retry_s))
         if self._refused is not None:
             self._refused.labels(budget).inc()
         log.debug("api.rate_limited", budget=budget, retry_s=retry_s)

@@ -18,7 +18,7 @@ from tests.api.api_helpers import table_counts
 def mw(sqlite_url: str, make_memworks: Any) -> Any:
     """The API's facade; its buckets hold a minute of each budget, so the tests of other things
     may send a burst (the limits themselves: tests/api/test_rate_limits.py)."""
-    return make_memworks(sqlite_url, rate_burst_s=60.0)
+    return make_memworks(sqlite_url, rate_burst_s=60.0, rate_refusal_delay_s=0.0)
 
 
 @pytest.fixture

@@ -29,6 +29,7 @@ OFF = {
     "rate_tenant_concurrency": 0,
     "rate_tenant_queue": 0,
     "rate_burst_s": 60.0,  # a minute's worth: the figures below count on it
+    "rate_refusal_delay_s": 0.0,
 }
 
 
@@ -568,3 +569,22 @@ def test_a_bucket_holds_its_burst_and_refills_at_its_rate() -> None:
     now[0] = 100.0
     assert b.take(limits.draws({"reads": 25}, "k", "t")) == 0.0  # larger than the bucket: from full
     assert b.take(one) == pytest.approx(16.0)  # 15 of debt, then 1
+
+
+@limits(rate_reads_per_min=1, rate_refusal_delay_s=0.4)
+def test_a_refusal_is_sent_after_the_refusal_delay_and_holds_no_thread(client: Any, mw: Any) -> None:
+    """A client that asks again at once after a 429 waits ``rate_refusal_delay_s`` for the next
+    one; meanwhile another tenant's request is answered at once (the wait is the event loop's)."""
+    key, other = new_key(mw, "ta", "u1"), new_key(mw, "tb", "u1")
+    assert client.get("/v1/lessons", headers=key).status_code == 200
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        t0 = time.monotonic()
+        refused = pool.submit(client.get, "/v1/lessons", headers=key)
+        time.sleep(0.05)
+        served = client.get("/v1/lessons", headers=other)
+        served_after = time.monotonic() - t0
+        assert_limited(refused.result(timeout=30))
+        refused_after = time.monotonic() - t0
+    assert served.status_code == 200
+    assert refused_after >= 0.4
+    assert served_after < refused_after

@@ -107,8 +107,9 @@ class Settings(BaseSettings):
     dedup_min_similarity: float = Field(0.9, ge=0, le=1)
 
     # Rate limits of the HTTP API and its /mcp endpoint. Each budget is a token bucket holding
-    # ``rate_burst_s`` seconds of it and refilling continuously, shared through Redis when the cache or the broker
-    # is Redis (else per API process); a request over it answers 429 with Retry-After. 0 = no limit.
+    # ``rate_burst_s`` seconds of it and refilling continuously, shared through Redis when the
+    # cache or the broker is Redis (else per API process); a request over it answers 429 with
+    # Retry-After. 0 = no limit.
     #: Episodes and outcomes one API key may send a minute (a batch of 256 spends 256; a
     #: correction, a confirmation or a consolidation spends 1).
     rate_writes_per_min: int = Field(600, ge=0)

@@ -19,13 +19,13 @@ send at once before its rate applies.
 
 Admission looks at the headers only: the body's ``Content-Length`` (a chunked body, already read
 and capped by the body limit, by its length) and one unit of the route's budget (a read's units).
-A large body refused unread closes its connection after the 429, so a client that keeps sending
-refused megabytes costs the process nothing to read them; a budget the last answer from Redis
-shows empty is refused without asking Redis again (:meth:`Buckets.known_wait`). A refusal is
-sent after ``rate_refusal_delay_s`` (a client that ignores Retry-After pays that wait per
-connection, not this process a refusal per microsecond). A request over
-either answers 429 with ``Retry-After`` (whole seconds, at least 1) and the usual error body, code
-``rate_limited``, before its body is read or parsed; it spends nothing and reaches no route. Once
+A request over either answers 429 with ``Retry-After`` (whole seconds, at least 1) and the usual
+error body, code ``rate_limited``, before its body is read or parsed; it spends nothing and
+reaches no route. Refusing stays cheap under a flood: a budget the last answer from Redis shows
+empty is refused without asking Redis again (:meth:`Buckets.known_wait`), a large body refused
+unread closes its connection instead of being drained, and the 429 is sent after
+``rate_refusal_delay_s`` (waited in the event loop), so a client that ignores Retry-After costs
+one refusal per connection per delay. Once
 admitted, a batch's further episodes or outcomes are counted from its body and paid even into
 debt, which its key's and tenant's next writes wait for. An MCP call's tool is known only from
 its body: its bytes are paid first, then its budget is taken as any request's.

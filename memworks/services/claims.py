@@ -90,11 +90,11 @@ def govern_statements(
     old_rows = _candidates(new_rows, [(m, v) for m, v in rows if m.memory_id not in fresh])
     episodes = dict(fresh) | claims.episodes_of(s, tenant_id=tenant, ids=[m.memory_id for m, _ in old_rows])
     said = claims.records_of_episodes(s, tenant_id=tenant, user_id=user, episodes=sorted(set(episodes.values())))
-    texts = [bounded_text(m.text, max_chars) for m, _ in (*new_rows, *old_rows)]
-    parsed = parse(texts) if parse is not None else {}
+    read = {m.memory_id: bounded_text(m.text, max_chars) for m, _ in (*new_rows, *old_rows)}
+    parsed = parse(list(read.values())) if parse is not None else {}
 
     def statement(m: Memory, v: npt.NDArray[np.float32]) -> Statement:
-        text = bounded_text(m.text, max_chars)
+        text = read[m.memory_id]
         sentence = join_sentences(list(parsed.get(text, ())), text) if parsed else None
         claim: ClaimText = read_claim(
             text,

@@ -3,8 +3,8 @@
 A bucket refills at ``per_min`` tokens a minute and holds at most its ``size`` (a minute's worth
 unless the draw says less: how large a burst may be). A request costing ``c`` tokens is admitted
 when each bucket it draws on holds at least ``min(c, size)``: a batch larger than a whole bucket
-is admitted from a full one and leaves it in debt, so no
-allowed batch size is refused for ever, and the rate over time still holds. Either every bucket
+is admitted from a full one and leaves it in debt, so no allowed batch size is refused for ever,
+and the rate over time still holds. Either every bucket
 of a request pays or none does (a refused request spends nothing). :meth:`Buckets.spend` pays
 without asking, into debt if need be: for what a request turns out to cost once it was admitted
 (its later requests wait for the debt to refill).
@@ -14,9 +14,8 @@ clock, so API processes behind a load balancer share the budgets. The script als
 bucket's level, which bounds it from above until the next answer (other processes only take
 from it; it refills no faster than its rate): a request that bound already refuses is refused
 in this process, with no round trip, so a client hammering an empty budget costs Redis nothing
-and the API little. When Redis does not answer,
-the buckets of this process stand in (the request is limited, never failed) and Redis is tried
-again a few seconds later.
+and the API little. When Redis does not answer, the buckets of this process stand in (the
+request is limited, never failed) and Redis is tried again a few seconds later.
 """
 
 from __future__ import annotations
@@ -125,9 +124,9 @@ class MemoryBuckets:
                 del self._state[name]
 
 
-# KEYS: the buckets; ARGV: "1" to pay even into debt (else "0"), then cost, per_min and capacity of
-# each, in turn. Returns "0" when paid, else the seconds to wait, then "|" and each bucket's tokens after
-# (a string: Lua numbers come back from Redis as truncated integers).
+# KEYS: the buckets; ARGV: "1" to pay even into debt (else "0"), then cost, per_min and capacity
+# of each, in turn. Returns "0" when paid, else the seconds to wait, then "|" and each bucket's
+# tokens as the script left them (a string: Lua numbers come back from Redis as truncated integers).
 _TAKE = """
 if redis.replicate_commands then pcall(redis.replicate_commands) end
 local t = redis.call('TIME')

@@ -49,5 +49,5 @@ def attach(session: Session, rows: Sequence[Memory]) -> None:
         if r.subject is None and r.memory_id in spoken:
             r.subject = spoken[r.memory_id]
         if r.event_at is None and r.extractor == "transcript":
-            # Read as far as an extractor reads an episode: a long turn's dates cost no more.
+            # Read as far as the extractor reads an episode by default: a long turn's dates cost no more.
             r.event_at = event_time(bounded_text(r.text, MAX_CHARS_READ), r.valid_from)

@@ -99,6 +99,11 @@ class Settings(BaseSettings):
     consolidation_cron: str = "0 2 * * *"
     #: How often the scheduler re-drives unfinished deletions (s).
     deletion_sweep_s: int = Field(60, ge=5)
+    #: How often the scheduler looks for episodes whose message was lost, and resends them (s).
+    outbox_sweep_s: int = Field(10, ge=1)
+    #: How often the scheduler rewrites PostgreSQL's files when a deletion has completed since
+    #: the last rewrite (s): the bound on how long erased bytes stay on disk.
+    disk_rewrite_s: int = Field(3600, ge=60)
     #: Profile size cap, in tokens of the embedding model's tokenizer.
     profile_max_tokens: int = Field(300, ge=20, le=4000)
     #: Most active records per user scope before capacity eviction.

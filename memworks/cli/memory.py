@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from memworks.cli.common import EXIT_OK, check_services, iso_time, read_jsonl, resend_option
+from memworks.cli.common import EXIT_FAIL, EXIT_OK, check_services, iso_time, read_jsonl, resend_option
 from memworks.errors import InvalidInput
 from memworks.output import dumps, memory_table, table
 
@@ -45,8 +45,13 @@ def register(sub: Any) -> None:
     resend_option(w)
     w.set_defaults(handler=_worker)
 
-    db = sub.add_parser("db", help="database schema")
-    db.add_argument("action", choices=["upgrade"])
+    db = sub.add_parser("db", help="database schema, and the files' rewrite after deletions")
+    db.add_argument(
+        "action",
+        choices=["upgrade", "rewrite"],
+        help="upgrade: migrate to this code's schema; rewrite: take completed deletions' bytes off "
+        "PostgreSQL's files now (the scheduler does it every MEMWORKS_DISK_REWRITE_S)",
+    )
     db.set_defaults(handler=_db)
 
     ing = sub.add_parser("ingest", help="enqueue episodes from a .jsonl file (validated whole first)")
@@ -167,10 +172,23 @@ def lower_priority(nice: int) -> None:
 
 def _db(args: argparse.Namespace) -> int:
     from memworks.config import get_settings
+    from memworks.services import erasure
+    from memworks.services.deps import Deps, utcnow
     from memworks.store.db import upgrade
 
-    upgrade(get_settings().database_url)
-    print("database schema is current")
+    if args.action == "upgrade":
+        upgrade(get_settings().database_url)
+        print("database schema is current")
+        return EXIT_OK
+    done = erasure.rewrite_files(Deps(get_settings()), now=utcnow())
+    if done.tables_left:
+        print(f"not done: no lock within 5 s on {', '.join(done.tables_left)}; run it again", file=sys.stderr)
+        return EXIT_FAIL
+    print(
+        f"database files rewritten: {len(done.requests)} completed deletion(s) off the disk"
+        if done.requests
+        else "no deletion completed since the last rewrite: nothing to do"
+    )
     return EXIT_OK
 
 

@@ -226,7 +226,7 @@ class Memworks(LessonsMixin, DeletionMixin):
         return profiles.read_profile(self.runtime, scope, query=query, now=utcnow())
 
     def sweep_outbox(self, older_than_s: int = 0) -> None:
-        """Re-send episodes stored but not processed (a lost message); the scheduler does it every 5 min."""
+        """Re-send episodes stored but not processed (a lost message); the scheduler does it every 10 s."""
         self._ensure_worker()
         resend_unprocessed.send(older_than_s)
 

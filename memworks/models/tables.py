@@ -9,15 +9,7 @@ from typing import Any
 from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from memworks.models.enums import (
-    EpisodeState,
-    GateOutcome,
-    MemoryKind,
-    MemoryStatus,
-    Relation,
-    Role,
-    Source,
-)
+from memworks.models.enums import EpisodeState, GateOutcome, MemoryKind, MemoryStatus, Relation, Role, Source
 from memworks.models.types import UTCDateTime, enum_type
 
 
@@ -252,6 +244,8 @@ class DeletionRequest(SQLModel, table=True):
     created_at: datetime = _time(nullable=False)
     planned_at: datetime | None = _time()
     completed_at: datetime | None = _time()
+    #: When the files were rewritten after it completed (:mod:`memworks.store.erasure.disk`).
+    rewritten_at: datetime | None = _time()
 
 
 class ManifestTarget(SQLModel, table=True):

@@ -20,7 +20,7 @@ from memworks.config import Settings
 from memworks.scheduler import jobs
 
 #: Job ids: stable names, so a restart replaces rather than duplicates.
-JOB_IDS = ("consolidate-nightly", "expire-hourly", "resume-deletions", "resend-lost-episodes")
+JOB_IDS = ("consolidate-nightly", "expire-hourly", "resume-deletions", "resend-lost-episodes", "rewrite-erased-files")
 
 
 def build_scheduler(
@@ -52,9 +52,16 @@ def build_scheduler(
     )
     add(
         jobs.resend_lost_episodes,
-        IntervalTrigger(minutes=5),
+        IntervalTrigger(seconds=settings.outbox_sweep_s),
         id=JOB_IDS[3],
         name="outbox sweeper",
+        replace_existing=True,
+    )
+    add(
+        jobs.rewrite_files_after_deletions,
+        IntervalTrigger(seconds=settings.disk_rewrite_s),
+        id=JOB_IDS[4],
+        name="database files rewritten after deletions",
         replace_existing=True,
     )
     return scheduler

@@ -36,6 +36,7 @@ from memworks.services.profiles import rebuild_profile
 from memworks.store import backlog, erasure, locks
 from memworks.store import deletion as store
 from memworks.store.db import checkpoint, error_text, session_scope
+from memworks.store.erasure import disk
 from memworks.store.projections.dead_letters import DeadLetters
 
 #: Verify rounds that find residue before a target is marked FAILED (the sweeper can retry it).
@@ -226,6 +227,30 @@ def give_up(
         if not store.fail_target(s, request_id=request_id, target=target, reason=reason, now=now):
             return None
         return store.finish_if_closed(s, request_id=request_id, now=now)
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """A rewrite of the database files: the completed requests whose bytes it took off the disk,
+    and the tables it left for the next run (their lock was not granted in time)."""
+
+    requests: list[str]
+    tables_left: list[str]
+
+
+def rewrite_files(deps: Deps, *, now: datetime, lock_timeout_s: float = 5) -> Rewritten:
+    """Rewrite the database files if a deletion completed since the last rewrite (PostgreSQL:
+    :mod:`memworks.store.erasure.disk`; on SQLite the bytes are zeroed already and requests
+    are only marked). Requests are marked once every table was rewritten after they completed."""
+    with session_scope(deps.engine, write=False) as s:
+        waiting = disk.awaiting_rewrite(s)  # read first: a request completing later waits for the next run
+    if not waiting:
+        return Rewritten([], [])
+    left = disk.rewrite_tables(deps.engine, lock_timeout_s=lock_timeout_s)
+    if not left:
+        with session_scope(deps.engine, write=True) as s:
+            disk.mark_rewritten(s, waiting, now=now)
+    return Rewritten([] if left else waiting, left)
 
 
 def _subject(deps: Deps, s: Session, request_id: str, dead_letters: DeadLetters, now: datetime) -> erasure.Subject:

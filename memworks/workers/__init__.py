@@ -17,6 +17,7 @@ from memworks.workers.deletion import (  # noqa: E402
     plan_deletion_request,
     purge_target,
     resume_deletions,
+    rewrite_erased_files,
     verify_target,
 )
 from memworks.workers.ingest import extract_memories  # noqa: E402
@@ -55,6 +56,7 @@ __all__ = [
     "plan_deletion_request",
     "purge_target",
     "resume_deletions",
+    "rewrite_erased_files",
     "verify_target",
     # runtime
     "Runtime",

@@ -93,6 +93,16 @@ def resume_deletions(older_than_s: Seconds = 0, reopen_failed: bool = False) -> 
     log.info("deletion.resumed", requests=work.requests, targets=len(purges), deferred=deferred)
 
 
+@register
+@dramatiq.actor(queue_name="maintenance", throws=(InvalidInput,))
+def rewrite_erased_files() -> None:
+    """Rewrite the database files once deletions have completed, so their bytes leave the disk
+    (PostgreSQL; a scheduler job). Safe to run twice: with nothing completed since, it does nothing."""
+    done = erasure.rewrite_files(get_runtime(), now=utcnow())
+    if done.requests or done.tables_left:
+        log.info("deletion.rewritten", requests=len(done.requests), tables_left=done.tables_left)
+
+
 #: The jobs of a target, by actor name (either lane's), as a failure reason names them.
 TARGET_JOBS = {"purge_target": "purge", "verify_target": "verification"}
 

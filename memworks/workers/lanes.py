@@ -23,7 +23,7 @@ from typing import Any
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
 from dramatiq.brokers.stub import StubBroker
-from dramatiq.common import dq_name, q_name
+from dramatiq.common import dq_name, q_name, xq_name
 from dramatiq.middleware import CurrentMessage
 
 from memworks.workers.broker import BULK_LANES, register
@@ -34,6 +34,7 @@ __all__ = [
     "busy",
     "current_lane",
     "depth",
+    "held_ids",
     "lane_of",
     "lanes_of",
     "send",
@@ -98,6 +99,25 @@ def depth(broker: dramatiq.Broker, queue: str) -> int:
     if isinstance(broker, StubBroker):
         return sum(broker.queues[name].qsize() for name in (queue, dq_name(queue)) if name in broker.queues)
     return 0
+
+
+def held_ids(broker: dramatiq.Broker, workload: str) -> set[int] | None:
+    """The ids (first argument) named by every message of ``workload`` the broker still holds:
+    waiting, delayed, retried, in a worker (fetched, not yet acked) or dead-lettered. ``None``
+    when the broker cannot tell (the in-process broker does not show what its workers hold).
+
+    dramatiq's Redis broker keeps each message in its queue's ``.msgs`` hash from enqueue until
+    ack, so an id missing from every hash names work no message will do: a lost message.
+    """
+    if not isinstance(broker, RedisBroker):
+        return None
+    held: set[int] = set()
+    for lane in (lane_of(workload, bulk=False), lane_of(workload, bulk=True)):
+        for queue in (lane, dq_name(lane), xq_name(lane)):
+            for _, data in broker.client.hscan_iter(f"{broker.namespace}:{queue}.msgs", count=500):
+                args = dramatiq.Message.decode(data).args
+                held.update(i for i in (args[0] if args else ()) if isinstance(i, int))
+    return held
 
 
 def busy(broker: dramatiq.Broker, workload: str) -> set[bool]:

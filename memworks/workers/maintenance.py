@@ -77,17 +77,28 @@ def sweep_expired() -> None:
 @register
 @dramatiq.actor(queue_name="maintenance", throws=(InvalidInput,))
 def resend_unprocessed(older_than_s: Seconds = 300) -> None:
-    """The outbox sweeper: episodes stored but never processed (a message lost) are sent again,
-    each tenant's in its lane; only through an idle lane (as :func:`resume_deletions` does)."""
-    rt = get_runtime()
+    """The outbox sweeper: episodes stored over ``older_than_s`` ago, never processed and named by
+    no message the broker holds (so their message was lost) are sent again, each tenant's in its
+    lane. Where the broker cannot say what it holds (in process), only through an idle lane, as
+    :func:`resume_deletions` does: in a busy one the work may still be queued.
+
+    Safe to run twice: extraction skips episodes already processed.
+    """
+    rt, broker = get_runtime(), extract_memories.broker
+    if not consolidation.lost_episode_batches(rt, older_than_s=older_than_s, now=utcnow()):
+        return
+    # What the broker holds is read before the rows: a message acked in between has left its
+    # episodes processed, so none of them is sent twice.
+    held = lanes.held_ids(broker, "extraction")
     batches = consolidation.lost_episode_batches(rt, older_than_s=older_than_s, now=utcnow())
-    parts = fairness.extraction_parts(rt, [i for batch in batches for i in batch])
-    busy = lanes.busy(extract_memories.broker, "extraction")
+    lost = [i for batch in batches for i in batch if held is None or i not in held]
+    parts = fairness.extraction_parts(rt, lost)
+    busy = lanes.busy(broker, "extraction") if held is None else set()
     sent = [p for p in parts if p.bulk not in busy]
     for p in sent:
         lanes.send(extract_memories, p.ids, bulk=p.bulk)
     resent = sum(len(p.ids) for p in sent)
-    log.info("outbox.resent", episodes=resent, deferred=sum(len(p.ids) for p in parts) - resent)
+    log.info("outbox.resent", episodes=resent, deferred=len(lost) - resent, held=len(held or ()))
 
 
 @register

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlmodel import Session, col
 
 from memworks.models.enums import MemoryStatus, Relation
@@ -50,13 +50,12 @@ def retire_transcripts(session: Session, *, tenant_id: str, user_id: str, ended:
         )
     ]
     rows = {r.memory_id: r for r in get_rows(session, ids=sorted({c for c, _ in edges}))}
-    # A derived record (a time zone from a city) is an inference, not something the turn said.
-    inferred = {
-        c
-        for _, _, c, _ in lineage_edges(
-            session, tenant_id=tenant_id, ids=list(rows), relations=(Relation.DERIVED_FROM,)
-        )
-    }
+    # A derived record (a time zone from a city) is an inference, not something the turn said;
+    # a revised one (its valid time corrected by a change that arrived late) is an old belief:
+    # its revision speaks for the turn now.
+    links = lineage_edges(session, tenant_id=tenant_id, ids=list(rows), relations=(Relation.DERIVED_FROM,))
+    revisions = lineage_edges(session, tenant_id=tenant_id, ids=list(rows), relations=(Relation.REVISES,))
+    inferred = {c for _, _, c, _ in links} | {p for _, _, _, p in revisions}
     stated: dict[str, list[Memory]] = defaultdict(list)
     for child, ep in edges:
         r = rows.get(child)
@@ -74,34 +73,44 @@ def retire_transcripts(session: Session, *, tenant_id: str, user_id: str, ended:
         if statements and all(_ended(r) for r in statements):
             last = max(statements, key=lambda r: (r.valid_to or r.valid_from, r.recorded_at))
             successors[transcript_id(key, ep)] = (last.superseded_by, last.valid_to)
-    return supersede_transcripts(session, successors=successors, now=now)
+    return supersede_transcripts(session, successors=successors, now=now, retime=True)
 
 
 def supersede_transcripts(
-    session: Session, *, successors: Mapping[str, str | None | tuple[str | None, datetime | None]], now: datetime
+    session: Session,
+    *,
+    successors: Mapping[str, str | None | tuple[str | None, datetime | None]],
+    now: datetime,
+    retime: bool = False,
 ) -> int:
     """Mark the given active transcripts superseded (by the record named, if any).
 
     A value is the successor's id, or ``(successor, valid_to)``; without a ``valid_to`` (or
     one not after the transcript's start) the transcript never held as a fact: its valid time
-    closes where it began.
+    closes where it began. With ``retime``, a transcript already superseded whose end differs
+    takes the new one: its statements' ends moved (an earlier change arrived after a later
+    one), and the transcript ends with them whatever order the turns arrived in.
     """
     params = []
     for t in get_rows(session, ids=sorted(successors)):
-        if t.extractor != "transcript" or t.status is not MemoryStatus.ACTIVE:
+        if t.extractor != "transcript" or t.status not in (
+            (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED) if retime else (MemoryStatus.ACTIVE,)
+        ):
             continue
         value = successors[t.memory_id]
         succ, valid_to = value if isinstance(value, tuple) else (value, None)
         end = valid_to if valid_to is not None and valid_to > t.valid_from else t.valid_from
-        params.append({"mid": t.memory_id, "succ": succ, "end": end})
+        if t.status is MemoryStatus.SUPERSEDED and (t.valid_to, t.superseded_by) == (end, succ):
+            continue
+        params.append({"mid": t.memory_id, "succ": succ, "end": end, "was": t.status})
     if params:  # one statement for all of them (executemany), not a round trip each
         session.connection().execute(
             update(Memory)
-            .where(col(Memory.memory_id) == bindparam("mid"), col(Memory.status) == MemoryStatus.ACTIVE)
+            .where(col(Memory.memory_id) == bindparam("mid"), col(Memory.status) == bindparam("was"))
             .values(
                 status=MemoryStatus.SUPERSEDED,
                 superseded_by=bindparam("succ"),
-                superseded_at=now,
+                superseded_at=func.coalesce(col(Memory.superseded_at), now),  # a retimed one keeps its time
                 valid_to=bindparam("end"),
             ),
             params,

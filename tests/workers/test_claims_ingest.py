@@ -113,3 +113,29 @@ def test_a_change_that_names_the_old_value_again_keeps_its_record(make_memworks:
     homes = [m for m in mw.memories(S) if m.key == "user.home_city"]
     assert [m.value for m in homes] == ["Berlin"], homes
     assert mw.retrieve(S, "Where do I live?").hits[0].value == "Berlin"
+
+
+def test_a_transcript_ends_when_its_statement_ends_whatever_order_the_changes_arrive_in(
+    make_memworks: Any, tmp_path: Any
+) -> None:
+    # Given a home, then two moves, when the later move arrives before the earlier one (a
+    # redelivered message), then the first home's transcript ends at the earlier move, as in order.
+    from memworks_tools.chaos.snapshot import snapshot
+
+    eps = [
+        ep(0, "2025-01-14", "I live in Madrid."),
+        ep(1, "2025-01-23", "I live in Lima."),
+        ep(2, "2025-01-29", "I live in Oslo."),
+    ]
+    snaps = []
+    for name, order in (("in-order", eps), ("late", [eps[0], eps[2], eps[1]]), ("reversed", eps[::-1])):
+        mw = make_memworks(f"sqlite:///{tmp_path / (name + '.db')}")
+        for e in order:
+            mw.enqueue_episodes([e])
+            mw.drain()
+        # Transcripts only: a keyed record corrected late keeps its first version as history.
+        snaps.append({row: n for row, n in snapshot(mw.runtime.engine).memories.items() if row[3] is None})
+        madrid = [m for m in mw.memories(S, include_history=True) if m.text == "I live in Madrid."]
+        ends = {m.key: m.valid_to.date().isoformat() for m in madrid if m.valid_to is not None}
+        assert ends.get(None) == "2025-01-23", (name, ends)  # the transcript (no key)
+    assert snaps[1] == snaps[0] and snaps[2] == snaps[0]

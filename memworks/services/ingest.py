@@ -337,7 +337,10 @@ def _retire_transcripts(
     pending record when nothing matched its topic.
     """
     ended = [c.memory_id for c in plan.closes] + [n.memory_id for n in plan.new if n.valid_to is not None]
-    n = transcripts.retire_transcripts(s, tenant_id=tenant, user_id=user, ended=ended, now=now)
+    # A turn that restates a statement already ended speaks of the past too: its records are
+    # looked at with the ended ones (the batch a restatement lands in must not decide).
+    said_again = [r.memory_id for r in plan.reinforces]
+    n = transcripts.retire_transcripts(s, tenant_id=tenant, user_id=user, ended=ended + said_again, now=now)
     key = scope_key(tenant, user)
     requests: dict[str, str | None] = {}
     for a, (_, mid) in zip(items, plan.ops, strict=True):

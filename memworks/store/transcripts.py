@@ -87,9 +87,9 @@ def supersede_transcripts(
 
     A value is the successor's id, or ``(successor, valid_to)``; without a ``valid_to`` (or
     one not after the transcript's start) the transcript never held as a fact: its valid time
-    closes where it began. With ``retime``, a transcript already superseded whose end differs
-    takes the new one: its statements' ends moved (an earlier change arrived after a later
-    one), and the transcript ends with them whatever order the turns arrived in.
+    closes where it began. With ``retime``, a transcript already superseded takes a new end that
+    is earlier: its statements' ends moved (an earlier change arrived after a later one), and the
+    earliest closing wins whatever order the turns arrived in.
     """
     params = []
     for t in get_rows(session, ids=sorted(successors)):
@@ -100,8 +100,10 @@ def supersede_transcripts(
         value = successors[t.memory_id]
         succ, valid_to = value if isinstance(value, tuple) else (value, None)
         end = valid_to if valid_to is not None and valid_to > t.valid_from else t.valid_from
-        if t.status is MemoryStatus.SUPERSEDED and (t.valid_to, t.superseded_by) == (end, succ):
-            continue
+        if t.status is MemoryStatus.SUPERSEDED:
+            if t.valid_to is not None and t.valid_to <= end:
+                continue  # the earliest closing wins, as for claims: what closed it first holds
+            succ = t.superseded_by if succ is None else succ
         params.append({"mid": t.memory_id, "succ": succ, "end": end, "was": t.status})
     if params:  # one statement for all of them (executemany), not a round trip each
         session.connection().execute(

@@ -110,6 +110,8 @@ def compare(chaos: Snapshot, clean: Snapshot) -> dict[str, Any]:
                 )
                 for e in sorted(set(chaos.states) - set(once) - set(lost) - set(duplicated))[:5]
             ],
-            "differing": [str(r) for r in list(differing)[:4]],
+            # Rows of one run only, a few of each side.
+            "differing": [str(r) for r in list(chaos.memories - clean.memories)[:4]],
+            "clean_only": [str(r) for r in list(clean.memories - chaos.memories)[:4]],
         },
     }

@@ -177,8 +177,15 @@ class Store:
 
 
 @pytest.fixture
-def store(db_url: str, make_memworks: Any) -> Iterator[Store]:
-    mw = make_memworks(db_url)
+def database_url(sqlite_url: str) -> str:
+    """SQLite here; ``test_deletion_property_pg`` runs the same search on PostgreSQL (a file of its
+    own, so the two searches run in parallel test processes)."""
+    return sqlite_url
+
+
+@pytest.fixture
+def store(database_url: str, make_memworks: Any) -> Iterator[Store]:
+    mw = make_memworks(database_url)
     mw.enqueue_episodes([episode(1, "I live in Oslo.", tenant="neighbours", user="u9")])
     mw.drain()
     yield Store(mw)
@@ -324,8 +331,8 @@ def choose(data: st.DataObject, store: Store, h: History) -> tuple[dict[str, Any
 
 @pytest.mark.timeout(900)
 @settings(
-    # 60 examples per database in the suite; the soak search is DX_EXAMPLES=200 (or more).
-    max_examples=int(os.environ.get("DX_EXAMPLES", "60")),
+    # 200 examples per database in the suite; a longer search: DX_EXAMPLES=2000.
+    max_examples=int(os.environ.get("DX_EXAMPLES", "200")),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -177,8 +177,15 @@ def _db(args: argparse.Namespace) -> int:
     from memworks.store.db import upgrade
 
     if args.action == "upgrade":
-        upgrade(get_settings().database_url)
-        print("database schema is current")
+        from memworks.store.health import schema_state
+
+        url = get_settings().database_url
+        before = schema_state(Deps(get_settings()).engine)
+        upgrade(url)
+        if before.state == "current":
+            print(f"database schema is current (revision {before.head}): nothing to migrate")
+        else:
+            print(f"database schema migrated from {before.revision or 'an empty database'} to revision {before.head}")
         return EXIT_OK
     done = erasure.rewrite_files(Deps(get_settings()), now=utcnow())
     if done.tables_left:

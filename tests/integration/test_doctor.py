@@ -113,7 +113,10 @@ def test_a_fresh_postgresql_database_fails_then_passes_after_db_upgrade(
     assert "no memworks schema" in out and "run `memworks db upgrade`" in lines_of(out)["database"]
     assert lines_of(out)["broker"].startswith("ok ") and "Redis answers" in lines_of(out)["broker"]
 
-    assert run_cli(["db", "upgrade"])[0] == 0
+    code, out, _ = run_cli(["db", "upgrade"])
+    assert code == 0 and "migrated from an empty database to revision" in out, out
+    code, out, _ = run_cli(["db", "upgrade"])
+    assert code == 0 and "is current" in out and "nothing to migrate" in out, out
     code, out, _ = run_cli(["doctor", "--json"])
     report = json.loads(out)
     assert code == 0 and report["healthy"] is True, out

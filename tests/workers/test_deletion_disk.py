@@ -16,6 +16,7 @@ from memworks.services import erasure
 from memworks.services.deps import utcnow
 from memworks.store.erasure import disk
 from tests.factories import episode
+from tests.integration.test_doctor import run_cli  # noqa: F401 - a fixture
 from tests.workers.test_deletion_residue import NEEDLES, delete_subject, world
 
 pytestmark = pytest.mark.integration
@@ -73,3 +74,15 @@ def test_a_table_whose_lock_is_not_granted_is_left_for_the_next_run(pg_url: str,
         blocker.rollback()
     again = erasure.rewrite_files(mw.runtime, now=utcnow())
     assert len(again.requests) == 1 and again.tables_left == []
+
+
+def test_db_rewrite_says_what_it_took_off_the_disk(pg_url: str, make_memworks: Any, run_cli: Any) -> None:  # noqa: F811
+    env = {"MEMWORKS_DATABASE_URL": pg_url, "MEMWORKS_BROKER_URL": "stub://", "MEMWORKS_EXTRACTOR": "rules"}
+    mw = make_memworks(pg_url)
+    code, out, _ = run_cli(["db", "rewrite"], **env)
+    assert code == 0 and "nothing to do" in out, out
+    world(mw)
+    assert delete_subject(mw).status == "complete"
+    code, out, _ = run_cli(["db", "rewrite"], **env)
+    assert code == 0 and "1 completed deletion(s) off the disk" in out, out
+    assert [n for n in NEEDLES if n.encode() in on_disk(mw.runtime.engine)] == []

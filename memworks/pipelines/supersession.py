@@ -24,7 +24,9 @@ open ``valid_to`` is current. Nothing is overwritten:
 Untrusted claims (model inference) never supersede trusted ones; they are kept beside them.
 Slots that hold several values (:func:`~memworks.pipelines.slots.is_multi_valued`: likes,
 allergies, languages spoken, interests) collect values instead of replacing them, and so do
-the open extractor's past events (two trips are two events). For the open extractor's records
+the open extractor's past events (two trips are two events) and plans (a new job beside a move;
+a plan said again with its date, or with none, reinforces). A plan of a kind one holds one of at a
+time (a move, a new job) replaces the current plan of that kind. For the open extractor's records
 a restatement in other words ("cello" / "the cello") reinforces the record
 (:func:`~memworks.pipelines.slots.values_agree`).
 """
@@ -124,7 +126,9 @@ def _assert(
 ) -> tuple[Op, str | None]:
     c, t = item.candidate, item.valid_from
     pending = item.verdict.outcome is GateOutcome.PENDING
-    event = c.extractor == "open" and item.verdict.kind is MemoryKind.EPISODIC
+    # Events collect: a trip beside a move, a second appointment. Plans are events too: a new
+    # job does not cancel the move said the day before.
+    event = item.verdict.kind is MemoryKind.EPISODIC and (c.extractor == "open" or c.plan)
     if event or (c.key and is_multi_valued(c.key)):
         return _collect(plan, slots, item, scope_key, now, derived)
     if c.key is None or pending or c.key in MULTI_VALUED:
@@ -250,13 +254,55 @@ def _collect(
             and m.valid_to is None
             and m.trusted == item.verdict.trusted
             and _restates(m, c)
-            and (not event or c.valid_from is None or m.valid_from == item.valid_from)
+            and (
+                not event
+                or (c.event_at == m.event_at or None in (c.event_at, m.event_at) if c.plan else False)
+                or c.valid_from is None
+                or m.valid_from == item.valid_from
+            )
         ),
         None,
     )
     if twin is not None:
         return reinforce(plan, slots, twin, item)
     new = new_record(item, scope_key, status, derived)
+    if c.plan and (kind := _one_at_a_time(c.value)):
+        # One move and one new job at a time: "I'm moving to Madrid instead" replaces the
+        # current plan to move somewhere else, not the trips beside it. Said before a plan of
+        # its kind that is already stored (a late message), it was replaced by that one.
+        same = [
+            m
+            for m in slots.records.values()
+            if m.key == c.key
+            and m.retracted_at is None
+            and m.status is not MemoryStatus.DELETED
+            and _one_at_a_time(m.value) == kind
+        ]
+        if later := sorted((m for m in same if m.valid_from > item.valid_from), key=lambda m: m.valid_from):
+            new.valid_to, new.superseded_by = later[0].valid_from, later[0].memory_id
+            new.status, new.superseded_at = MemoryStatus.SUPERSEDED, now
+        for m in same:
+            if m.status is MemoryStatus.ACTIVE and m.valid_to is None and m.valid_from <= item.valid_from:
+                plan.closes.append(CloseMemory(m.memory_id, item.valid_from, new.memory_id))
+                new.supersedes = m.memory_id
+                slots.put(
+                    with_changes(
+                        m,
+                        valid_to=item.valid_from,
+                        superseded_by=new.memory_id,
+                        superseded_at=now,
+                        status=MemoryStatus.SUPERSEDED,
+                    )
+                )
     plan.new.append(new)
     slots.put(as_view(new, now))
-    return Op.ADD, new.memory_id
+    return (Op.UPDATE if new.supersedes else Op.ADD), new.memory_id
+
+
+#: Plans a person has one of at a time (the value's verb, as the rules extractor writes it).
+_SINGLE_PLANS = ("move to ", "start at ")
+
+
+def _one_at_a_time(value: str) -> str | None:
+    """The kind of a plan one holds one of at a time ("move to Lisbon" → "move to "), else None."""
+    return next((k for k in _SINGLE_PLANS if value.casefold().startswith(k)), None)

@@ -123,10 +123,23 @@ def expire_due(deps: Deps, *, now: datetime) -> int:
         return store.expire_due(s, now=now)
 
 
-def lost_episode_batches(deps: Deps, *, older_than_s: int, now: datetime) -> list[list[int]]:
-    """The outbox sweeper's work: episodes stored over ``older_than_s`` ago and never processed
-    (their message was lost), in extraction-sized batches."""
+@dataclass(frozen=True)
+class Lost:
+    """Episodes whose message was lost, and what the broker said it holds (None: it cannot tell)."""
+
+    ids: list[int]
+    held: set[int] | None
+
+
+def lost_episodes(deps: Deps, *, older_than_s: int, now: datetime, held: Callable[[], set[int] | None]) -> Lost:
+    """The outbox sweeper's work: episodes stored over ``older_than_s`` ago, never processed, and
+    named by no message ``held()`` reports. The broker is asked only when such episodes exist,
+    and before the rows are read again: a message acked in between left its episodes processed."""
+    cutoff = now - timedelta(seconds=older_than_s)
     with session_scope(deps.engine, write=False) as s:
-        ids = episodes.unprocessed_ids(s, received_before=now - timedelta(seconds=older_than_s))
-    size = deps.settings.ingest_batch_size
-    return [ids[i : i + size] for i in range(0, len(ids), size)]
+        if not episodes.unprocessed_ids(s, received_before=cutoff, limit=1):
+            return Lost([], None)
+    holds = held()
+    with session_scope(deps.engine, write=False) as s:
+        ids = episodes.unprocessed_ids(s, received_before=cutoff)
+    return Lost([i for i in ids if holds is None or i not in holds], holds)

@@ -85,20 +85,16 @@ def resend_unprocessed(older_than_s: Seconds = 300) -> None:
     Safe to run twice: extraction skips episodes already processed.
     """
     rt, broker = get_runtime(), extract_memories.broker
-    if not consolidation.lost_episode_batches(rt, older_than_s=older_than_s, now=utcnow()):
-        return
-    # What the broker holds is read before the rows: a message acked in between has left its
-    # episodes processed, so none of them is sent twice.
-    held = lanes.held_ids(broker, "extraction")
-    batches = consolidation.lost_episode_batches(rt, older_than_s=older_than_s, now=utcnow())
-    lost = [i for batch in batches for i in batch if held is None or i not in held]
-    parts = fairness.extraction_parts(rt, lost)
-    busy = lanes.busy(broker, "extraction") if held is None else set()
-    sent = [p for p in parts if p.bulk not in busy]
+    lost = consolidation.lost_episodes(
+        rt, older_than_s=older_than_s, now=utcnow(), held=lambda: lanes.held_ids(broker, "extraction")
+    )
+    busy = lanes.busy(broker, "extraction") if lost.held is None and lost.ids else set()
+    sent = [p for p in fairness.extraction_parts(rt, lost.ids) if p.bulk not in busy]
     for p in sent:
         lanes.send(extract_memories, p.ids, bulk=p.bulk)
-    resent = sum(len(p.ids) for p in sent)
-    log.info("outbox.resent", episodes=resent, deferred=len(lost) - resent, held=len(held or ()))
+    if lost.ids:
+        resent = sum(len(p.ids) for p in sent)
+        log.info("outbox.resent", episodes=resent, deferred=len(lost.ids) - resent, held=len(lost.held or ()))
 
 
 @register

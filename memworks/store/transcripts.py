@@ -12,6 +12,7 @@ from sqlmodel import Session, col
 from memworks.models.enums import MemoryStatus, Relation
 from memworks.models.tables import Lineage, Memory
 from memworks.pipelines.supersession import scope_key, transcript_id
+from memworks.store.claims import reopen_copies
 from memworks.store.memories import chunks, evidence_of, get_rows, lineage_edges
 
 __all__ = ["retire_transcripts", "supersede_transcripts"]
@@ -73,6 +74,9 @@ def retire_transcripts(session: Session, *, tenant_id: str, user_id: str, ended:
         if statements and all(_ended(r) for r in statements):
             last = max(statements, key=lambda r: (r.valid_to or r.valid_from, r.recorded_at))
             successors[transcript_id(key, ep)] = (last.superseded_by, last.valid_to)
+    # A turn that restated one of these transcripts after it stopped holding was no copy of it:
+    # it holds again (and is judged below with its own statements), as had it come after.
+    reopen_copies(session, tenant_id=tenant_id, closed=[(t, end) for t, (_, end) in successors.items() if end])
     return supersede_transcripts(session, successors=successors, now=now, retime=True)
 
 

@@ -34,36 +34,21 @@ def build_scheduler(
         timezone="UTC",
         **kw,
     )
-    add = scheduler.add_job
-    add(
+    every = [
+        (jobs.expire_memories, 3600, "TTL expiry sweep"),
+        (jobs.resume_unfinished_deletions, settings.deletion_sweep_s, "deletion sweeper"),
+        (jobs.resend_lost_episodes, settings.outbox_sweep_s, "outbox sweeper"),
+        (jobs.rewrite_files_after_deletions, settings.disk_rewrite_s, "database files rewritten after deletions"),
+    ]
+    scheduler.add_job(
         jobs.consolidate_every_tenant,
         CronTrigger.from_crontab(settings.consolidation_cron, timezone="UTC"),
         id=JOB_IDS[0],
         name="nightly consolidation, one message per tenant",
         replace_existing=True,
     )
-    add(jobs.expire_memories, IntervalTrigger(hours=1), id=JOB_IDS[1], name="TTL expiry sweep", replace_existing=True)
-    add(
-        jobs.resume_unfinished_deletions,
-        IntervalTrigger(seconds=settings.deletion_sweep_s),
-        id=JOB_IDS[2],
-        name="deletion sweeper",
-        replace_existing=True,
-    )
-    add(
-        jobs.resend_lost_episodes,
-        IntervalTrigger(seconds=settings.outbox_sweep_s),
-        id=JOB_IDS[3],
-        name="outbox sweeper",
-        replace_existing=True,
-    )
-    add(
-        jobs.rewrite_files_after_deletions,
-        IntervalTrigger(seconds=settings.disk_rewrite_s),
-        id=JOB_IDS[4],
-        name="database files rewritten after deletions",
-        replace_existing=True,
-    )
+    for job_id, (job, seconds, name) in zip(JOB_IDS[1:], every, strict=True):
+        scheduler.add_job(job, IntervalTrigger(seconds=seconds), id=job_id, name=name, replace_existing=True)
     return scheduler
 
 

@@ -17,6 +17,7 @@ the bulk lanes have every thread.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -101,20 +102,38 @@ def depth(broker: dramatiq.Broker, queue: str) -> int:
     return 0
 
 
+#: A worker silent this long (no fetch or ack reached Redis) holds nothing: it died with the
+#: messages it had fetched. dramatiq requeues them itself only after its heartbeat timeout (60 s)
+#: and then only when a rare maintenance pass runs, which took minutes in the chaos harness.
+SILENT_WORKER_S = 30
+
+
 def held_ids(broker: dramatiq.Broker, workload: str) -> set[int] | None:
     """The ids (first argument) named by every message of ``workload`` the broker still holds:
-    waiting, delayed, retried, in a worker (fetched, not yet acked) or dead-lettered. ``None``
-    when the broker cannot tell (the in-process broker does not show what its workers hold).
+    waiting, delayed, retried, fetched by a live worker and not yet acked, or dead-lettered.
+    ``None`` when the broker cannot tell (the in-process broker does not show what its workers hold).
 
     dramatiq's Redis broker keeps each message in its queue's ``.msgs`` hash from enqueue until
-    ack, so an id missing from every hash names work no message will do: a lost message.
+    ack, and a fetched one in its worker's ack set; an id named by no message, or only by messages
+    in the ack sets of workers silent for :data:`SILENT_WORKER_S`, names work no one will do.
     """
     if not isinstance(broker, RedisBroker):
         return None
+    ns, client = broker.namespace, broker.client
+    beats = client.zrangebyscore(f"{ns}:__heartbeats__", 0, int((time.time() - SILENT_WORKER_S) * 1000))
+    silent = [w.decode() if isinstance(w, bytes) else str(w) for w in beats]
     held: set[int] = set()
     for lane in (lane_of(workload, bulk=False), lane_of(workload, bulk=True)):
+        orphans = {
+            mid
+            for worker in silent
+            for queue in (lane, dq_name(lane))
+            for mid in client.smembers(f"{ns}:__acks__.{worker}.{queue}")
+        }
         for queue in (lane, dq_name(lane), xq_name(lane)):
-            for _, data in broker.client.hscan_iter(f"{broker.namespace}:{queue}.msgs", count=500):
+            for mid, data in client.hscan_iter(f"{ns}:{queue}.msgs", count=500):
+                if mid in orphans:
+                    continue
                 args = dramatiq.Message.decode(data).args
                 held.update(i for i in (args[0] if args else ()) if isinstance(i, int))
     return held

@@ -76,6 +76,32 @@ def test_only_an_episode_no_message_holds_is_sent_again(pg_url: str, redis_url: 
     assert {i for i, st in states.items() if st == EpisodeState.PROCESSED} == set(first)
 
 
+def test_a_message_held_by_a_worker_that_went_silent_is_sent_again(
+    pg_url: str, redis_url: str, make_memworks: Any
+) -> None:
+    # A worker SIGKILLed mid-message leaves the message in its ack set; dramatiq requeues it only
+    # after its heartbeat timeout, on a rare maintenance pass. The sweeper does not wait for that.
+    import redis
+
+    import memworks.workers as w
+    from memworks.workers.lanes import SILENT_WORKER_S
+
+    mw = make_memworks(pg_url, broker_url=redis_url)
+    client = redis.Redis.from_url(redis_url)
+    mw.enqueue_episodes([episode(1, "I live in Lisbon.")])
+    (mid,) = client.lrange(f"{NS}:extraction", 0, -1)
+    ids = queued(client, "extraction")
+    client.lrem(f"{NS}:extraction", 0, mid)
+    client.sadd(f"{NS}:__acks__.w-1.extraction", mid)  # fetched by worker w-1, never acked
+    now_ms = int(time.time() * 1000)
+    client.zadd(f"{NS}:__heartbeats__", {"w-1": now_ms})
+    w.resend_unprocessed(0)
+    assert queued(client, "extraction") == []  # its worker is alive: the message is in hand
+    client.zadd(f"{NS}:__heartbeats__", {"w-1": now_ms - (SILENT_WORKER_S + 5) * 1000})
+    w.resend_unprocessed(0)
+    assert queued(client, "extraction") == ids  # silent: sent again
+
+
 def test_the_sweeper_waits_its_grace_for_a_message_still_being_sent(
     pg_url: str, redis_url: str, make_memworks: Any
 ) -> None:

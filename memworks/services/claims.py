@@ -35,6 +35,7 @@ from memworks.pipelines.claims.govern import MIN_COSINE, NEIGHBOURS, ClaimPlan, 
 from memworks.pipelines.extraction.open_vocab_parse import Sentence
 from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest import MAX_CHARS_READ, Judged, bounded_text
+from memworks.pipelines.supersession import same_value
 from memworks.pipelines.write_plan import Reinforce, WritePlan
 from memworks.store import audit, claims, memories
 
@@ -188,7 +189,12 @@ def _apply(s: Session, tenant: str, user: str, plan: ClaimPlan, now: datetime) -
         if held:  # the old turn's records hold the fact: the new turn's are copies of it
             kept = {h.memory_id for h in held}
             for m in (m for m in said.get(r.new.episode_id, []) if m.memory_id not in kept):
-                twin = next((h for h in held if h.key == m.key), held[0])
+                twin = next((h for h in held if h.key == m.key and same_value(h.value, m.value)), None)
+                if twin is None and m.key and any(o.key == m.key for o in said.get(r.old.episode_id, [])):
+                    # A slot the old turn also keyed, whose value there no longer holds or differs,
+                    # is the slot's own supersession's to decide: the new turn's value stands.
+                    continue
+                twin = twin or next((h for h in held if h.key == m.key), held[0])
                 copies.append((m.memory_id, twin.memory_id, m.valid_from))
     for mention in plan.mentions:
         t = mention.new.claim.said_at

@@ -139,3 +139,20 @@ def test_a_transcript_ends_when_its_statement_ends_whatever_order_the_changes_ar
         ends = {m.key: m.valid_to.date().isoformat() for m in madrid if m.valid_to is not None}
         assert ends.get(None) == "2025-01-23", (name, ends)  # the transcript (no key)
     assert snaps[1] == snaps[0] and snaps[2] == snaps[0]
+
+
+def test_a_turn_said_again_after_its_slot_changed_sets_the_slot_again(make_memworks: Any, tmp_path: Any) -> None:
+    # Given "I work at Acme as a nurse", then Initech, then the first sentence again: the third
+    # turn restates the first (its job title still holds) but Acme had stopped holding, so Acme is
+    # the employer again, in one message or three.
+    turns = [
+        ep(0, "2025-01-18", "I work at Acme as a nurse."),
+        ep(1, "2025-01-28", "I work at Initech as a nurse."),
+        ep(2, "2025-02-06", "I work at Acme as a nurse."),
+    ]
+    for name, batches in (("apart", [[t] for t in turns]), ("together", [turns])):
+        mw = make_memworks(f"sqlite:///{tmp_path / (name + '.db')}")
+        for b in batches:
+            mw.enqueue_episodes(b)
+            mw.drain()
+        assert [m.value for m in mw.memories(S) if m.key == "user.employer"] == ["Acme"], name

@@ -64,3 +64,17 @@ def test_a_request_matching_nothing_waits_visibly(sqlite_url: str, make_memworks
     assert any("penicillin" in m.text for m in rows)
     (pending,) = [m for m in rows if m.key == "user.forget_request"]
     assert pending.status is MemoryStatus.PENDING_CONFIRMATION and pending.value == "their salary"
+
+
+def test_forget_what_my_favourite_book_is_erases_the_book(db_url: str, make_memworks: Any) -> None:
+    # It once deleted a key made of the request's words (user.favorite.book_is) and left the book.
+    mw = make_memworks(db_url)
+    mw.enqueue_episodes([ep(1, "2026-01-01", "My favourite book is Dune."), ep(2, "2026-01-01", "I live in Oslo.")])
+    mw.drain()
+    mw.enqueue_episodes([ep(3, "2026-01-02", "Forget what my favourite book is.")])
+    mw.drain()
+    rows = mw.memories(S, include_history=True)
+    assert not [m for m in rows if "dune" in f"{m.value} {m.text}".casefold()]
+    assert not any(m.key and m.key.startswith("user.favorite.book_") for m in rows)
+    assert all("dune" not in h.text.casefold() for h in mw.retrieve(S, "What is my favourite book?").hits)
+    assert any(m.key == "user.home_city" and m.value == "Oslo" for m in rows)  # the rest stays

@@ -31,13 +31,18 @@ def queued(client: Any, queue: str) -> list[list[int]]:
     return [json.loads(raw[mid])["args"][0] for mid in client.lrange(f"{NS}:{queue}", 0, -1)]
 
 
-def test_only_an_episode_no_message_holds_is_sent_again(pg_url: str, redis_url: str, make_memworks: Any) -> None:
+@pytest.fixture
+def stored(pg_url: str, redis_url: str, make_memworks: Any) -> tuple[Any, Any]:
+    """A store on PostgreSQL with a Redis broker and no worker, and a client of that Redis."""
     import redis
 
+    return make_memworks(pg_url, broker_url=redis_url), redis.Redis.from_url(redis_url)
+
+
+def test_only_an_episode_no_message_holds_is_sent_again(stored: tuple[Any, Any]) -> None:
     import memworks.workers as w
 
-    mw = make_memworks(pg_url, broker_url=redis_url)
-    client = redis.Redis.from_url(redis_url)
+    mw, client = stored
     mw.enqueue_episodes([episode(1, "I live in Lisbon."), episode(2, "I work at Initech.")])
     mw.enqueue_episodes([episode(3, "I have a cat named Miso.")])
     with Session(mw.runtime.engine) as s:
@@ -76,18 +81,13 @@ def test_only_an_episode_no_message_holds_is_sent_again(pg_url: str, redis_url: 
     assert {i for i, st in states.items() if st == EpisodeState.PROCESSED} == set(first)
 
 
-def test_a_message_held_by_a_worker_that_went_silent_is_sent_again(
-    pg_url: str, redis_url: str, make_memworks: Any
-) -> None:
+def test_a_message_held_by_a_worker_that_went_silent_is_sent_again(stored: tuple[Any, Any]) -> None:
     # A worker SIGKILLed mid-message leaves the message in its ack set; dramatiq requeues it only
     # after its heartbeat timeout, on a rare maintenance pass. The sweeper does not wait for that.
-    import redis
-
     import memworks.workers as w
     from memworks.workers.lanes import SILENT_WORKER_S
 
-    mw = make_memworks(pg_url, broker_url=redis_url)
-    client = redis.Redis.from_url(redis_url)
+    mw, client = stored
     mw.enqueue_episodes([episode(1, "I live in Lisbon.")])
     (mid,) = client.lrange(f"{NS}:extraction", 0, -1)
     ids = queued(client, "extraction")
@@ -102,16 +102,11 @@ def test_a_message_held_by_a_worker_that_went_silent_is_sent_again(
     assert queued(client, "extraction") == ids  # silent: sent again
 
 
-def test_the_sweeper_waits_its_grace_for_a_message_still_being_sent(
-    pg_url: str, redis_url: str, make_memworks: Any
-) -> None:
+def test_the_sweeper_waits_its_grace_for_a_message_still_being_sent(stored: tuple[Any, Any]) -> None:
     # An episode committed a moment ago may not have its message yet: the grace covers that gap.
-    import redis
-
     import memworks.workers as w
 
-    mw = make_memworks(pg_url, broker_url=redis_url)
-    client = redis.Redis.from_url(redis_url)
+    mw, client = stored
     mw.enqueue_episodes([episode(1, "I live in Lisbon.")])
     client.delete(f"{NS}:extraction", f"{NS}:extraction.msgs")
     w.resend_unprocessed(60)

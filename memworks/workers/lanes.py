@@ -124,12 +124,11 @@ def held_ids(broker: dramatiq.Broker, workload: str) -> set[int] | None:
     silent = [w.decode() if isinstance(w, bytes) else str(w) for w in beats]
     held: set[int] = set()
     for lane in (lane_of(workload, bulk=False), lane_of(workload, bulk=True)):
-        orphans = {
-            mid
-            for worker in silent
-            for queue in (lane, dq_name(lane))
-            for mid in client.smembers(f"{ns}:__acks__.{worker}.{queue}")
-        }
+        pipe = client.pipeline(transaction=False)  # one round trip for every silent worker's ack sets
+        for worker in silent:
+            for queue in (lane, dq_name(lane)):
+                pipe.smembers(f"{ns}:__acks__.{worker}.{queue}")
+        orphans = {mid for members in (pipe.execute() if silent else []) for mid in members}
         for queue in (lane, dq_name(lane), xq_name(lane)):
             for mid, data in client.hscan_iter(f"{ns}:{queue}.msgs", count=500):
                 if mid in orphans:

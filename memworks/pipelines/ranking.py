@@ -61,6 +61,9 @@ NAMED_MIN_SIMILARITY = 0.25
 #: closer ("Omar is learning piano" 0.54, its turn 0.30); one about another thing the turn said
 #: falls 0.13-0.17 below it ("User's name is Kwame" under "I'm Kwame, I work at Aviva").
 LIFT_MAX_GAP = 0.1
+#: How much better a turn of the person named must mean the question (name left out) for their
+#: fact to rank below it (:func:`facts_meet_turns`).
+FACT_TURN_GAP = 0.05
 #: Log-odds added to a record of the period a question names ("in May 2023"), beside what the
 #: model learnt from the few such questions it saw: between two like records, the period decides
 #: (on LoCoMo, leave-one-conversation-out: recall@1 +0.01 on temporal and single-hop questions,
@@ -233,7 +236,10 @@ def _learned(
     if not answers(q, sig, p, model, policy):
         return Ranking([])
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])
-    score = below_parts(p * weight, sig.parts, sig.span if policy.spans else sig.cos)
+    score = p * weight
+    if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
+        score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who])
+    score = below_parts(score, sig.parts, sig.span if policy.spans else sig.cos)
     order = sorted(range(len(sig)), key=lambda i: (-score[i], sig.ids[i]))
     if q.named and policy.subjects:
         content = model.logits(x, content_only=True)
@@ -281,6 +287,29 @@ def lift_facts(
     if sims is not None and len(sims) == len(p):
         has &= sims >= sims[np.where(has, source, 0)] - LIFT_MAX_GAP
     out[has] = np.maximum(p[has], p[source[has]])
+    return out
+
+
+def facts_meet_turns(
+    score: npt.NDArray[np.float64],
+    facts: npt.NDArray[np.bool_],
+    unnamed: npt.NDArray[np.float64],
+    theirs: Sequence[bool],
+) -> npt.NDArray[np.float64]:
+    """For a question naming someone: a fact of theirs ranks just below the best of their turns
+    that mean the question better, the name left out of both sides (``unnamed``). A short fact
+    holds the name in a few words, so its similarity is mostly the name's ("What does Keiko do
+    for work?": "Keiko lives in Astoria" 0.70, "I'm opening my own stall at Smorgasburg" 0.26)."""
+    if len(facts) != len(score):
+        return score
+    out = score.copy()
+    turns = [j for j in range(len(score)) if theirs[j] and not facts[j]]
+    for i in range(len(score)):
+        if not (facts[i] and theirs[i]):
+            continue
+        better = [out[j] for j in turns if unnamed[j] > unnamed[i] + FACT_TURN_GAP]
+        if better and max(better) < out[i]:
+            out[i] = max(better) * _BELOW
     return out
 
 

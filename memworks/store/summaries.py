@@ -89,24 +89,23 @@ def due(session: Session, *, tenant_id: str, user_id: str) -> dict[str, SummaryD
         if t == tenant_id
     }
     facts: dict[str, list[str]] = defaultdict(list)
-    texts: dict[str, str] = {
-        mid: text
-        for mid, text in session.execute(
-            select(col(Memory.memory_id), col(Memory.text)).where(
-                col(Memory.tenant_id) == tenant_id,
-                col(Memory.user_id) == user_id,
-                col(Memory.status) == MemoryStatus.ACTIVE,
-                col(Memory.extractor).notin_(["transcript", "summary"]),
-            )
+    rows = session.execute(
+        select(col(Memory.memory_id), col(Memory.text), col(Memory.status)).where(
+            col(Memory.tenant_id) == tenant_id,
+            col(Memory.user_id) == user_id,
+            col(Memory.extractor).notin_(["transcript", "summary"]),
         )
-    }
-    for mid, evs in memories.evidence_of(session, tenant_id=tenant_id, ids=list(texts)).items():
-        for eid in evs:
+    ).all()
+    texts = {mid: text for mid, text, status in rows if status == MemoryStatus.ACTIVE}
+    had_facts: set[str] = set()  # turns that gave a fact, current or not: their words are no item
+    for mid, evs in memories.evidence_of(session, tenant_id=tenant_id, ids=[r[0] for r in rows]).items():
+        had_facts.update(evs)
+        for eid in evs if mid in texts else ():
             facts[eid].append(texts[mid])
     by_session: dict[str, list[Turn]] = defaultdict(list)
     for eid, sid, role, source, content, occurred_at in eps:
         by_session[sid].append(Turn(episode_id=eid, role=role, source=source, content=content, occurred_at=occurred_at))
-    drafts = summarize_sessions(by_session, facts, summarised)
+    drafts = summarize_sessions(by_session, facts, summarised, had_facts=had_facts)
     ids = {memory_id_for(tenant_id, user_id, "summary", d.session_id, *d.episode_ids): d for d in drafts}
     have = {
         m

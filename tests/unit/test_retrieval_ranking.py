@@ -301,3 +301,21 @@ def test_the_ranker_falls_back_to_fusion_without_a_model() -> None:
     fused = rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(ranker="fusion"))
     assert [h.memory.memory_id for h in learned.hits] == [h.memory.memory_id for h in fused.hits]
     assert ranking.RRF_K > 0
+
+
+def test_a_named_persons_fact_ranks_below_their_turn_that_means_the_question_better() -> None:
+    # "What does Keiko do for work?": her fact "Keiko lives in Astoria" (name-heavy, so it scored
+    # high) against her turn about the stall, which means the question better without the name.
+    score = np.array([0.9, 0.2, 0.5, 0.4])
+    facts = np.array([True, False, True, False])
+    unnamed = np.array([0.10, 0.40, 0.30, 0.60])
+    theirs = [True, True, False, False]  # the last two are someone else's
+    out = ranking.facts_meet_turns(score, facts, unnamed, theirs)
+    assert out[0] < out[1] and out[0] > 0.19  # just below her better turn, not to the bottom
+    assert list(out[1:]) == [0.2, 0.5, 0.4]  # others' records and the turns themselves keep their scores
+
+
+def test_a_named_persons_fact_that_means_the_question_keeps_its_place() -> None:
+    score = np.array([0.9, 0.2])
+    out = ranking.facts_meet_turns(score, np.array([True, False]), np.array([0.50, 0.52]), [True, True])
+    assert list(out) == [0.9, 0.2]  # the turn is not better by the margin

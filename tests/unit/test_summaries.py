@@ -55,14 +55,40 @@ def test_which_turns_are_summarised(
 
 
 def test_repeated_runs_add_deltas_without_rewriting() -> None:
-    first = [turn("e1", "Alpha."), turn("e2", "Beta.", minutes=1)]
+    first = [turn("e1", "Alpha ships today."), turn("e2", "Beta slipped a week.", minutes=1)]
     (d1,) = summarize_sessions({"s1": first}, {}, set())
-    later = [*first, turn("e3", "Gamma.", minutes=60 * 24), turn("e4", "Delta.", minutes=60 * 48)]
+    later = [
+        *first,
+        turn("e3", "Gamma needs a new owner.", minutes=60 * 24),
+        turn("e4", "Delta moved to Lisbon.", minutes=60 * 48),
+    ]
     (d2,) = summarize_sessions({"s1": later}, {}, set(d1.episode_ids))
-    assert d1.text == "Session s1, 2025-03-04:\n- Alpha.\n- Beta."
-    assert d2.text == "Session s1, 2025-03-05 to 2025-03-06:\n- Gamma.\n- Delta."
+    assert d1.text == "Session s1, 2025-03-04:\n- Alpha ships today.\n- Beta slipped a week."
+    assert d2.text == "Session s1, 2025-03-05 to 2025-03-06:\n- Gamma needs a new owner.\n- Delta moved to Lisbon."
     assert d2.episode_ids == ("e3", "e4")
     assert summarize_sessions({"s1": later}, {}, set(d1.episode_ids) | set(d2.episode_ids)) == []
+
+
+def test_an_item_is_a_turns_first_sentence_that_says_something() -> None:
+    turns = [
+        turn("e1", "Omar! And I can cycle to work from my flat now."),
+        turn("e2", "So proud of you.", minutes=1),
+        turn("e3", "Thanks so much!", minutes=2),
+        turn("e4", "The ward has been chaos, three people off sick.", minutes=3),
+    ]
+    (d,) = summarize_sessions({"s1": turns}, {}, set())
+    assert d.text.splitlines()[1:] == [
+        "- And I can cycle to work from my flat now.",
+        "- The ward has been chaos, three people off sick.",
+    ]
+    assert d.episode_ids == ("e1", "e4")  # only the turns that gave an item are its parents
+
+
+def test_a_turn_whose_facts_no_longer_hold_gives_no_item() -> None:
+    turns = [turn("e1", "I'm vegetarian these days."), turn("e2", "I work at the Royal Free.", minutes=1)]
+    (d,) = summarize_sessions({"s1": turns}, {"e2": ["User works at Royal Free."]}, set(), had_facts={"e1", "e2"})
+    assert d.text.splitlines()[1:] == ["- User works at Royal Free."]  # not "I'm vegetarian" again
+    assert d.episode_ids == ("e2",)
 
 
 def test_sessions_sorted_and_duplicate_facts_listed_once() -> None:

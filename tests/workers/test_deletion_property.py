@@ -80,6 +80,8 @@ class Turn:
     episode: dict[str, Any]
     words: set[str]
     key: str | None = None
+    #: A forget request erased it: the store no longer knows what it said.
+    forgotten: bool = False
 
 
 @dataclass
@@ -206,7 +208,9 @@ def play(store: Store, h: History, steps: list[str], cuts: list[bool]) -> None:
     for i, (step, cut) in enumerate(zip(steps, cuts, strict=True)):
         if cut:
             flush()
-        dogs = [t for t in h.turns if t.key == "user.pet.dog"]
+        # A name said again after its dog was forgotten is news to the store, which no longer
+        # knows it was the dog's: a mention names a dog the store still holds.
+        dogs = [t for t in h.turns if t.key == "user.pet.dog" and not t.forgotten]
         favs = [t for t in h.turns if t.key and t.key.startswith("user.favorite.")]
         said = [t for t in h.turns if t.key]
         if step == "city" or (step == "move" and not any(t.key == "user.home_city" for t in h.turns)):
@@ -267,6 +271,8 @@ def play(store: Store, h: History, steps: list[str], cuts: list[bool]) -> None:
             mw.enqueue_episodes([forget.episode])
             mw.drain()
             check_forget(store, h, forget.episode["episode_id"], key)
+            for t in h.turns:
+                t.forgotten |= t.key in expand_keys([key])
     flush()
     mw.drain()  # outcomes reported since the last batch are learnt from before anything is deleted
 

@@ -1,9 +1,11 @@
 """Session summaries as itemised deltas (the representation layer, rules only).
 
 A summary never rewrites an earlier one: each run summarises only the turns of a session not
-yet summarised, so repeated runs append new deltas. Each item is an extracted fact of one of
-those turns, or, when a turn yielded no fact, its first sentence (at most
-:data:`MAX_ITEM_CHARS` characters). Every summarised turn is a lineage parent.
+yet summarised, so repeated runs append new deltas. Each item is a current extracted fact of one of
+those turns, or, when a turn yielded no fact at all, its first sentence that says something (at
+least :data:`MIN_ITEM_TERMS` index terms, no greeting or thanks; at most :data:`MAX_ITEM_CHARS`
+characters). A turn whose facts were all superseded or deleted gives no item: its words would say
+the old value again. Every summarised turn is a lineage parent.
 
 Derived memory obeys the gate: the caller passes only turns the gate kept and that still
 stand; each item is judged again (:func:`~memworks.pipelines.gate.derived_refusal`) as a
@@ -20,10 +22,14 @@ from datetime import datetime
 
 from memworks.models.drafts import Turn
 from memworks.models.enums import TRUSTED_SOURCES, Source
-from memworks.pipelines.gate import derived_refusal, least_trusted
+from memworks.pipelines.gate import derived_refusal, is_small_talk, least_trusted
+from memworks.pipelines.terms import terms
 
 #: Longest item taken from a turn's own words.
 MAX_ITEM_CHARS = 120
+#: Fewest index terms a sentence of a turn needs to be an item ("Omar!", "So proud of you." say
+#: nothing a summary should keep).
+MIN_ITEM_TERMS = 2
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
@@ -54,24 +60,30 @@ def first_sentence(content: str, limit: int = MAX_ITEM_CHARS) -> str:
     return sentence[: limit - 1].rstrip() + "…"
 
 
+def first_statement(content: str, limit: int = MAX_ITEM_CHARS) -> str | None:
+    """The first sentence of ``content`` that says something (see the module), cut to ``limit``."""
+    for sentence in _SENTENCE_END.split(_one_line(content)):
+        if len(terms(sentence)) >= MIN_ITEM_TERMS and not is_small_talk(sentence) and not sentence.endswith("?"):
+            return first_sentence(sentence, limit)
+    return None
+
+
 def _date_range(start: datetime, end: datetime) -> str:
     a, b = start.date().isoformat(), end.date().isoformat()
     return a if a == b else f"{a} to {b}"
 
 
 def _items(
-    turns: Sequence[Turn], facts_by_episode: Mapping[str, Sequence[str]], source: Source
+    turns: Sequence[Turn], facts_by_episode: Mapping[str, Sequence[str]], source: Source, had_facts: Set[str]
 ) -> tuple[list[str], list[str]]:
     """The summary's items, and the turns they came from (only those are its lineage parents)."""
     items: dict[str, None] = {}
     cited: list[str] = []
     for t in turns:
         facts = [f for f in (_one_line(x) for x in facts_by_episode.get(t.episode_id, ())) if f]
-        kept = [
-            i
-            for i in facts or [first_sentence(t.content)]
-            if i and not i.endswith("?") and derived_refusal(i, source=source) is None
-        ]
+        if not facts and t.episode_id not in had_facts:
+            facts = [own] if (own := first_statement(t.content)) else []
+        kept = [i for i in facts if i and not i.endswith("?") and derived_refusal(i, source=source) is None]
         for item in kept:
             items.setdefault(item, None)
         if kept:
@@ -85,10 +97,12 @@ def summarize_sessions(
     already_summarised: Set[str],
     *,
     min_episodes: int = 2,
+    had_facts: Set[str] = frozenset(),
 ) -> list[SummaryDraft]:
     """One delta :class:`SummaryDraft` per session with at least ``min_episodes`` new turns.
 
-    New turns are those whose ``episode_id`` is not in ``already_summarised``; turns from an
+    ``facts_by_episode`` holds each turn's current facts; ``had_facts`` the turns that gave any
+    fact, current or not. New turns are those whose ``episode_id`` is not in ``already_summarised``; turns from an
     untrusted source are ignored as a safeguard (the caller should pass verified turns only).
     Turns are ordered by ``occurred_at`` then ``episode_id``; items keep that order and are
     deduplicated (the same fact from two turns is listed once); the turns that gave an item
@@ -109,7 +123,7 @@ def summarize_sessions(
         if len(turns) < min_episodes:
             continue
         source = least_trusted(t.source for t in turns)
-        items, cited = _items(turns, facts_by_episode, source)
+        items, cited = _items(turns, facts_by_episode, source, had_facts)
         if not items:
             continue
         start, end = turns[0].occurred_at, max(t.occurred_at for t in turns)

@@ -307,8 +307,8 @@ def facts_meet_turns(
     for i in range(len(score)):
         if not (facts[i] and theirs[i]):
             continue
-        better = [out[j] for j in turns if unnamed[j] > unnamed[i] + FACT_TURN_GAP]
-        if better and max(better) < out[i]:
+        better = [score[j] for j in turns if unnamed[j] > unnamed[i] + FACT_TURN_GAP]
+        if better and max(better) < score[i]:
             out[i] = max(better) * _BELOW
     return out
 

@@ -94,14 +94,16 @@ def due(session: Session, *, tenant_id: str, user_id: str) -> dict[str, SummaryD
             col(Memory.tenant_id) == tenant_id,
             col(Memory.user_id) == user_id,
             col(Memory.extractor).notin_(["transcript", "summary"]),
+            col(Memory.status) != MemoryStatus.DELETED,
         )
     ).all()
     texts = {mid: text for mid, text, status in rows if status == MemoryStatus.ACTIVE}
     had_facts: set[str] = set()  # turns that gave a fact, current or not: their words are no item
     for mid, evs in memories.evidence_of(session, tenant_id=tenant_id, ids=[r[0] for r in rows]).items():
         had_facts.update(evs)
-        for eid in evs if mid in texts else ():
-            facts[eid].append(texts[mid])
+        if mid in texts:
+            for eid in evs:
+                facts[eid].append(texts[mid])
     by_session: dict[str, list[Turn]] = defaultdict(list)
     for eid, sid, role, source, content, occurred_at in eps:
         by_session[sid].append(Turn(episode_id=eid, role=role, source=source, content=content, occurred_at=occurred_at))

@@ -102,12 +102,12 @@ def summarize_sessions(
     """One delta :class:`SummaryDraft` per session with at least ``min_episodes`` new turns.
 
     ``facts_by_episode`` holds each turn's current facts; ``had_facts`` the turns that gave any
-    fact, current or not. New turns are those whose ``episode_id`` is not in ``already_summarised``; turns from an
-    untrusted source are ignored as a safeguard (the caller should pass verified turns only).
-    Turns are ordered by ``occurred_at`` then ``episode_id``; items keep that order and are
-    deduplicated (the same fact from two turns is listed once); the turns that gave an item
-    are the summary's ``episode_ids``. A session whose new turns yield no item at all gives no
-    summary. Sessions come back sorted by id.
+    fact, current or not. New turns are those whose ``episode_id`` is not in
+    ``already_summarised``; turns from an untrusted source are ignored as a safeguard (the
+    caller should pass verified turns only). Turns are ordered by ``occurred_at`` then
+    ``episode_id``; items keep that order and are deduplicated (the same fact from two turns is
+    listed once); the turns that gave an item are the summary's ``episode_ids``. A session whose
+    new turns yield no item at all gives no summary. Sessions come back sorted by id.
 
     Text: ``"Session <id>, <date range>:\\n- <item>\\n- <item>"``.
     """

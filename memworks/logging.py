@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from memworks.config import Settings
 
 _configured = False
+_library = False
 
 
 def log_options(settings: Settings, default: int = logging.INFO, *, tty: bool = False) -> tuple[int, bool]:
@@ -59,6 +60,35 @@ def configure_logging(level: int = logging.INFO) -> None:
     _redact_library_exceptions()
     drop_query_strings()
     _configured = True
+
+
+def configure_library_logging() -> None:
+    """As a library (a ``Memworks`` built inside someone's application), log through the standard
+    library's ``logging`` under the ``memworks`` loggers, so the application's configuration
+    decides what is shown: with none, Python shows warnings and errors only.
+
+    Does nothing once :func:`configure_logging` has run (the CLI, the services and workers
+    started by the ``dramatiq`` command log as processes of their own); that call may still
+    come later and wins.
+    """
+    global _library
+    if _configured or _library:
+        return
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.stdlib.filter_by_level,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.stdlib.BoundLogger,
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        cache_logger_on_first_use=False,
+    )
+    _redact_library_exceptions()
+    drop_query_strings()
+    _library = True
 
 
 #: Loggers that write request paths or URLs: uvicorn's access log (``GET /v1/memories?user_id=…``)

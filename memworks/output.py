@@ -30,17 +30,25 @@ def dumps(obj: Any) -> str:
     return json.dumps(jsonable(obj), ensure_ascii=False, indent=2)
 
 
-def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, max_width: int = 48) -> str:
-    """A fixed-width text table."""
+def table(
+    rows: Sequence[Sequence[Any]],
+    headers: Sequence[str],
+    *,
+    max_width: int = 48,
+    limits: Sequence[int] | None = None,
+) -> str:
+    """A fixed-width text table; a cell longer than its column's limit (``limits``, else
+    ``max_width``) is cut with an ellipsis."""
 
-    def cell(v: Any) -> str:
+    def cell(v: Any, limit: int) -> str:
         if isinstance(v, datetime):
             v = v.strftime("%Y-%m-%d %H:%M")
         s = "" if v is None else str(v.value if isinstance(v, Enum) else v)
         s = s.replace("\n", " ")
-        return s if len(s) <= max_width else s[: max_width - 1] + "…"
+        return s if len(s) <= limit else s[: limit - 1] + "…"
 
-    body = [[cell(v) for v in r] for r in rows]
+    caps = list(limits) if limits is not None else [max_width] * len(headers)
+    body = [[cell(v, cap) for v, cap in zip(r, caps, strict=True)] for r in rows]
     widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(headers)]
 
     def line(r: Sequence[str]) -> str:
@@ -82,3 +90,21 @@ def memory_table(rows: Sequence[Any]) -> str:
             "evidence",
         ],
     )
+
+
+#: Columns of :func:`compact_memory_table` and the most characters each shows: 120 in all.
+_COMPACT = (("key", 30), ("value", 30), ("status", 20), ("valid_from", 10), ("valid_to", 10), ("event_at", 10))
+
+
+def compact_memory_table(rows: Sequence[Any]) -> str:
+    """Memory records in 120 columns: key, value, status and the days of their valid and event
+    times (the full table is :func:`memory_table`)."""
+
+    def day(t: datetime | None) -> str:
+        return t.strftime("%Y-%m-%d") if t is not None else ""
+
+    body = [
+        (r.key or "-", r.value, r.status, day(r.valid_from), day(r.valid_to), day(getattr(r, "event_at", None)))
+        for r in rows
+    ]
+    return table(body, [h for h, _ in _COMPACT], limits=[w for _, w in _COMPACT])

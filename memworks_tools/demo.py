@@ -71,10 +71,15 @@ OPEN_VOCABULARY = [
 def _hits(r: RetrieveResult) -> str:
     if r.abstained:
         return "abstained"
-    return "; ".join(
-        f"{h.key or h.kind}={h.value!r} [{h.status}]" + (f" (event {h.event_at:%Y-%m-%d})" if h.event_at else "")
+    # One hit a line, each cut to fit 120 columns with its indent.
+    return "\n        ".join(
+        _fit(f"{h.key or h.kind}={h.value!r} [{h.status}]" + (f" (event {h.event_at:%Y-%m-%d})" if h.event_at else ""))
         for h in r.hits[:3]
     )
+
+
+def _fit(line: str, width: int = 112) -> str:
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def run_demo(out: Callable[[str], None] = print) -> int:
@@ -91,7 +96,7 @@ def run_demo(out: Callable[[str], None] = print) -> int:
 
 
 def _story(mw: Any, out: Callable[[str], None], started: float) -> int:
-    from memworks.output import memory_table
+    from memworks.output import compact_memory_table
 
     maya, other = Scope(tenant_id=T, user_id=U), Scope(tenant_id="globex", user_id=U)
     out("1. Maya says where she lives, twice (the second time reinforces, it adds no row).")
@@ -109,7 +114,8 @@ def _story(mw: Any, out: Callable[[str], None], started: float) -> int:
         mw.drain()
 
     rows = mw.memories(maya, include_history=True)
-    out("\nMemory of acme/maya, history included:\n" + memory_table(rows) + "\n")
+    out("\nMemory of acme/maya, history included (`memworks memories` shows every clock):\n")
+    out(compact_memory_table(rows) + "\n")
 
     failures: list[str] = []
 

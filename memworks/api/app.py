@@ -9,8 +9,6 @@ from importlib.metadata import PackageNotFoundError, version
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-from sqlalchemy import Engine
-from sqlalchemy.exc import SQLAlchemyError
 from starlette.routing import Route
 
 from memworks.api import routes_memory, routes_tenant, ui
@@ -21,9 +19,7 @@ from memworks.api.middleware import MAX_BODY_BYTES, BodyLimit, CatchAll, Metrics
 from memworks.api.ratelimit import RateLimit
 from memworks.client import Memworks
 from memworks.mcp import MCP_PATH, McpEndpoint
-from memworks.services.doctor import require_current_schema
-from memworks.store.health import schema_state
-from memworks.store.keys import database_ok
+from memworks.services.doctor import database_ok, require_current_schema, schema_word
 from memworks.workers import QUEUES
 from memworks.workers import metrics as worker_metrics
 from memworks.workers.metrics import QueueDepth
@@ -34,13 +30,6 @@ def _version() -> str:
         return version("memworks")
     except PackageNotFoundError:
         return "0"
-
-
-def _schema_word(engine: Engine) -> str | None:
-    try:
-        return schema_state(engine).state
-    except SQLAlchemyError:  # went away between the two queries: reported as unreachable next time
-        return None
 
 
 def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
@@ -94,7 +83,7 @@ def create_app(mw: Memworks | None = None, *, max_body_bytes: int = MAX_BODY_BYT
         (or, when ahead, the newer memworks that migrated it)."""
         engine = get_mw(request).runtime.engine
         reachable = database_ok(engine)
-        schema = _schema_word(engine) if reachable else None
+        schema = schema_word(engine) if reachable else None
         ok = reachable and schema == "current"
         body = {"status": "ok" if ok else "unavailable", "database": "ok" if reachable else "unreachable"}
         return JSONResponse({**body, "schema": schema}, status_code=200 if ok else 503)

@@ -37,7 +37,7 @@ TASK_TYPE = r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$"
 RECORD_ID = r"^[A-Za-z0-9_\-]{1,64}$"
 #: Most episodes or outcomes in one request.
 MAX_BATCH = 1000
-#: Longest query a retrieve may send (characters): the store's ``MAX_QUERY_CHARS``.
+#: Longest query a retrieve may send (characters): the retrieval service's ``MAX_QUERY_CHARS``.
 MAX_QUERY = 1000
 
 _Tenant = Field(default=None, pattern=ID, description="omit it (the key's tenant), or give the key's tenant")

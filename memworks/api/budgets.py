@@ -10,9 +10,9 @@ from collections import Counter as Tally
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from memworks.api.buckets import Draw
 from memworks.config import Settings
 from memworks.mcp import MCP_PATH
-from memworks.store.ratelimit import Draw
 
 WRITES, DELETIONS, READS, BYTES = "writes", "deletions", "reads", "write_bytes"
 #: Bytes of a read's body and query string one unit of the read budget pays for: measured, a

@@ -53,6 +53,7 @@ import anyio.to_thread
 from prometheus_client import CollectorRegistry, Counter, Gauge
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from memworks.api.buckets import Buckets, Draw, MemoryBuckets, buckets_for
 from memworks.api.budgets import (
     BYTES,
     READS,
@@ -67,7 +68,6 @@ from memworks.api.middleware import error_body, send_json
 from memworks.api.slots import TenantSlots
 from memworks.client import Memworks
 from memworks.logging import get_logger
-from memworks.store.ratelimit import Buckets, Draw, MemoryBuckets, buckets_for
 
 log = get_logger("memworks.api")
 

@@ -123,10 +123,10 @@ def _check_schema(settings: Settings) -> None:
     """
     if settings.database_url.startswith("sqlite"):
         return
-    from memworks.services.deps import Runtime
+    from memworks.services.deps import Deps
     from memworks.services.doctor import require_current_schema
 
-    require_current_schema(Runtime(settings).engine)
+    require_current_schema(Deps(settings).engine)
 
 
 def _check_before_serving() -> None:

@@ -34,14 +34,14 @@ def register(sub: Any) -> None:
 def _doctor(args: argparse.Namespace) -> int:
     from memworks.config import get_settings
     from memworks.services import doctor
-    from memworks.services.deps import Runtime, utcnow
+    from memworks.services.deps import Deps, utcnow
     from memworks.workers import QUEUES, build_broker
 
     if args.stuck_after < 0:
         raise InvalidInput(f"--stuck-after must be 0 or more seconds, got {args.stuck_after}", field="--stuck-after")
     settings = get_settings()
     # No facade: it would upgrade a SQLite schema by itself, hiding what the check is for.
-    engine = Runtime(settings).engine
+    engine = Deps(settings).engine
     broker = None if settings.is_embedded_broker else build_broker(settings)
 
     def show(check: doctor.Check) -> None:

@@ -172,22 +172,19 @@ def lower_priority(nice: int) -> None:
 
 def _db(args: argparse.Namespace) -> int:
     from memworks.config import get_settings
-    from memworks.services import erasure
+    from memworks.services import deletion
     from memworks.services.deps import Deps, utcnow
-    from memworks.store.db import upgrade
 
     if args.action == "upgrade":
-        from memworks.store.health import schema_state
+        from memworks.services.doctor import migrate
 
-        url = get_settings().database_url
-        before = schema_state(Deps(get_settings()).engine)
-        upgrade(url)
+        before = migrate(get_settings())
         if before.state == "current":
             print(f"database schema is current (revision {before.head}): nothing to migrate")
         else:
             print(f"database schema migrated from {before.revision or 'an empty database'} to revision {before.head}")
         return EXIT_OK
-    done = erasure.rewrite_files(Deps(get_settings()), now=utcnow())
+    done = deletion.rewrite_files(Deps(get_settings()), now=utcnow())
     if done.tables_left:
         print(f"not done: no lock within 5 s on {', '.join(done.tables_left)}; run it again", file=sys.stderr)
         return EXIT_FAIL

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -13,15 +12,12 @@ import dramatiq
 from dramatiq.brokers.stub import StubBroker
 from dramatiq.common import dq_name
 from dramatiq.errors import QueueJoinTimeout
-from sqlalchemy import select
-from sqlmodel import col
 
 from memworks.client.deletion import DeletionMixin
 from memworks.client.lessons import LessonsMixin
 from memworks.config import Settings, get_settings
 from memworks.errors import InvalidInput, MemworksError
 from memworks.logging import get_logger
-from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import (
     EpisodeIn,
     IngestReceipt,
@@ -30,21 +26,13 @@ from memworks.models.schemas import (
     RetrieveResult,
     Scope,
 )
-from memworks.models.tables import ConsolidationRun
-from memworks.models.validation import check_time, parse_model, require_scope
-from memworks.services import fairness, profiles, records
+from memworks.models.validation import parse_model, require_scope
+from memworks.services import consolidation, dead_letters, fairness, ingest, profiles, records, retrieval
 from memworks.services import keys as keys_service
 from memworks.services.attention import AttentionBuffer, Batch
-from memworks.store import episodes as episode_store
-from memworks.store import evidence as evidence_store
-from memworks.store import memories as memory_store
-from memworks.store.db import session_scope
-from memworks.store.projections.dead_letters import dead_letters_of
-from memworks.store.projections.scope_cache import SCOPES
-from memworks.store.retrieval import retrieve as retrieve_memories
+from memworks.services.deps import Deps
 from memworks.workers import (
     QUEUES,
-    Runtime,
     build_broker,
     consolidate,
     extract_memories,
@@ -84,7 +72,7 @@ class Memworks(LessonsMixin, DeletionMixin):
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.runtime = Runtime(settings)
+        self.runtime = Deps(settings)
         set_runtime(self.runtime)
         self.broker = use_broker(build_broker(settings))
         self._worker: dramatiq.Worker | None = None
@@ -113,20 +101,15 @@ class Memworks(LessonsMixin, DeletionMixin):
             Conflict: an episode id is already stored with other content; nothing is stored.
         """
         items = [parse_episode(e, where=f"episode {i}") for i, e in enumerate(batch)]
-        with session_scope(self.runtime.engine) as s:
-            ids, dups = episode_store.insert_episodes(s, episodes=items, now=utcnow())
-            # A duplicate still unprocessed lost its message (a broker outage, a kill mid-ingest):
-            # sending it again is what the client retrying the batch expects.
-            dup, new = set(dups), set(ids)
-            again = [(e.tenant_id, e.user_id, e.episode_id) for e in items if e.episode_id in dup]
-            stuck = [(i, e) for i, e in episode_store.unprocessed_of(s, keys=again) if i not in new]
-        # The rows are committed before any message exists (outbox): a lost message is re-sent
-        # by the sweeper, never lost.
-        self._send_extraction([*ids, *(i for i, _ in stuck)])
+        stored = ingest.accept(self.runtime, items, now=utcnow())
+        # A duplicate still unprocessed lost its message (a broker outage, a kill mid-ingest):
+        # sending it again is what the client retrying the batch expects.
+        self._send_extraction([*stored.ids, *(i for i, _ in stored.stuck)])
+        dup = set(stored.duplicates)
         return IngestReceipt(
             accepted=[e.episode_id for e in items if e.episode_id not in dup],
-            duplicates=dups,
-            resent=[e for _, e in stuck],
+            duplicates=stored.duplicates,
+            resent=[e for _, e in stored.stuck],
         )
 
     def _send_extraction(self, ids: Sequence[int]) -> None:
@@ -153,22 +136,9 @@ class Memworks(LessonsMixin, DeletionMixin):
         ``asked_at`` (the same forms): when the question is asked (default now); "last year" or
         "in May" in it resolve against that time.
         """
-        valid_at, believed_at = check_time(as_of, "as_of"), check_time(known_at, "known_at")
-        asked = check_time(asked_at, "asked_at")
-        rt, now = self.runtime, utcnow()
-        result = retrieve_memories(
-            rt.engine,
-            scope=scope,
-            query=query,
-            as_of=valid_at,
-            known_at=believed_at,
-            k=k,
-            embedder=rt.embedder,
-            cache=rt.cache,
-            cache_ttl_s=self.settings.cache_ttl_s,
-            policy=rt.policy,
-            now=now,
-            asked_at=asked,
+        now = utcnow()
+        result = retrieval.retrieve(
+            self.runtime, scope, query, as_of=as_of, known_at=known_at, k=k, asked_at=asked_at, now=now
         )
         self._send_attention(self._attention.add((h.memory_id for h in result.hits), now))
         return result
@@ -185,9 +155,7 @@ class Memworks(LessonsMixin, DeletionMixin):
         record's ``evidence_detail`` gives its own episodes' times and snippets."""
         if not isinstance(scope, Scope):
             raise InvalidInput("scope is required: memories(Scope(tenant_id=..., user_id=...))", field="scope")
-        with session_scope(self.runtime.engine, write=False) as s:
-            rows = memory_store.list_memories(s, scope=scope, include_history=include_history)
-            return evidence_store.with_evidence_detail(s, scope=scope, rows=rows)
+        return records.list_memories(self.runtime, scope, include_history=include_history)
 
     # -- consolidation --------------------------------------------------------------------
 
@@ -198,24 +166,7 @@ class Memworks(LessonsMixin, DeletionMixin):
         self._ensure_worker()
         consolidate.send(tenant)
         self.drain()
-        with session_scope(self.runtime.engine, write=False) as s:
-            run = s.scalars(
-                select(ConsolidationRun)
-                .where(col(ConsolidationRun.tenant_id) == tenant)
-                .order_by(col(ConsolidationRun.id).desc())
-                .limit(1)
-            ).first()
-            if run is None:
-                return {"tenant_id": tenant, "status": "queued"}
-            return {
-                "run_id": run.id,
-                "tenant_id": tenant,
-                "status": run.status,
-                "counts": json.loads(run.counts_json),
-                "duration_ms": round(run.duration_ms, 1),
-                "started_at": run.started_at,
-                "finished_at": run.finished_at,
-            }
+        return consolidation.last_run(self.runtime, tenant) or {"tenant_id": tenant, "status": "queued"}
 
     def profile(self, scope: Scope, query: str | None = None) -> dict[str, Any]:
         """The user's injected profile: the block, its token count, and the record each line cites.
@@ -282,24 +233,17 @@ class Memworks(LessonsMixin, DeletionMixin):
 
     def owned_memory_ids(self, scope: Scope, memory_ids: Sequence[str]) -> set[str]:
         """Which of ``memory_ids`` are live records of ``scope`` (anyone else's count as absent)."""
-        with session_scope(self.runtime.engine, write=False) as s:
-            return {
-                r.memory_id
-                for r in memory_store.get_rows(s, ids=memory_ids)
-                if r.tenant_id == scope.tenant_id
-                and r.user_id == scope.user_id
-                and r.status is not MemoryStatus.DELETED
-            }
+        return records.owned(self.runtime, scope, memory_ids)
 
     # -- dead letters ---------------------------------------------------------------------
 
     def dead_letters(self) -> list[dict[str, Any]]:
         """Messages that failed after their retries (Redis keeps them 7 days; SQL keeps the work)."""
-        return dead_letters_of(self.broker, QUEUES).entries()
+        return dead_letters.listed(self.broker, QUEUES)
 
     def retry_dead_letters(self, message_ids: Sequence[str] = ()) -> int:
         """Send dead letters again (all, or the named ones); returns how many were re-sent."""
-        taken = dead_letters_of(self.broker, QUEUES).take(set(message_ids))
+        taken = dead_letters.take(self.broker, QUEUES, message_ids)
         self._ensure_worker()
         for d in taken:
             self.broker.get_actor(d["actor"]).send_with_options(args=tuple(d["args"]), kwargs=d.get("kwargs") or {})
@@ -371,8 +315,7 @@ class Memworks(LessonsMixin, DeletionMixin):
             if self._worker is not None:
                 self._worker.stop()
                 self._worker = None
-        SCOPES.drop_database(self.runtime.engine.url.render_as_string(hide_password=True))
-        self.runtime.engine.dispose()
+        self.runtime.close()
         set_runtime(None)
 
     def __enter__(self) -> Memworks:

@@ -6,19 +6,16 @@ from typing import Any
 
 from memworks.models.schemas import DeletionRequestIn, ManifestOut
 from memworks.models.validation import parse_model
-from memworks.pipelines.deletion import TARGETS, DeletionSubject
-from memworks.services import erasure
-from memworks.store import deletion as deletion_store
-from memworks.store import memories as memory_store
-from memworks.store.db import session_scope
-from memworks.workers import Runtime, lanes, plan_deletion_request, resume_deletions
+from memworks.services import deletion
+from memworks.services.deps import Deps
+from memworks.workers import lanes, plan_deletion_request, resume_deletions
 from memworks.workers.runtime import utcnow
 
 
 class DeletionMixin:
     """Deletion requests with their manifests (part of :class:`~memworks.client.Memworks`)."""
 
-    runtime: Runtime
+    runtime: Deps
 
     def _ensure_worker(self) -> None: ...
 
@@ -30,7 +27,7 @@ class DeletionMixin:
         work has its new ones queued in the bulk lane.
         """
         req = parse_model(DeletionRequestIn, request, "deletion request")
-        submitted = erasure.submit(self.runtime, req, now=utcnow())
+        submitted = deletion.submit(self.runtime, req, now=utcnow())
         self._ensure_worker()
         if submitted.fresh:
             lanes.send(plan_deletion_request, submitted.request_id, bulk=submitted.bulk)
@@ -38,39 +35,11 @@ class DeletionMixin:
 
     def preview_deletion(self, request: DeletionRequestIn | dict[str, Any]) -> dict[str, Any]:
         """What a deletion would erase (records with key and value, episodes, targets); changes nothing."""
-        req = parse_model(DeletionRequestIn, request, "deletion request")
-        subject = DeletionSubject(req.tenant_id, req.user_id, tuple(req.keys), tuple(req.memory_ids))
-        with session_scope(self.runtime.engine, write=False) as s:
-            plan = deletion_store.compute_plan(s, subject=subject, policy=self.runtime.lesson_policy)
-            rows = memory_store.get_rows(s, ids=plan.memory_ids)
-        derived = set(plan.derived_ids)
-        return {
-            "tenant_id": req.tenant_id,
-            "user_id": req.user_id,
-            "keys": plan.keys,
-            "records": [
-                {
-                    "memory_id": r.memory_id,
-                    "kind": r.kind,
-                    "key": r.key,
-                    "value": r.value,
-                    "status": r.status,
-                    "derived": r.memory_id in derived,
-                    "transcript": r.extractor == "transcript",
-                }
-                for r in rows
-            ],
-            "episodes": plan.episode_ids,
-            "outcomes": plan.outcome_ids,
-            "decisions": plan.decisions,
-            "targets": list(TARGETS),
-            "counts": plan.summary(),
-        }
+        return deletion.preview(self.runtime, parse_model(DeletionRequestIn, request, "deletion request"))
 
     def manifest(self, request_id: str) -> ManifestOut:
         """The deletion manifest: status and, per projection, state, residue, attempts, evidence."""
-        with session_scope(self.runtime.engine, write=False) as s:
-            return deletion_store.manifest(s, request_id=request_id)
+        return deletion.manifest(self.runtime, request_id)
 
     def resume_deletions(self) -> None:
         """Re-drive every unfinished deletion (the sweeper, on demand): FAILED targets too."""

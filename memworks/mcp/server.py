@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
-from pydantic import AwareDatetime, Field
+from pydantic import AwareDatetime, Field, ValidationError
 
 from memworks.client import Memworks
 from memworks.errors import MemworksError
@@ -140,7 +140,22 @@ class _StrictServer(MCPServer[Any]):
                 f"{', '.join(sorted(self.arguments[name]))}); the tenant and user come from the "
                 f"connection, never from a tool call"
             )
-        return await super().call_tool(name, arguments, context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):  # the SDK's check of the arguments
+                raise ToolError(readable(exc.__cause__)) from exc.__cause__
+            raise
+
+
+def readable(exc: ValidationError) -> str:
+    """One line naming each wrong argument and what is wrong with it (pydantic's own text spans
+    lines, repeats the input and links to its documentation)."""
+    said = []
+    for err in exc.errors():
+        arg = ".".join(str(p) for p in err["loc"]) or "arguments"
+        said.append(f"{arg}: {err['msg']}")
+    return "; ".join(said)
 
 
 def build_server(get_mw: Callable[[], Memworks], bind: Binder, *, name: str = "memworks") -> MCPServer[Any]:

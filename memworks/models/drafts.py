@@ -29,7 +29,7 @@ class ForgetRequest(BaseModel):
 
     Ending a fact ("I sold my car") closes its valid time and keeps history; a forget request
     asks for erasure. The ingest layer matches ``terms`` against the user's stored slots
-    (:func:`memworks.pipelines.slots.match_forget_topic`): a match becomes a topic deletion
+    (:func:`memworks.pipelines.ingest.slots.match_forget_topic`): a match becomes a topic deletion
     with a manifest, no match a pending request the user can see.
     """
 
@@ -125,7 +125,7 @@ class OutcomeView(BaseModel):
     user_id: str | None = None
     task_id: str | None = None
     task_type: str
-    #: Normalised features (see ``pipelines.features``), sorted.
+    #: Normalised features (see ``pipelines.lessons.features``), sorted.
     features: tuple[str, ...]
     action_taken: str
     verified_action: str | None = None

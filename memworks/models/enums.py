@@ -132,4 +132,7 @@ class JobOutcome(StrEnum):
     """How one actor run ended (the ``job_run`` log)."""
 
     OK = "ok"
+    #: Refused as bad input: not retried.
     REJECTED = "rejected"
+    #: Raised; retried while the delivery policy allows.
+    FAILED = "failed"

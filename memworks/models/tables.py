@@ -244,7 +244,7 @@ class DeletionRequest(SQLModel, table=True):
     created_at: datetime = _time(nullable=False)
     planned_at: datetime | None = _time()
     completed_at: datetime | None = _time()
-    #: When the files were rewritten after it completed (:mod:`memworks.store.erasure.disk`).
+    #: When the files were rewritten after it completed (:mod:`memworks.store.deletion.erasure.disk`).
     rewritten_at: datetime | None = _time()
 
 
@@ -342,7 +342,7 @@ class Profile(SQLModel, table=True):
 
 
 class Eviction(SQLModel, table=True):
-    """Every record forgetting took (TTL or capacity), and why."""
+    """Every record eviction took (TTL expiry or capacity), and why."""
 
     __tablename__ = "eviction"
     __table_args__ = (Index("ix_eviction_scope", "tenant_id", "user_id"),)

@@ -13,17 +13,23 @@ from memworks.models.types import BoundedTime
 
 M = TypeVar("M", bound=BaseModel)
 
+#: Errors of one value an error message lists before it counts the rest.
+MAX_ERRORS = 10
+
 
 def parse_model(model: type[M], data: M | dict[str, Any], where: str) -> M:
-    """Validate ``data`` as ``model``; a failure raises ``InvalidInput`` naming the field."""
+    """Validate ``data`` as ``model``; a failure raises ``InvalidInput`` naming the field (the
+    first wrong one) and saying what is wrong with each, so one try shows every fix a line needs."""
     if isinstance(data, model):
         return data
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or where
-        raise InvalidInput(f"{where}: field {field!r}: {err['msg']}", field=field) from None
+        errors = exc.errors()
+        fields = [".".join(str(p) for p in err["loc"]) or where for err in errors]
+        said = "; ".join(f"field {f!r}: {err['msg']}" for f, err in zip(fields, errors[:MAX_ERRORS], strict=False))
+        more = f"; and {len(errors) - MAX_ERRORS} more" if len(errors) > MAX_ERRORS else ""
+        raise InvalidInput(f"{where}: {said}{more}", field=fields[0]) from None
 
 
 _TIME: TypeAdapter[datetime] = TypeAdapter(BoundedTime)

@@ -1,5 +1,5 @@
 """Use cases: each module composes pipelines and store for one job, taking its dependencies explicitly."""
 
-from memworks.services.deps import Deps, Runtime, utcnow
+from memworks.services.deps import Deps, utcnow
 
-__all__ = ["Deps", "Runtime", "utcnow"]
+__all__ = ["Deps", "utcnow"]

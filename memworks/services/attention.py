@@ -24,7 +24,7 @@ from datetime import datetime
 
 from memworks.services.deps import Deps
 from memworks.store import attention
-from memworks.store.db import session_scope
+from memworks.store.sql.db import session_scope
 
 #: Hits a buffer holds before it is sent (bounds one message and one transaction).
 FLUSH_AT_HITS = 500

@@ -14,21 +14,25 @@ transaction, as before.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from memworks.models.enums import JobOutcome, RunStatus
+from memworks.models.enums import RunStatus
 from memworks.models.tables import ConsolidationRun
 from memworks.services.deps import Deps
-from memworks.store import audit, episodes, locks, summaries
 from memworks.store import consolidation as store
+from memworks.store import episodes
 from memworks.store import lessons as lesson_store
-from memworks.store.db import analyze, session_scope
+from memworks.store.consolidation import summaries
+from memworks.store.sql import locks
+from memworks.store.sql.db import analyze, session_scope
 
 #: Queues one learning round: (tenant id, task type).
 QueueRound = Callable[[str, str], object]
@@ -58,7 +62,8 @@ def tenants_to_consolidate(deps: Deps) -> list[str]:
 def consolidate_tenant(
     deps: Deps, tenant_id: str, *, clock: Callable[[], datetime], queue_round: QueueRound, message_id: str = ""
 ) -> Run:
-    """Consolidate ``tenant_id`` user by user, queue a learning round per task type, record the run."""
+    """Consolidate ``tenant_id`` user by user, queue a learning round per task type, record the run
+    (its ``consolidation_run`` row; the job-run log is the actor middleware's)."""
     t0, started = time.perf_counter(), clock()
     with session_scope(deps.engine) as s:
         # The run row is written first, so a run that dies half way still shows as running.
@@ -91,17 +96,24 @@ def consolidate_tenant(
     ms = (time.perf_counter() - t0) * 1000
     with session_scope(deps.engine) as s:
         store.mark_run(s, run_id=run_id, counts=totals, status=RunStatus.DONE, duration_ms=ms, now=clock())
-        audit.record_job(
-            s,
-            actor="consolidate",
-            message_id=message_id,
-            outcome=JobOutcome.OK,
-            started_at=started,
-            duration_ms=ms,
-            tenant_id=tenant_id,
-            counts=totals,
-        )
     return Run(totals, ms)
+
+
+def last_run(deps: Deps, tenant_id: str) -> dict[str, Any] | None:
+    """The tenant's latest consolidation run (counts, status, times), or None before its first."""
+    with session_scope(deps.engine, write=False) as s:
+        run = store.latest_run(s, tenant_id=tenant_id)
+        if run is None:
+            return None
+        return {
+            "run_id": run.id,
+            "tenant_id": tenant_id,
+            "status": run.status,
+            "counts": json.loads(run.counts_json),
+            "duration_ms": round(run.duration_ms, 1),
+            "started_at": run.started_at,
+            "finished_at": run.finished_at,
+        }
 
 
 def _add(totals: dict[str, int], counts: dict[str, int]) -> None:

@@ -15,15 +15,16 @@ from sqlalchemy import Engine
 from memworks.adapters.embedder import get_embedder
 from memworks.config import Settings
 from memworks.errors import InvalidInput
-from memworks.pipelines.consolidation import ForgettingPolicy
+from memworks.pipelines.consolidation import EvictionPolicy
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.lessons import LessonPolicy
 from memworks.pipelines.protocols import Embedder
-from memworks.pipelines.ranker import load_model
-from memworks.pipelines.ranking import RankPolicy
+from memworks.pipelines.retrieval.ranker import load_model
+from memworks.pipelines.retrieval.ranking import RankPolicy
 from memworks.store.consolidation import Knobs
-from memworks.store.db import get_engine, upgrade
 from memworks.store.projections.cache import MemoryCache, ReadCache, RedisCache
+from memworks.store.projections.scope_cache import SCOPES
+from memworks.store.sql.db import get_engine, upgrade
 
 
 def utcnow() -> datetime:
@@ -45,7 +46,7 @@ def open_extractor() -> Extractor:
     with _open_lock:
         if not _open:
             from memworks.adapters.nlp import SpacyParser
-            from memworks.pipelines.extraction.open_vocab import OpenVocabularyExtractor
+            from memworks.pipelines.extraction.open_vocab.extractor import OpenVocabularyExtractor
             from memworks.pipelines.extraction.rules import RulesExtractor
 
             _open.append(OpenVocabularyExtractor(SpacyParser(), rules=RulesExtractor()))
@@ -117,13 +118,13 @@ class Deps:
         )
 
     @property
-    def forgetting_policy(self) -> ForgettingPolicy:
-        return ForgettingPolicy(max_records=self.settings.max_records_per_user)
+    def eviction_policy(self) -> EvictionPolicy:
+        return EvictionPolicy(max_records=self.settings.max_records_per_user)
 
     @property
     def consolidation_knobs(self) -> Knobs:
         return Knobs(
-            forgetting=self.forgetting_policy,
+            eviction=self.eviction_policy,
             dedup_threshold=self.settings.dedup_min_similarity,
             profile_max_tokens=self.settings.profile_max_tokens,
             embedder=self.embedder,
@@ -138,6 +139,8 @@ class Deps:
     def upgrade_schema(self) -> None:
         upgrade(self.settings.database_url)
 
-
-#: The name workers and the facade have used for the same object.
-Runtime = Deps
+    def close(self) -> None:
+        """Release the engine's connections and what this process cached of its database."""
+        if "engine" in self.__dict__:  # never built: nothing to release
+            SCOPES.drop_database(self.engine.url.render_as_string(hide_password=True))
+            self.engine.dispose()

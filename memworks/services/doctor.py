@@ -21,9 +21,10 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from memworks.config import Settings
 from memworks.errors import MemworksError
-from memworks.store import health
-from memworks.store.db import session_scope
+from memworks.store import keys
 from memworks.store.projections.dead_letters import dead_letters_of
+from memworks.store.sql import health
+from memworks.store.sql.db import get_engine, session_scope, upgrade
 
 #: Seconds an episode may wait in state ``received`` before the doctor calls it stuck: a healthy
 #: worker takes a second or two per message, a deep but moving backlog minutes.
@@ -265,3 +266,24 @@ def run_checks(
         for name in ("stuck episodes", "failed deletions"):
             add(Check(name, "skipped", "not counted: the database is not ready"))
     return out
+
+
+def database_ok(engine: Engine) -> bool:
+    """Whether the database answers a trivial query (the health check)."""
+    return keys.database_ok(engine)
+
+
+def schema_word(engine: Engine) -> str | None:
+    """The schema's state (current, behind, missing or ahead), or None when the database stopped
+    answering in between (reported as unreachable next time)."""
+    try:
+        return health.schema_state(engine).state
+    except SQLAlchemyError:
+        return None
+
+
+def migrate(settings: Settings) -> health.SchemaState:
+    """Upgrade the deployment's database to the newest migration; the state it was in before."""
+    before = health.schema_state(get_engine(settings.database_url))
+    upgrade(settings.database_url)
+    return before

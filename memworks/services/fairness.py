@@ -18,7 +18,7 @@ from memworks.config import Settings
 from memworks.pipelines.ingest import weighted_parts
 from memworks.services.deps import Deps
 from memworks.store import backlog
-from memworks.store.db import session_scope
+from memworks.store.sql.db import session_scope
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from sqlalchemy import Engine
 
 from memworks.models.tables import ApiKey
 from memworks.store import keys
-from memworks.store.db import session_scope
+from memworks.store.sql.db import session_scope
 
 
 @dataclass(frozen=True)

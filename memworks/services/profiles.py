@@ -17,9 +17,9 @@ from memworks.models.tables import Profile
 from memworks.pipelines.consolidation import Profile as ProfileBlock
 from memworks.pipelines.consolidation import fit_lines, profile_lines, select_profile
 from memworks.services.deps import Deps
+from memworks.services.retrieval import MAX_QUERY_CHARS
 from memworks.store import profiles
-from memworks.store.db import session_scope
-from memworks.store.retrieval import MAX_QUERY_CHARS
+from memworks.store.sql.db import session_scope
 
 
 def rebuild_profile(
@@ -51,7 +51,7 @@ def read_profile(deps: Deps, scope: Scope, *, query: str | None = None, now: dat
 
     Raises:
         InvalidInput: naming ``scope`` without a user, or ``query`` when it is not a non-empty
-            string of at most :data:`~memworks.store.retrieval.MAX_QUERY_CHARS` characters.
+            string of at most :data:`~memworks.services.retrieval.MAX_QUERY_CHARS` characters.
     """
     if not isinstance(scope, Scope) or scope.user_id is None:
         raise InvalidInput("profile needs a scope with a user: Scope(tenant_id=..., user_id=...)", field="scope")

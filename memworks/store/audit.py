@@ -13,8 +13,8 @@ from sqlmodel import Session, col
 from memworks.models.enums import Op
 from memworks.models.tables import GateDecision, JobRun, RejectedInput
 from memworks.pipelines.ingest import Judged
-from memworks.pipelines.supersession import memory_id_for
-from memworks.store.db import insert_rows
+from memworks.pipelines.ingest.supersession import memory_id_for
+from memworks.store.sql.db import insert_rows
 
 #: One episode's gate decisions: (tenant, user, episode id, what was judged, the write op and
 #: record id of each accepted candidate by its index in ``judged``).

@@ -13,7 +13,7 @@ from sqlmodel import Session, col
 from memworks.models.enums import EpisodeState
 from memworks.models.schemas import EpisodeIn
 from memworks.models.tables import Episode
-from memworks.store.idempotent import partition
+from memworks.store.sql.idempotent import partition
 
 
 def fingerprint(text: str) -> str:

@@ -9,9 +9,9 @@ import numpy.typing as npt
 from sqlmodel import Session
 
 from memworks.models.tables import Memory
+from memworks.pipelines.ingest.slots import index_text
 from memworks.pipelines.protocols import Embedder
-from memworks.pipelines.slots import index_text
-from memworks.pipelines.spans import spans
+from memworks.pipelines.text.spans import spans
 from memworks.store import subjects
 from memworks.store.projections import lexical, vector
 from memworks.store.projections.base import IndexRecord

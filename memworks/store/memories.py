@@ -14,10 +14,10 @@ from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryKind, MemoryStatus, Relation
 from memworks.models.schemas import MemoryOut, Scope
 from memworks.models.tables import Lineage, Memory
-from memworks.pipelines.consolidation import ForgettingPolicy, expires_at_for
-from memworks.pipelines.supersession import WritePlan
-from memworks.store.db import insert_rows
+from memworks.pipelines.consolidation import EvictionPolicy, expires_at_for
+from memworks.pipelines.ingest.supersession import WritePlan
 from memworks.store.episodes import fingerprint
+from memworks.store.sql.db import insert_rows
 
 _EVIDENCE = (Relation.EXTRACTED_FROM, Relation.REINFORCED_BY, Relation.CONSOLIDATED_FROM)
 # Lineage lookups by child id check the tenant and order the edges in Python, not in SQL, so
@@ -75,33 +75,14 @@ def evidence_of(session: Session, *, tenant_id: str, ids: Iterable[str]) -> dict
     return _lineage(lineage_edges(session, tenant_id=tenant_id, ids=ids, relations=_EVIDENCE))[0]
 
 
+#: What a view copies from its row (the rest, evidence and derivations, comes from the lineage).
+_ROW_FIELDS = tuple(f for f in MemoryView.model_fields if f not in ("evidence", "derived_from"))
+
+
 def to_view(row: Memory, evidence: Sequence[str], derived: Sequence[str] = ()) -> MemoryView:
-    return MemoryView(
-        memory_id=row.memory_id,
-        kind=row.kind,
-        key=row.key,
-        value=row.value,
-        text=row.text,
-        source=row.source,
-        confidence=row.confidence,
-        trusted=row.trusted,
-        status=row.status,
-        extractor=row.extractor,
-        valid_from=row.valid_from,
-        valid_to=row.valid_to,
-        recorded_at=row.recorded_at,
-        retracted_at=row.retracted_at,
-        superseded_at=row.superseded_at,
-        superseded_by=row.superseded_by,
-        event_at=row.event_at,
-        expires_at=row.expires_at,
-        last_retrieved_at=row.last_retrieved_at,
-        last_verified_at=row.last_verified_at,
-        attention=row.attention,
-        hold=row.hold,
-        evidence=tuple(evidence),
-        derived_from=tuple(derived),
-    )
+    """The row as pipelines see it, with the episodes it rests on and the records it came from."""
+    fields = {f: getattr(row, f) for f in _ROW_FIELDS}
+    return MemoryView(**fields, evidence=tuple(evidence), derived_from=tuple(derived))
 
 
 def views(session: Session, *, tenant_id: str, rows: Sequence[Memory]) -> list[MemoryView]:
@@ -187,11 +168,11 @@ def apply_plan(
     tenant_id: str,
     user_id: str,
     now: datetime,
-    forgetting: ForgettingPolicy | None = None,
+    eviction: EvictionPolicy | None = None,
 ) -> list[Memory]:
     """Write ``plan`` in the caller's transaction. Returns the new rows (for projections).
 
-    ``forgetting`` sets each new record's ``expires_at`` from its kind's TTL.
+    ``eviction`` sets each new record's ``expires_at`` from its kind's TTL.
     """
     edges: list[Lineage] = []
 
@@ -230,7 +211,7 @@ def apply_plan(
                 superseded_at=n.superseded_at,
                 superseded_by=n.superseded_by,
                 event_at=n.event_at,
-                expires_at=expires_at_for(n.kind, now, forgetting) if forgetting else None,
+                expires_at=expires_at_for(n.kind, now, eviction) if eviction else None,
             )
         )
         first, *rest = n.evidence or ("",)

@@ -15,7 +15,7 @@ from sqlmodel import Session, col
 from memworks.models.enums import Relation
 from memworks.models.tables import Episode, Lineage, Memory
 from memworks.pipelines.ingest import MAX_CHARS_READ, bounded_text
-from memworks.pipelines.timerange import event_time
+from memworks.pipelines.retrieval.timerange import event_time
 from memworks.store.memories import chunks
 from memworks.store.turns import speaker_of
 

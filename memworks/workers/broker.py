@@ -17,7 +17,7 @@ from dramatiq.brokers.stub import StubBroker
 from dramatiq.middleware import CurrentMessage, Retries, TimeLimit, default_middleware
 
 from memworks.config import Settings
-from memworks.logging import configure_logging
+from memworks.logging import configure_library_logging
 
 #: The bulk lane of a workload: where the work of a tenant over its backlog threshold goes, served
 #: at a lower priority, so that no other tenant's work waits behind it (:mod:`memworks.workers.lanes`).
@@ -62,7 +62,7 @@ def delivery_policy(settings: Settings) -> list[dramatiq.Middleware]:
 
 def build_broker(settings: Settings) -> dramatiq.Broker:
     """A broker for ``settings.broker_url``, with memworks' delivery policy and middleware."""
-    configure_logging()
+    configure_library_logging()  # a process that configured its own logging keeps it
     policy = delivery_policy(settings)
     broker: dramatiq.Broker
     if settings.is_embedded_broker:

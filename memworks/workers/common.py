@@ -18,10 +18,8 @@ from pydantic import AfterValidator, Field, StringConstraints, TypeAdapter, Vali
 
 from memworks.errors import InvalidInput
 from memworks.logging import get_logger
-from memworks.models.enums import JobOutcome
 from memworks.pipelines.deletion import TARGETS
-from memworks.store import audit
-from memworks.store.db import session_scope
+from memworks.services import jobs
 from memworks.workers.runtime import get_runtime, utcnow
 
 log = get_logger(__name__)
@@ -48,21 +46,21 @@ def message_id() -> str:
     return msg.message_id if msg else ""
 
 
-def record_rejection(actor: str, payload: dict[str, Any], *, field: str, reason: str, reference: str) -> None:
-    """Keep a bad payload and its reason in SQL (dead letters expire) and log it."""
-    with session_scope(get_runtime().engine) as s:
-        audit.record_rejected(
-            s, kind=f"message:{actor}", payload=payload, reason=reason, field=field, now=utcnow(), reference=reference
-        )
-        audit.record_job(
-            s,
-            actor=actor,
-            message_id=reference,
-            outcome=JobOutcome.REJECTED,
-            started_at=utcnow(),
-            duration_ms=0.0,
-            error=reason,
-        )
+def record_rejection(
+    actor: str, payload: dict[str, Any], *, field: str, reason: str, reference: str, run: bool = True
+) -> None:
+    """Keep a bad payload and its reason in SQL (dead letters expire) and log it; with ``run``
+    (refused before its actor ran), the run it ended too."""
+    jobs.record_rejection(
+        get_runtime(),
+        actor=actor,
+        payload=payload,
+        field=field,
+        reason=reason,
+        reference=reference,
+        now=utcnow(),
+        run=run,
+    )
     log.warning("message.rejected", reason=reason)
 
 
@@ -74,7 +72,8 @@ def reject(actor: str, payload: dict[str, Any], exc: ValidationError) -> Invalid
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err["loc"]) or "payload"
     reason = f"{where}: {err['msg']}"
-    record_rejection(actor, payload, field=where, reason=reason, reference=message_id())
+    # The run itself is recorded by the job-run middleware, as rejected.
+    record_rejection(actor, payload, field=where, reason=reason, reference=message_id(), run=False)
     return InvalidInput(reason, field=where)
 
 
@@ -104,6 +103,15 @@ def argument_problem(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     return None
 
 
+def ours(broker: dramatiq.Broker, message: dramatiq.MessageProxy) -> bool:
+    """The message is for one of memworks' own actors (a broker may carry others)."""
+    try:
+        actor = broker.get_actor(message.actor_name)
+    except dramatiq.errors.ActorNotFound:
+        return False
+    return str(getattr(actor.fn, "__module__", "")).startswith("memworks.")
+
+
 class CheckArguments(dramatiq.Middleware):
     """Check a memworks message against its actor's signature before running it.
 
@@ -113,10 +121,9 @@ class CheckArguments(dramatiq.Middleware):
     """
 
     def before_process_message(self, broker: dramatiq.Broker, message: dramatiq.MessageProxy) -> None:
-        actor = broker.get_actor(message.actor_name)
-        if not str(getattr(actor.fn, "__module__", "")).startswith("memworks."):
+        if not ours(broker, message):
             return
-        problem = argument_problem(actor.fn, tuple(message.args), dict(message.kwargs))
+        problem = argument_problem(broker.get_actor(message.actor_name).fn, tuple(message.args), dict(message.kwargs))
         if problem is None:
             return
         field, reason = problem

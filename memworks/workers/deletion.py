@@ -1,6 +1,6 @@
 """Deletion actors: plan a request, then one purge job and one verify job per manifest target.
 
-The state machine lives in :mod:`memworks.services.erasure`; these actors carry its messages.
+The state machine lives in :mod:`memworks.services.deletion`; these actors carry its messages.
 A request's jobs stay in the lane its plan was sent to (:mod:`memworks.workers.lanes`).
 """
 
@@ -11,18 +11,18 @@ import dramatiq
 from memworks.errors import InvalidInput, NotFound
 from memworks.logging import get_logger
 from memworks.models.enums import DeletionStatus, TargetState
-from memworks.services import erasure
-from memworks.store.projections.dead_letters import DeadLetters, dead_letters_of
+from memworks.services import dead_letters, deletion
 from memworks.workers import lanes, metrics
 from memworks.workers.broker import QUEUES, register
 from memworks.workers.common import RequestId, Seconds, Target
+from memworks.workers.jobs import report
 from memworks.workers.runtime import get_runtime, utcnow
 
 log = get_logger(__name__)
 
 
-def _dead_letters() -> DeadLetters:
-    return dead_letters_of(purge_target.broker, QUEUES)
+def _dead_letters() -> dead_letters.DeadLetters:
+    return dead_letters.of(purge_target.broker, QUEUES)
 
 
 @lanes.with_bulk_lane
@@ -30,7 +30,7 @@ def _dead_letters() -> DeadLetters:
 @dramatiq.actor(queue_name="deletion", throws=(InvalidInput, NotFound))
 def plan_deletion_request(request_id: RequestId) -> None:
     """Save the plan and open every target (once), then start every target's purge."""
-    planned = erasure.plan_request(get_runtime(), request_id, now=utcnow())
+    planned = deletion.plan_request(get_runtime(), request_id, now=utcnow())
     if planned.fresh:
         metrics.MANIFESTS.labels("opened").inc()
     for target in planned.to_purge:
@@ -38,6 +38,7 @@ def plan_deletion_request(request_id: RequestId) -> None:
     log.info(
         "deletion.planned", request_id=request_id, tenant=planned.tenant_id, fresh=planned.fresh, **planned.summary
     )
+    report(planned.summary, planned.tenant_id, request_id)
 
 
 @lanes.with_bulk_lane
@@ -45,11 +46,11 @@ def plan_deletion_request(request_id: RequestId) -> None:
 @dramatiq.actor(queue_name="deletion", throws=(InvalidInput, NotFound))
 def purge_target(request_id: RequestId, target: Target) -> None:
     """Remove the plan's entries from one projection, then ask for its verification."""
-    purged = erasure.purge_target(get_runtime(), request_id, target, dead_letters=_dead_letters(), now=utcnow())
-    if purged is None:  # already CLOSED
-        return
-    lanes.send(verify_target, request_id, target)
-    log.info("deletion.purged", request_id=request_id, target=target, purged=purged)
+    purged = deletion.purge_target(get_runtime(), request_id, target, dead_letters=_dead_letters(), now=utcnow())
+    if purged is not None:  # else already CLOSED
+        lanes.send(verify_target, request_id, target)
+        log.info("deletion.purged", request_id=request_id, target=target, purged=purged)
+    report({"purged": purged or 0}, scope=f"{request_id}:{target}")
 
 
 @lanes.with_bulk_lane
@@ -57,8 +58,9 @@ def purge_target(request_id: RequestId, target: Target) -> None:
 @dramatiq.actor(queue_name="deletion", throws=(InvalidInput, NotFound))
 def verify_target(request_id: RequestId, target: Target) -> None:
     """Close the target if its projection confirms absence; otherwise purge again, later."""
-    v = erasure.verify_target(get_runtime(), request_id, target, dead_letters=_dead_letters(), now=utcnow())
+    v = deletion.verify_target(get_runtime(), request_id, target, dead_letters=_dead_letters(), now=utcnow())
     if v is None:  # already CLOSED
+        report(scope=f"{request_id}:{target}")
         return
     if v.repurge_after_ms is not None:
         lanes.send(purge_target, request_id, target, delay=v.repurge_after_ms)
@@ -70,6 +72,7 @@ def verify_target(request_id: RequestId, target: Target) -> None:
     log.info(
         "deletion.verified", request_id=request_id, target=target, state=v.state, remaining=v.remaining, status=v.status
     )
+    report({"remaining": v.remaining}, scope=f"{request_id}:{target}")
 
 
 @register
@@ -81,7 +84,7 @@ def resume_deletions(older_than_s: Seconds = 0, reopen_failed: bool = False) -> 
     Only through an idle lane: while a lane holds messages, its requests' jobs may still be among
     them, and sending them again would only lengthen it (the next sweep re-drives what is lost).
     """
-    work = erasure.resume(get_runtime(), older_than_s=older_than_s, now=utcnow(), reopen_failed=reopen_failed)
+    work = deletion.resume(get_runtime(), older_than_s=older_than_s, now=utcnow(), reopen_failed=reopen_failed)
     busy = lanes.busy(purge_target.broker, "deletion")
     plans = [rid for rid in work.to_plan if (rid in work.bulk) not in busy]
     purges = [(rid, t) for rid, t in work.to_purge if (rid in work.bulk) not in busy]
@@ -91,6 +94,8 @@ def resume_deletions(older_than_s: Seconds = 0, reopen_failed: bool = False) -> 
         lanes.send(purge_target, rid, target, bulk=rid in work.bulk)
     deferred = len(work.to_plan) + len(work.to_purge) - len(plans) - len(purges)
     log.info("deletion.resumed", requests=work.requests, targets=len(purges), deferred=deferred)
+    counts = {"requests": work.requests, "plans": len(plans), "targets": len(purges), "deferred": deferred}
+    report(counts, idle=not (work.to_plan or work.to_purge))
 
 
 @register
@@ -98,9 +103,11 @@ def resume_deletions(older_than_s: Seconds = 0, reopen_failed: bool = False) -> 
 def rewrite_erased_files() -> None:
     """Rewrite the database files once deletions have completed, so their bytes leave the disk
     (PostgreSQL; a scheduler job). Safe to run twice: with nothing completed since, it does nothing."""
-    done = erasure.rewrite_files(get_runtime(), now=utcnow())
+    done = deletion.rewrite_files(get_runtime(), now=utcnow())
     if done.requests or done.tables_left:
         log.info("deletion.rewritten", requests=len(done.requests), tables_left=done.tables_left)
+    counts = {"requests": len(done.requests), "tables_left": len(done.tables_left)}
+    report(counts, idle=not (done.requests or done.tables_left))
 
 
 #: The jobs of a target, by actor name (either lane's), as a failure reason names them.
@@ -132,7 +139,7 @@ class RecordTargetErrors(dramatiq.Middleware):
         if exception is None or found is None:
             return
         _, request_id, target = found
-        erasure.note_failure(get_runtime(), request_id, target, exception, now=utcnow())
+        deletion.note_failure(get_runtime(), request_id, target, exception, now=utcnow())
 
     def before_nack(self, broker: dramatiq.Broker, message: dramatiq.MessageProxy) -> None:
         # Before, not after: the rejection is what lets a waiting ``join`` return, and the
@@ -142,7 +149,7 @@ class RecordTargetErrors(dramatiq.Middleware):
             return
         job, request_id, target = found
         runs = max(1, int(message.options.get("retries", 0)))
-        status = erasure.give_up(
+        status = deletion.give_up(
             get_runtime(), request_id, target, job=job, runs=runs, exc=message._exception, now=utcnow()
         )
         if status is None:  # the target was not OPEN: nothing was given up

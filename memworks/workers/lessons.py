@@ -1,4 +1,4 @@
-"""Lesson actor: one learning round of a tenant's task type (see :mod:`memworks.services.learning`)."""
+"""Lesson actor: one learning round of a tenant's task type (see :mod:`memworks.services.lessons`)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import dramatiq
 
 from memworks.errors import InvalidInput
 from memworks.logging import get_logger
-from memworks.services import learning
+from memworks.services import lessons
 from memworks.workers import metrics
 from memworks.workers.broker import register
-from memworks.workers.common import Name, message_id
+from memworks.workers.common import Name
+from memworks.workers.jobs import report
 from memworks.workers.runtime import get_runtime, utcnow
 
 log = get_logger(__name__)
@@ -22,6 +23,7 @@ def mine_lessons(tenant_id: Name, task_type: Name) -> None:
 
     Safe to run twice: the second round finds no news.
     """
-    r = learning.run_round(get_runtime(), tenant_id, task_type, now=utcnow(), message_id=message_id())
+    r = lessons.run_round(get_runtime(), tenant_id, task_type, now=utcnow())
     metrics.count_lessons(r.counts)
     log.info("lessons.mined", tenant=tenant_id, task_type=task_type, duration_ms=round(r.duration_ms, 1), **r.counts)
+    report(r.counts, tenant_id, task_type)

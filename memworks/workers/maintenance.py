@@ -1,8 +1,8 @@
-"""Maintenance actors: consolidation (fan-out and per tenant), TTL expiry, the outbox sweeper,
-retrieval attention.
+"""Maintenance actors: TTL expiry, the outbox sweeper, retrieval attention.
 
-What they do lives in :mod:`memworks.services.consolidation` and :mod:`memworks.services.attention`;
-these actors carry the messages.
+What they do lives in :mod:`memworks.services.consolidation` (the sweeps) and
+:mod:`memworks.services.attention`; these actors carry the messages. Consolidation's own actors
+are in :mod:`memworks.workers.consolidation`.
 """
 
 from __future__ import annotations
@@ -18,16 +18,12 @@ from memworks.logging import get_logger
 from memworks.services import attention, consolidation, fairness
 from memworks.workers import lanes
 from memworks.workers.broker import register
-from memworks.workers.common import Name, Seconds, message_id
+from memworks.workers.common import Seconds
 from memworks.workers.ingest import extract_memories
-from memworks.workers.lessons import mine_lessons
+from memworks.workers.jobs import report
 from memworks.workers.runtime import get_runtime, utcnow
 
 log = get_logger(__name__)
-
-#: A tenant's consolidation walks all its users, one transaction each: it outlasts the
-#: deployment's default time limit (MEMWORKS_TIME_LIMIT_MS, ten minutes) on big tenants.
-CONSOLIDATION_TIME_LIMIT_MS = 3_600_000
 
 
 def _aware_time(value: str) -> str:
@@ -49,29 +45,11 @@ AwareTime = Annotated[str, AfterValidator(_aware_time)]
 
 @register
 @dramatiq.actor(queue_name="maintenance", throws=(InvalidInput,))
-def fan_out_consolidation() -> None:
-    """One consolidation message per tenant, so tenants run in parallel and fail alone."""
-    tenants = consolidation.tenants_to_consolidate(get_runtime())
-    for t in tenants:
-        consolidate.send(t)
-    log.info("consolidation.fanned_out", tenants=len(tenants))
-
-
-@register
-@dramatiq.actor(queue_name="maintenance", time_limit=CONSOLIDATION_TIME_LIMIT_MS, throws=(InvalidInput,))
-def consolidate(tenant_id: Name) -> None:
-    """Consolidate a tenant user by user (one transaction each), then queue its learning rounds."""
-    run = consolidation.consolidate_tenant(
-        get_runtime(), tenant_id, clock=utcnow, queue_round=mine_lessons.send, message_id=message_id()
-    )
-    log.info("consolidation.done", tenant=tenant_id, duration_ms=round(run.duration_ms, 1), **run.totals)
-
-
-@register
-@dramatiq.actor(queue_name="maintenance", throws=(InvalidInput,))
 def sweep_expired() -> None:
     """The hourly TTL sweep across every tenant."""
-    log.info("forgetting.expired", expired=consolidation.expire_due(get_runtime(), now=utcnow()))
+    expired = consolidation.expire_due(get_runtime(), now=utcnow())
+    log.info("expiry.expired", expired=expired)
+    report({"expired": expired}, idle=not expired)
 
 
 @register
@@ -92,9 +70,10 @@ def resend_unprocessed(older_than_s: Seconds = 300) -> None:
     sent = [p for p in fairness.extraction_parts(rt, lost.ids) if p.bulk not in busy]
     for p in sent:
         lanes.send(extract_memories, p.ids, bulk=p.bulk)
+    resent = sum(len(p.ids) for p in sent)
     if lost.ids:
-        resent = sum(len(p.ids) for p in sent)
         log.info("outbox.resent", episodes=resent, deferred=len(lost.ids) - resent, held=len(lost.held or ()))
+    report({"lost": len(lost.ids), "resent": resent}, idle=not lost.ids)
 
 
 @register
@@ -108,3 +87,4 @@ def record_attention(batch_id: BatchId, memory_ids: Hits, at: AwareTime) -> None
         get_runtime(), batch_id=batch_id, memory_ids=memory_ids, at=datetime.fromisoformat(at), now=utcnow()
     )
     log.info("attention.recorded", records=len(set(memory_ids)), hits=len(memory_ids), duplicate=not done)
+    report({"records": len(set(memory_ids)), "hits": len(memory_ids), "duplicate": int(not done)}, scope=batch_id)

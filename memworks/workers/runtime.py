@@ -5,24 +5,24 @@ from __future__ import annotations
 import threading
 
 from memworks.config import get_settings
-from memworks.services.deps import Deps, Runtime, utcnow
+from memworks.services.deps import Deps, utcnow
 
-__all__ = ["Deps", "Runtime", "get_runtime", "set_runtime", "utcnow"]
+__all__ = ["Deps", "get_runtime", "set_runtime", "utcnow"]
 
-_runtime: Runtime | None = None
+_runtime: Deps | None = None
 _lock = threading.Lock()
 
 
-def get_runtime() -> Runtime:
+def get_runtime() -> Deps:
     """The process's runtime, built from the environment on first use."""
     global _runtime
     with _lock:
         if _runtime is None:
-            _runtime = Runtime(get_settings())
+            _runtime = Deps(get_settings())
         return _runtime
 
 
-def set_runtime(runtime: Runtime | None) -> None:
+def set_runtime(runtime: Deps | None) -> None:
     """Swap the process's runtime (the facade and tests use this)."""
     global _runtime
     with _lock:

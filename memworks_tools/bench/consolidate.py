@@ -5,7 +5,7 @@ as ingestion writes them (:mod:`memworks_tools.bench.data`): transcripts and key
 slots of the rules extractor's vocabulary, superseded history in single-valued slots, values
 collected in multi-valued ones (likes, dislikes, allergies) where near-duplicates ("sushi",
 "spicy sushi") are what dedup groups, sessions of 10 turns for summaries. The clock runs around
-``Memworks.consolidate(tenant)`` (dedup, summaries, forgetting, repair, profile); the run record's
+``Memworks.consolidate(tenant)`` (dedup, summaries, eviction, repair, profile); the run record's
 counts are reported beside it. ``repairs`` should be 0: the loader writes every index entry.
 ``embedding_floor_s`` is the time the model alone takes to embed the summaries the run wrote.
 """

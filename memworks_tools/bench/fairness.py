@@ -116,7 +116,7 @@ def run(opts: Options) -> dict[str, Any]:
 def _run(opts: Options, sizes: dict[str, Any], broker_url: str, namespace: str) -> dict[str, Any]:
     from memworks.client import Memworks
     from memworks.config import Settings
-    from memworks.store.db import get_engine, upgrade
+    from memworks.store.sql.db import get_engine, upgrade
     from memworks_tools.chaos import Workers, scratch_database
 
     with scratch_database(opts.pg_url) as db, tempfile.TemporaryDirectory(prefix="memworks-fair-") as tmp:

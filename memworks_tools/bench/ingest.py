@@ -224,7 +224,7 @@ def _distributed_run(
 ) -> dict[str, Any]:
     from memworks.client import Memworks
     from memworks.config import Settings
-    from memworks.store.db import get_engine, upgrade
+    from memworks.store.sql.db import get_engine, upgrade
     from memworks_tools.chaos import scratch_database
 
     namespace = f"memworks-bench-{uuid.uuid4().hex[:8]}"

@@ -220,7 +220,7 @@ def _add_spans(url: str, seed: int = 5) -> None:
 
     from memworks.models.tables import VectorEntry
     from memworks.store import versions
-    from memworks.store.db import get_engine, session_scope
+    from memworks.store.sql.db import get_engine, session_scope
 
     rng = np.random.default_rng(seed)
     with session_scope(get_engine(url)) as s:
@@ -283,7 +283,7 @@ def _foreign(
 @contextmanager
 def _store(opts: Options, db: str) -> Iterator[str]:
     """A fresh, migrated database: a temporary SQLite file, or a scratch PostgreSQL database."""
-    from memworks.store.db import get_engine, upgrade
+    from memworks.store.sql.db import get_engine, upgrade
     from memworks_tools.chaos import scratch_database
 
     if db == "sqlite":
@@ -363,9 +363,9 @@ def _measure(
 def _recall(mw: Any, loaded: data.Loaded, qvecs: npt.NDArray[np.float32], k: int = 10) -> float:
     """Mean recall@k of memworks' vector search against brute-force cosine over the loader's vectors."""
     from memworks.models.schemas import Scope
-    from memworks.store.db import session_scope
-    from memworks.store.filters import visible
     from memworks.store.projections import vector
+    from memworks.store.retrieval.filters import visible
+    from memworks.store.sql.db import session_scope
     from memworks.workers.runtime import utcnow
 
     exact = loaded.exact[(TENANT, USER)]

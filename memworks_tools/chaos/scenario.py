@@ -92,7 +92,7 @@ def _chaos(
 ) -> dict[str, Any]:
     from memworks.client import Memworks
     from memworks.config import Settings
-    from memworks.store.db import upgrade
+    from memworks.store.sql.db import upgrade
 
     namespace = f"memworks-chaos-{uuid.uuid4().hex[:8]}"
     upgrade(db)  # migrations run once, before any worker starts

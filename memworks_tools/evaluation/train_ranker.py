@@ -2,9 +2,9 @@
 
 ``python -m memworks_tools.evaluation.train_ranker --data locomo_dev.json`` replays each conversation
 into a store of its own (as ``memworks eval locomo`` does), asks every question through the
-read path's own measurement (:func:`memworks.store.retrieval.measure`, all stages on) and
+read path's own measurement (:func:`memworks.store.retrieval.search.measure`, all stages on) and
 labels each candidate by whether it traces back to a gold evidence turn. A logistic regression
-(scikit-learn) over :data:`~memworks.pipelines.ranker.FEATURES` is fitted on the answerable
+(scikit-learn) over :data:`~memworks.pipelines.retrieval.ranker.FEATURES` is fitted on the answerable
 categories; then, per query type, the relevance floor, and the margin that marks evidence as
 someone else's, are calibrated:
 
@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memworks.pipelines.ranker import (
+from memworks.pipelines.retrieval.ranker import (
     FEATURES,
     MODEL_FILE,
     QUERY_TYPES,
@@ -43,7 +43,7 @@ from memworks.pipelines.ranker import (
     features,
     sigmoid,
 )
-from memworks.pipelines.ranking import PERIOD_BOOST, RESIDUE_MIN_SIMILARITY, WORD_MIN_SIMILARITY, lift_facts
+from memworks.pipelines.retrieval.ranking import PERIOD_BOOST, RESIDUE_MIN_SIMILARITY, WORD_MIN_SIMILARITY, lift_facts
 from memworks_tools.evaluation import locomo
 
 #: Questions of other conversations asked of each store (no evidence there: they should abstain).
@@ -116,12 +116,12 @@ def collect(
 
 def _ask(mw: Any, conv: locomo.Conversation, asked: Sequence[tuple[str, locomo.Question]]) -> list[Asked]:
     from memworks.models.schemas import Scope
-    from memworks.pipelines.ranker import about, unknown_words
-    from memworks.pipelines.ranking import RankPolicy, _prior
+    from memworks.pipelines.retrieval.ranker import about, unknown_words
+    from memworks.pipelines.retrieval.ranking import RankPolicy, _prior
     from memworks.store import memories, versions
-    from memworks.store.db import session_scope
-    from memworks.store.filters import visible
-    from memworks.store.retrieval import measure
+    from memworks.store.retrieval.filters import visible
+    from memworks.store.retrieval.search import measure
+    from memworks.store.sql.db import session_scope
 
     scope = Scope(tenant_id=locomo.TENANT, user_id=conv.sample_id)
     back = {t.episode_id: t.dia_id for t in conv.turns}
@@ -307,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--out",
         type=Path,
-        default=Path(str(resources.files("memworks.pipelines").joinpath(MODEL_FILE))),
+        default=Path(str(resources.files("memworks.pipelines.retrieval").joinpath(MODEL_FILE))),
         help="where the model goes (default: the file the read path loads)",
     )
     ap.add_argument("--limit", type=int, default=None)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from memworks.pipelines.features import normalize_features
+from memworks.pipelines.lessons.features import normalize_features
 
 TASK_TYPE = "ticket_triage"
 ACTIONS = ("BILLING", "FRAUD", "ENGINEERING", "SECURITY", "ACCOUNT", "PRIORITY")

@@ -39,8 +39,8 @@ def client(app: Any) -> Iterator[Any]:
 @pytest.fixture
 def make_key(mw: Any) -> Callable[..., str]:
     """``make_key("t1")`` → a tenant key's secret; ``make_key("t1", "u1")`` → an end-user key's."""
-    from memworks.store.db import session_scope
     from memworks.store.keys import create_key
+    from memworks.store.sql.db import session_scope
 
     def make(tenant: str, user: str | None = None) -> str:
         with session_scope(mw.runtime.engine) as s:

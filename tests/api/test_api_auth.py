@@ -31,8 +31,8 @@ def test_missing_or_bad_keys_get_401(client: Any, header: str | None) -> None:
 
 
 def test_a_revoked_key_gets_401_at_once(client: Any, make_key: Callable[..., str], mw: Any) -> None:
-    from memworks.store.db import session_scope
     from memworks.store.keys import authenticate, hash_secret, revoke
+    from memworks.store.sql.db import session_scope
 
     secret = make_key("ta")
     assert client.get("/v1/lessons", headers=bearer(secret)).status_code == 200
@@ -174,7 +174,7 @@ def test_a_tenant_wide_record_is_readable_but_not_changeable_with_a_user_key(
     client: Any, make_key: Callable[..., str], mw: Any
 ) -> None:
     from memworks.models.tables import Memory
-    from memworks.store.db import session_scope
+    from memworks.store.sql.db import session_scope
 
     mw.enqueue_episodes(story("ta"))
     mw.drain()

@@ -41,7 +41,7 @@ def fuzz_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         return
     from sqlalchemy import text
 
-    from memworks.store.db import get_engine, upgrade
+    from memworks.store.sql.db import get_engine, upgrade
 
     admin = request.getfixturevalue("pg_admin")
     name = f"memworks_fuzz_{uuid.uuid4().hex[:12]}"
@@ -62,8 +62,8 @@ def fuzzed(fuzz_db: str) -> Iterator[tuple[Any, Any, dict[str, str]]]:
     from memworks.api import create_app
     from memworks.client import Memworks
     from memworks.config import Settings
-    from memworks.store.db import session_scope
     from memworks.store.keys import create_key
+    from memworks.store.sql.db import session_scope
 
     with Memworks(Settings(database_url=fuzz_db, broker_url="stub://", max_retries=0)) as mw:
         mw.enqueue_episodes(story("ta") + story("tb", lines=STORY_B))

@@ -11,7 +11,7 @@ import pytest
 
 from memworks.models.enums import MemoryKind, MemoryStatus, Relation, Source
 from memworks.models.tables import Lineage, Memory
-from memworks.store.evidence import SNIPPET_CHARS, snippet
+from memworks.store.records.evidence import SNIPPET_CHARS, snippet
 from tests.api.api_helpers import bearer
 
 FIELDS = {"episode_id", "occurred_at", "role", "source", "snippet", "erased"}
@@ -48,7 +48,7 @@ def _by_text(rows: list[dict[str, Any]], text: str) -> dict[str, Any]:
 
 def _tenant_wide_record(mw: Any, tenant: str, parents: list[str]) -> str:
     """A tenant-wide record whose evidence edges name episode ids (any user's: an edge names none)."""
-    from memworks.store.db import session_scope
+    from memworks.store.sql.db import session_scope
 
     now = datetime(2025, 5, 1, tzinfo=UTC)
     with session_scope(mw.runtime.engine) as s:

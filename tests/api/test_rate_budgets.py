@@ -10,7 +10,7 @@ import pytest
 
 
 def test_buckets_refill_admit_a_large_batch_from_full_and_pay_all_or_nothing() -> None:
-    from memworks.store.ratelimit import Draw, MemoryBuckets
+    from memworks.api.buckets import Draw, MemoryBuckets
 
     now = [0.0]
     b = MemoryBuckets(clock=lambda: now[0])
@@ -26,7 +26,7 @@ def test_buckets_refill_admit_a_large_batch_from_full_and_pay_all_or_nothing() -
 
 @pytest.mark.parametrize("where", ["memory", "redis"])
 def test_spending_pays_into_debt_and_the_next_take_waits_for_it(where: str, request: pytest.FixtureRequest) -> None:
-    from memworks.store.ratelimit import Draw, MemoryBuckets, RedisBuckets
+    from memworks.api.buckets import Draw, MemoryBuckets, RedisBuckets
 
     if where == "redis":
         b: Any = RedisBuckets(request.getfixturevalue("redis_url"), namespace="t", fallback=MemoryBuckets())
@@ -130,7 +130,7 @@ def test_a_bucket_known_empty_is_refused_without_asking_redis(redis_url: str) ->
     in this process, and one it may admit is asked of Redis."""
     import redis
 
-    from memworks.store.ratelimit import Draw, RedisBuckets
+    from memworks.api.buckets import Draw, RedisBuckets
 
     calls = []
     buckets = RedisBuckets(redis_url, namespace="t-known", fallback=None)  # type: ignore[arg-type]
@@ -162,8 +162,8 @@ def test_a_bucket_known_empty_is_refused_without_asking_redis(redis_url: str) ->
 def test_a_bucket_holds_its_burst_and_refills_at_its_rate() -> None:
     """A bucket of 60 a minute holding 10 seconds of it: 10 at once, then one a second; a batch
     larger than the bucket is still admitted from a full one, and its debt is waited for."""
+    from memworks.api.buckets import MemoryBuckets
     from memworks.api.budgets import Limits
-    from memworks.store.ratelimit import MemoryBuckets
 
     now = [0.0]
     b = MemoryBuckets(clock=lambda: now[0])

@@ -45,8 +45,8 @@ def limits(**settings: int) -> pytest.MarkDecorator:
 
 
 def new_key(mw: Any, tenant: str, user: str | None = None) -> dict[str, str]:
-    from memworks.store.db import session_scope
     from memworks.store.keys import create_key
+    from memworks.store.sql.db import session_scope
 
     with session_scope(mw.runtime.engine) as s:
         return bearer(create_key(s, tenant_id=tenant, user_id=user, label="test", now=datetime.now(UTC))[1])

@@ -119,7 +119,7 @@ def test_a_failed_jobs_log_and_manifest_detail_carry_no_sql_or_content(
 
     from sqlalchemy import text
 
-    from memworks.store import erasure
+    from memworks.store.deletion import erasure
 
     mw = make_memworks(sqlite_url)
     purge, check = erasure.PROJECTIONS["lexical_index"]

@@ -259,7 +259,7 @@ def test_an_end_user_key_does_not_see_a_lesson_whose_report_cites_others(
     from sqlmodel import select
 
     from memworks.models.tables import Lesson
-    from memworks.store.db import session_scope
+    from memworks.store.sql.db import session_scope
 
     tenant = bearer(make_key("ta"))
     mallory = bearer(make_key("ta", "mallory"))

@@ -38,8 +38,8 @@ def launch(p: Any) -> Any:
 
 def user_key(mw: Any, tenant: str = "t1", user: str = "u1") -> str:
     """A new end-user key's secret."""
-    from memworks.store.db import session_scope
     from memworks.store.keys import create_key
+    from memworks.store.sql.db import session_scope
 
     with session_scope(mw.runtime.engine) as s:
         return create_key(s, tenant_id=tenant, user_id=user, label="browser test", now=datetime.now(UTC))[1]

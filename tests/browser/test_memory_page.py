@@ -29,8 +29,8 @@ def served(sqlite_url: str, make_memworks: Any) -> Iterator[tuple[str, str, Any]
     import uvicorn
 
     from memworks.api.app import create_app
-    from memworks.store.db import session_scope
     from memworks.store.keys import create_key
+    from memworks.store.sql.db import session_scope
 
     mw = make_memworks(sqlite_url)
     mw.enqueue_episodes(

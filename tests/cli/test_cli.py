@@ -160,6 +160,7 @@ def test_demo_passes(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
     assert "all 14 checks passed" in res.stdout
     assert "user.phone" in res.stdout and "user.sister.wedding" in res.stdout  # open-vocabulary keys, shown
+    assert max(len(line) for line in res.stdout.splitlines()) <= 120  # fits a terminal
 
 
 def test_delete_wait_and_manifest_json(tmp_path: Path) -> None:

@@ -57,9 +57,9 @@ def test_bulk_rows_mirror_what_indexing_writes(tmp_path: Path) -> None:
     ``lexical.apply`` writes for the same records, its vectors are unit length, and the records
     it marks active are exactly the ones a read may see."""
     from memworks.models.tables import LexicalDoc, LexicalPosting, Memory, VectorEntry
-    from memworks.store.db import get_engine, session_scope, upgrade
     from memworks.store.projections import lexical
     from memworks.store.projections.base import IndexRecord
+    from memworks.store.sql.db import get_engine, session_scope, upgrade
     from memworks_tools.bench import data
 
     pool = data.build_pool(limit=TINY["pool"])
@@ -78,7 +78,7 @@ def test_bulk_rows_mirror_what_indexing_writes(tmp_path: Path) -> None:
     with Session(engine) as s:
         bulk_postings, bulk_docs = _rows(s, postings), _rows(s, docs)
         rows = list(s.scalars(select(Memory)))
-    from memworks.pipelines.slots import index_text
+    from memworks.pipelines.ingest.slots import index_text
 
     with session_scope(engine) as s:  # the product's projection, over the same records
         lexical.purge(s, [r.memory_id for r in rows])

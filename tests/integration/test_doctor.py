@@ -132,7 +132,7 @@ def test_a_fresh_postgresql_database_fails_then_passes_after_db_upgrade(
 
 
 def test_a_database_behind_the_newest_migration_names_db_upgrade(run_cli: Any, pg_url: str) -> None:
-    from memworks.store.db import upgrade
+    from memworks.store.sql.db import upgrade
 
     upgrade(pg_url, "0009")
     code, out, _ = run_cli(["doctor"], MEMWORKS_DATABASE_URL=pg_url, MEMWORKS_BROKER_URL="stub://")
@@ -145,7 +145,7 @@ def test_work_left_behind_is_each_a_problem_with_its_fix(run_cli: Any, pg_url: s
 
     from memworks.client import Memworks
     from memworks.models.tables import DeletionRequest
-    from memworks.store.db import session_scope, upgrade
+    from memworks.store.sql.db import session_scope, upgrade
 
     # Given an episode queued with no worker running, a dead letter and a failed deletion
     upgrade(pg_url)
@@ -237,7 +237,7 @@ def test_healthz_reports_the_schema_state(pg_url: str) -> None:
 
     from memworks.api import create_app
     from memworks.client import Memworks
-    from memworks.store.db import upgrade
+    from memworks.store.sql.db import upgrade
 
     with Memworks(Settings(database_url=pg_url, broker_url="stub://")) as mw:
         client = TestClient(create_app(mw))  # no lifespan: it would refuse this database

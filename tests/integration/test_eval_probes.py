@@ -19,11 +19,11 @@ from sqlmodel import col
 
 from memworks.models.schemas import Scope
 from memworks.models.tables import Episode, GateDecision, LexicalPosting, Memory, Profile, VectorEntry
-from memworks.pipelines.terms import terms
-from memworks.store.db import session_scope
+from memworks.pipelines.text.terms import terms
 from memworks.store.projections.cache import cache_prefix
+from memworks.store.sql.db import session_scope
 from memworks_tools.evaluation import probes
-from memworks_tools.evaluation.probe_cases import DELETIONS, QUESTIONS, SLICES, USERS, Question, conversation
+from memworks_tools.evaluation.probes.cases import DELETIONS, QUESTIONS, SLICES, USERS, Question, conversation
 from tests.factories import episode
 
 #: Slices where memworks answers every probe today (knowledge update and temporal reasoning are

@@ -50,7 +50,7 @@ def test_another_tenants_episode_goes_ahead_of_a_floods_backlog_on_redis(
 def test_a_bulk_lanes_retries_and_dead_letters_stay_on_it_on_redis(
     pg_url: str, redis_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memworks.services import erasure
+    from memworks.services import deletion as deletion_service
 
     # Given every deletion request in the bulk lane, one retry, and planning that fails,
     mw = make_memworks(pg_url, broker_url=redis_url, bulk_deletion_backlog=0, max_retries=1, retry_min_backoff_ms=10)
@@ -60,7 +60,7 @@ def test_a_bulk_lanes_retries_and_dead_letters_stay_on_it_on_redis(
         calls.append(request_id)
         raise ConnectionError("database away")
 
-    monkeypatch.setattr(erasure, "plan_request", down)
+    monkeypatch.setattr(deletion_service, "plan_request", down)
     rid = mw.submit_deletion({"tenant_id": "t1", "user_id": "u1"})
     assert (_depth(mw, "deletion"), _depth(mw, "deletion.bulk")) == (0, 1)
     worker = dramatiq.Worker(mw.broker, worker_threads=1, worker_timeout=100)

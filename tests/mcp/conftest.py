@@ -18,7 +18,7 @@ from tests.mcp.mcp_helpers import ROOT, free_port
 @pytest.fixture
 def store_url(tmp_path: Path) -> Iterator[str]:
     """A fresh SQLite store with its schema, shared by the server subprocess and the test."""
-    from memworks.store.db import get_engine, upgrade
+    from memworks.store.sql.db import get_engine, upgrade
 
     url = f"sqlite:///{tmp_path / 'memworks.db'}"
     upgrade(url)
@@ -36,8 +36,8 @@ def server_env(store_url: str) -> dict[str, str]:
 @pytest.fixture
 def make_key(store_url: str) -> Callable[..., str]:
     """``make_key("t1")`` → a tenant key's secret; ``make_key("t1", "u1")`` → an end-user key's."""
-    from memworks.store.db import get_engine, session_scope
     from memworks.store.keys import create_key
+    from memworks.store.sql.db import get_engine, session_scope
 
     def make(tenant: str, user: str | None = None) -> str:
         with session_scope(get_engine(store_url)) as s:
@@ -52,7 +52,7 @@ def row_counts(store_url: str) -> Callable[[], dict[str, int]]:
     from sqlalchemy import func, select
     from sqlmodel import SQLModel
 
-    from memworks.store.db import get_engine
+    from memworks.store.sql.db import get_engine
 
     def counts() -> dict[str, int]:
         with get_engine(store_url).connect() as conn:

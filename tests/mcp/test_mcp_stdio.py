@@ -100,6 +100,8 @@ def test_bad_arguments_are_tool_errors_naming_the_argument_and_store_nothing(
             for tool, args, argument in bad:
                 text = await error_of(s, tool, **args)
                 assert argument in text, f"{tool}({args}): the error does not name {argument!r}: {text}"
+                # Read by a person or an agent: one line saying what is wrong, no library's URL.
+                assert "errors.pydantic.dev" not in text and "\n" not in text.strip(), text
 
     asyncio.run(story())
     assert row_counts() == before

@@ -12,7 +12,7 @@ from memworks.pipelines.extraction.rules import RulesExtractor
 from memworks.pipelines.extraction.tool_results import object_of, tool_result_candidates
 from memworks.pipelines.gate import judge
 from memworks.pipelines.ingest import judge_episode
-from memworks.pipelines.supersession import Accepted, decide_writes
+from memworks.pipelines.ingest.supersession import Accepted, decide_writes
 
 T0 = datetime(2026, 6, 1, 10, 0, tzinfo=UTC)
 

@@ -67,3 +67,71 @@ def test_no_import_circle_between_modules() -> None:
         if m not in index:
             visit(m)
     assert circles == []
+
+
+def _calls(path: Path, name: str) -> list[int]:
+    import ast
+
+    tree = ast.parse(path.read_text())
+    return [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and (
+            (isinstance(n.func, ast.Name) and n.func.id == name)
+            or (isinstance(n.func, ast.Attribute) and n.func.attr == name)
+        )
+    ]
+
+
+def test_transactions_are_opened_in_services_only() -> None:
+    """A use case is written in ``memworks.services``: no other layer of the runtime opens a
+    transaction (``session_scope``); the store's functions take the session they work in."""
+    services = ROOT / "memworks" / "services"
+    opened = {
+        f"{p.relative_to(ROOT)}:{line}"
+        for p in (ROOT / "memworks").rglob("*.py")
+        if services not in p.parents
+        for line in _calls(p, "session_scope")
+    }
+    assert not opened, f"transactions opened outside memworks.services: {sorted(opened)}"
+
+
+#: Modules (``__init__`` included) one folder may hold side by side before it needs subpackages.
+MAX_MODULES_PER_FOLDER = 15
+
+
+def test_no_folder_holds_more_modules_than_a_reader_can_scan() -> None:
+    """Families of modules are subpackages (``pipelines/extraction/open_vocab/``, ...), not prefixes."""
+    crowded = {
+        str(d.relative_to(ROOT)): n
+        for pkg in ("memworks", "memworks_tools")
+        for d in [ROOT / pkg, *(ROOT / pkg).rglob("*")]
+        if d.is_dir() and "migrations" not in d.parts and (n := len(list(d.glob("*.py")))) > MAX_MODULES_PER_FOLDER
+    }
+    assert not crowded, f"folders with more than {MAX_MODULES_PER_FOLDER} modules: {crowded}"
+
+
+#: Lines an actor's body may have (after its docstring): it carries a message to a service.
+MAX_ACTOR_LINES = 20
+
+
+def test_every_actor_is_a_thin_carrier_of_its_message() -> None:
+    """An actor validates nothing it need not, times and records nothing (the job-run middleware
+    does), and calls its service: at most :data:`MAX_ACTOR_LINES` lines of body."""
+    import ast
+    import inspect
+    import textwrap
+
+    import memworks.workers  # noqa: F401  (declares every actor)
+    from memworks.workers.broker import _actors
+
+    long = {}
+    for actor in _actors:
+        fn = ast.parse(textwrap.dedent(inspect.getsource(actor.fn))).body[0]
+        assert isinstance(fn, ast.FunctionDef)
+        body = fn.body[1:] if ast.get_docstring(fn) else fn.body
+        lines = (body[-1].end_lineno or 0) - body[0].lineno + 1
+        if lines > MAX_ACTOR_LINES:
+            long[actor.actor_name] = lines
+    assert len(_actors) >= 12 and not long, f"actors over {MAX_ACTOR_LINES} lines: {long}"

@@ -25,7 +25,7 @@ from memworks.pipelines.claims import (
     read_words,
 )
 from memworks.pipelines.claims.decision import GUARDED
-from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
+from memworks.pipelines.extraction.open_vocab.parse import Sentence, Token
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
 
@@ -310,7 +310,7 @@ def test_the_shipped_model_meets_its_precision_goal_on_the_heldout_pairs(reader:
     """The shipped model, run on the shipped held-out pairs with the real parser and embedder,
     reproduces the report written into it at training time, and changed/ended precision >= 0.90."""
     from memworks_tools.evaluation.decisions import MIN_PAIRS, met_targets, report
-    from memworks_tools.evaluation.decisions_data import load_pairs
+    from memworks_tools.evaluation.decisions.data import load_pairs
 
     pairs = load_pairs("heldout")
     model = load_model()

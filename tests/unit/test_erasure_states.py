@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memworks.models.enums import DeletionStatus, TargetState
-from memworks.services.erasure import MAX_ATTEMPTS, REPURGE_DELAY_MS, Verified, next_state
+from memworks.services.deletion import MAX_ATTEMPTS, REPURGE_DELAY_MS, Verified, next_state
 
 
 @pytest.mark.parametrize(

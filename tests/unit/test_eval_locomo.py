@@ -164,7 +164,7 @@ def _result(mw: dict[int, tuple[float, float, float]], bm25: dict[int, tuple[flo
 
 
 def test_the_targets_compare_with_bm25_in_the_same_run() -> None:
-    from memworks_tools.evaluation.locomo_report import targets
+    from memworks_tools.evaluation.locomo.report import targets
 
     good = {c: (0.40, 0.90, 0.02) for c in (1, 2, 3, 4)} | {5: (0.2, 0.5, 0.45)}
     base = {c: (0.30, 0.70) for c in (1, 2, 3, 4)}

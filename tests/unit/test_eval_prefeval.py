@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from memworks_tools.evaluation.prefeval_data import load_inter_turns, load_topics, plan_users
-from memworks_tools.evaluation.prefeval_report import Tally, false_positives, is_preference_key, met_targets
+from memworks_tools.evaluation.prefeval.data import load_inter_turns, load_topics, plan_users
+from memworks_tools.evaluation.prefeval.report import Tally, false_positives, is_preference_key, met_targets
 
 
 @pytest.fixture

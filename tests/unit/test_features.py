@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from memworks.pipelines.features import MAX_FEATURES, normalize_features, outcome_features, stem, text_features
+from memworks.pipelines.lessons.features import MAX_FEATURES, normalize_features, outcome_features, stem, text_features
 
 
 @pytest.mark.parametrize(

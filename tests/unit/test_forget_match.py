@@ -1,6 +1,6 @@
 """Forget requests matched to records by meaning, words and kind of value (pure, real embedder).
 
-The labelled pairs below are the calibration set of :mod:`memworks.pipelines.forget_match`'s
+The labelled pairs below are the calibration set of :mod:`memworks.pipelines.deletion.forget_match`'s
 thresholds: no pair that must survive may match (a forget must not erase unrelated memories);
 most pairs that must go do (the rest stay a pending request the user can see).
 """
@@ -14,7 +14,7 @@ import pytest
 
 from memworks.adapters.embedder import get_embedder
 from memworks.models.drafts import ForgetRequest
-from memworks.pipelines.forget_match import (
+from memworks.pipelines.deletion.forget_match import (
     DEFAULT_THRESHOLDS,
     Known,
     introduced_names,
@@ -25,7 +25,7 @@ from memworks.pipelines.forget_match import (
     same_word,
 )
 from memworks.pipelines.protocols import Embedder
-from memworks.pipelines.spans import spans
+from memworks.pipelines.text.spans import spans
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memworks.models.drafts import LessonView, OutcomeView
-from memworks.pipelines.lesson_guard import guard_lesson
 from memworks.pipelines.lessons import LessonPolicy, guidance_for
-from memworks.pipelines.reflection import reflect, reflection_key
+from memworks.pipelines.lessons.guard import guard_lesson
+from memworks.pipelines.lessons.reflection import reflect, reflection_key
 
 ACTIVATED = datetime(2025, 6, 1, tzinfo=UTC)
 TT = "triage"

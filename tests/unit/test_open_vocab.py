@@ -16,11 +16,11 @@ from memworks.adapters.nlp import SpacyParser
 from memworks.models.drafts import Candidate, MemoryView, Turn
 from memworks.models.enums import CandidateOp, MemoryKind, MemoryStatus, Op, Role, Source
 from memworks.pipelines.extraction.base import BatchExtractor, Extractor
-from memworks.pipelines.extraction.open_vocab import OpenVocabularyExtractor, refusal
-from memworks.pipelines.extraction.open_vocab_parse import Parser
+from memworks.pipelines.extraction.open_vocab.extractor import OpenVocabularyExtractor, refusal
+from memworks.pipelines.extraction.open_vocab.parse import Parser
 from memworks.pipelines.extraction.rules import RulesExtractor
 from memworks.pipelines.gate import judge
-from memworks.pipelines.supersession import Accepted, WritePlan, decide_writes
+from memworks.pipelines.ingest.supersession import Accepted, WritePlan, decide_writes
 
 SCOPE = "t1\x1fu1"
 

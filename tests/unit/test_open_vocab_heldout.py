@@ -16,7 +16,7 @@ import pytest
 from memworks.adapters.nlp import SpacyParser
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import Role, Source
-from memworks.pipelines.extraction.open_vocab import OpenVocabularyExtractor
+from memworks.pipelines.extraction.open_vocab.extractor import OpenVocabularyExtractor
 from memworks.pipelines.extraction.rules import RulesExtractor
 from memworks_tools.evaluation import keyed
 from memworks_tools.evaluation.locomo import load
@@ -104,7 +104,7 @@ def test_longmemeval_knowledge_update_meets_in_one_slot() -> None:
     from datetime import datetime
 
     from memworks.pipelines.gate import judge
-    from memworks.pipelines.supersession import Accepted, decide_writes
+    from memworks.pipelines.ingest.supersession import Accepted, decide_writes
 
     assert DATA is not None
     sample = next(

@@ -14,10 +14,10 @@ from memworks.adapters.nlp import WEIGHTS_SHA256, model_dir, verify_weights
 from memworks.errors import MemworksError
 from memworks.models.drafts import Candidate, ForgetRequest, MemoryView
 from memworks.models.enums import CandidateOp, MemoryKind, MemoryStatus, Op, Source
-from memworks.pipelines.extraction.open_vocab_time import read_time, written
+from memworks.pipelines.extraction.open_vocab.time import read_time, written
 from memworks.pipelines.gate import judge
-from memworks.pipelines.slots import is_multi_valued, match_forget_topic, names_value, slot_words, values_agree
-from memworks.pipelines.supersession import Accepted, decide_writes
+from memworks.pipelines.ingest.slots import is_multi_valued, match_forget_topic, names_value, slot_words, values_agree
+from memworks.pipelines.ingest.supersession import Accepted, decide_writes
 
 NOW = datetime(2025, 6, 1, tzinfo=UTC)
 SCOPE = "t1\x1fu1"

@@ -9,7 +9,7 @@ import pytest
 from memworks.adapters.nlp import SpacyParser
 from memworks.models.drafts import Turn
 from memworks.models.enums import Role, Source
-from memworks.pipelines.extraction.open_vocab import OpenVocabularyExtractor
+from memworks.pipelines.extraction.open_vocab.extractor import OpenVocabularyExtractor
 from memworks.pipelines.extraction.rules import RulesExtractor
 
 NOW = datetime(2023, 6, 13, 9, 0, tzinfo=UTC)  # a Tuesday

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from memworks.pipelines import timerange
-from memworks.pipelines.timerange import MAX_PHRASES, question_range
+from memworks.pipelines.retrieval import timerange
+from memworks.pipelines.retrieval.timerange import MAX_PHRASES, question_range
 
 ASKED = datetime(2024, 6, 1, 12, tzinfo=UTC)
 #: Date phrases without a year: every one of them is a time expression to read.
@@ -79,7 +79,7 @@ def test_a_year_among_the_first_expressions_still_names_the_period() -> None:
 def test_every_door_refuses_a_query_over_the_same_limit() -> None:
     from memworks.api.bodies import MAX_QUERY
     from memworks.mcp.server import Query
-    from memworks.store.retrieval import MAX_QUERY_CHARS
+    from memworks.services.retrieval import MAX_QUERY_CHARS
 
     mcp_max = next(m.max_length for m in Query.__metadata__[0].metadata if hasattr(m, "max_length"))
     assert MAX_QUERY_CHARS == MAX_QUERY == mcp_max == 1000
@@ -101,8 +101,8 @@ def test_the_api_answers_422_naming_query(sqlite_url: str, make_memworks: Any) -
     from fastapi.testclient import TestClient
 
     from memworks.api import create_app
-    from memworks.store.db import session_scope
     from memworks.store.keys import create_key
+    from memworks.store.sql.db import session_scope
 
     mw = make_memworks(sqlite_url)
     with session_scope(mw.runtime.engine) as s:

@@ -42,8 +42,8 @@ from memworks.pipelines.gate import (
     is_small_talk,
     judge,
 )
+from memworks.pipelines.gate.textnorm import gate_views, normalise
 from memworks.pipelines.ingest import judge_episode
-from memworks.pipelines.textnorm import gate_views, normalise
 
 #: CPU seconds one pattern may spend on one string (search or match), and one entry point.
 PATTERN_BUDGET_S = 1.0
@@ -52,10 +52,10 @@ ENTRY_BUDGET_S = 3.0
 SIZE = 100_000
 
 GATE_MODULES = [
-    "memworks.pipelines.gate",
-    "memworks.pipelines.instructions",
-    "memworks.pipelines.hazards",
-    "memworks.pipelines.textnorm",
+    "memworks.pipelines.gate.verdicts",
+    "memworks.pipelines.gate.instructions",
+    "memworks.pipelines.gate.hazards",
+    "memworks.pipelines.gate.textnorm",
 ]
 #: Repeated units: single characters of each class, then words and mixtures patterns key on.
 UNITS = [
@@ -158,7 +158,8 @@ def _walk(obj: Any, path: str, depth: int = 0) -> Iterator[tuple[str, re.Pattern
 
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    names = GATE_MODULES + [f"{extraction.__name__}.{m.name}" for m in pkgutil.iter_modules(extraction.__path__)]
+    # Every module of the extraction package and its subpackages (open_vocab/, standing/, dates/).
+    names = GATE_MODULES + [m.name for m in pkgutil.walk_packages(extraction.__path__, f"{extraction.__name__}.")]
     found: dict[int, tuple[str, re.Pattern[str]]] = {}
     for name in names:
         module = importlib.import_module(name)
@@ -210,7 +211,7 @@ def over_budget(run: Callable[[str], object], strings: list[str], budget: float)
 def test_patterns_are_discovered() -> None:
     paths = {p for p, _ in PATTERNS}
     assert {
-        "gate._SMALL_TALK_SPLIT",
+        "verdicts._SMALL_TALK_SPLIT",
         "instructions._INJECTION",
         "clauses.CLAUSE_SPLIT",
         "preferences._OVER",

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 from memworks.models.enums import MemoryKind
-from memworks.pipelines import ranker, ranking, spans, timerange
-from memworks.pipelines.ranker import FEATURES, Question, RankerModel, Signals, features, read_question
-from memworks.pipelines.ranking import RankPolicy, rank_signals
+from memworks.pipelines.retrieval import ranker, ranking, timerange
+from memworks.pipelines.retrieval.ranker import FEATURES, Question, RankerModel, Signals, features, read_question
+from memworks.pipelines.retrieval.ranking import RankPolicy, rank_signals
+from memworks.pipelines.text import spans
 
 ASKED = datetime(2023, 12, 20, 15, 0, tzinfo=UTC)
 

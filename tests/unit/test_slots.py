@@ -1,6 +1,6 @@
 """Slot words indexed beside a fact's sentence."""
 
-from memworks.pipelines.slots import index_text, slot_words
+from memworks.pipelines.ingest.slots import index_text, slot_words
 
 
 def test_a_fact_is_indexed_with_the_words_people_ask_with() -> None:

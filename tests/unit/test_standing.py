@@ -15,10 +15,10 @@ import pytest
 from memworks.adapters.nlp import SpacyParser
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import CandidateOp, MemoryKind, Role, Source
-from memworks.pipelines.extraction.open_vocab import OpenVocabularyExtractor
+from memworks.pipelines.extraction.open_vocab.extractor import OpenVocabularyExtractor
 from memworks.pipelines.extraction.rules import RulesExtractor
 from memworks.pipelines.gate import judge
-from memworks.pipelines.supersession import Accepted, decide_writes
+from memworks.pipelines.ingest.supersession import Accepted, decide_writes
 
 NOW = datetime(2025, 3, 1, tzinfo=UTC)
 A, R = CandidateOp.ASSERT, CandidateOp.RETRACT

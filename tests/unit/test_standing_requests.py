@@ -17,12 +17,12 @@ import pytest
 from memworks.adapters.nlp import SpacyParser
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import GateOutcome, Role, Source
-from memworks.pipelines.extraction import standing_clauses as C
-from memworks.pipelines.extraction.open_vocab import OpenVocabularyExtractor
-from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
+from memworks.pipelines.extraction.open_vocab.extractor import OpenVocabularyExtractor
+from memworks.pipelines.extraction.open_vocab.parse import Sentence, Token
 from memworks.pipelines.extraction.rules import RulesExtractor
+from memworks.pipelines.extraction.standing import clauses as C
 from memworks.pipelines.gate import judge
-from memworks.pipelines.supersession import Accepted, decide_writes
+from memworks.pipelines.ingest.supersession import Accepted, decide_writes
 
 NOW = datetime(2025, 3, 1, tzinfo=UTC)
 

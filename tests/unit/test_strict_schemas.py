@@ -281,6 +281,6 @@ def _lesson(report: str = "pending: evidence from 1 user") -> Any:
 def test_a_lesson_is_an_end_users_only_when_every_outcome_it_rests_on_or_cites_is_theirs(
     mined: set[str], validated: set[str], report: str, visible: bool
 ) -> None:
-    from memworks.client.lessons import rests_on_alone
+    from memworks.services.lessons import rests_on_alone
 
     assert rests_on_alone(_lesson(report), mined, validated, {"o1", "o2"}) is visible

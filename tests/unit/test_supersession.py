@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from memworks.models.drafts import Candidate, ForgetRequest, MemoryView
 from memworks.models.enums import CandidateOp, MemoryKind, MemoryStatus, Op, Source
 from memworks.pipelines.gate import judge
-from memworks.pipelines.supersession import Accepted, WritePlan, decide_writes, transcript_id
+from memworks.pipelines.ingest.supersession import Accepted, WritePlan, decide_writes, transcript_id
 
 NOW = datetime(2025, 6, 1, tzinfo=UTC)
 SCOPE = "t1\x1fu1"

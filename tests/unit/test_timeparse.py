@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memworks.pipelines.extraction.timeparse import find_time, has_future_marker, resolve_time
+from memworks.pipelines.extraction.dates.timeparse import find_time, has_future_marker, resolve_time
 
 ANCHOR = datetime(2024, 6, 15, 10, 30, tzinfo=UTC)  # a Saturday
 

@@ -130,7 +130,7 @@ def test_the_same_batch_delivered_twice_counts_once(db_url: str, make_memworks: 
 def test_batch_ids_are_kept_for_the_retention_then_pruned(sqlite_url: str, make_memworks: Any) -> None:
     """A batch id is remembered (a redelivery within the retention is ignored) and pruned after it."""
     from memworks.store import attention
-    from memworks.store.db import session_scope
+    from memworks.store.sql.db import session_scope
 
     mw = stored(make_memworks(sqlite_url))
     mid = sorted(clocks(mw))[0]

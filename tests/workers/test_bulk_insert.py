@@ -12,7 +12,7 @@ from sqlmodel import Session, col
 
 from memworks.models.enums import GateOutcome, MemoryKind, Source
 from memworks.models.tables import GateDecision, VectorEntry
-from memworks.store.db import COPY_FROM_ROWS, get_engine, insert_rows, upgrade
+from memworks.store.sql.db import COPY_FROM_ROWS, get_engine, insert_rows, upgrade
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

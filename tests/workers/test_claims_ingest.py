@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import Scope
 from memworks.models.tables import GateDecision
-from memworks.store.db import get_engine
+from memworks.store.sql.db import get_engine
 from tests.factories import day_episode
 
 S = Scope(tenant_id="t1", user_id="u1")

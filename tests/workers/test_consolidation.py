@@ -1,4 +1,4 @@
-"""Sleep-time consolidation through the queue: merges, summaries, forgetting, profile, repair."""
+"""Sleep-time consolidation through the queue: merges, summaries, eviction, profile, repair."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def test_summaries_are_itemised_deltas_with_lineage_and_honour_tombstones(sqlite
     assert not any("sushi" in m.value or "dark mode" in m.value for m in mw.memories(U, include_history=True))
 
 
-def test_forgetting_by_ttl_and_capacity_is_recorded(sqlite_url: str, make_memworks: Any) -> None:
+def test_eviction_by_ttl_and_capacity_is_recorded(sqlite_url: str, make_memworks: Any) -> None:
     mw = make_memworks(sqlite_url, max_records_per_user=10)
     mw.enqueue_episodes(
         [episode(i, f"I love hobby number {i}.", when=f"2025-01-{i + 1:02d}T09:00:00+00:00") for i in range(12)]

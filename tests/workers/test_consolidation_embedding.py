@@ -11,8 +11,8 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from memworks.models.tables import Memory
-from memworks.pipelines.slots import index_text
-from memworks.pipelines.spans import spans
+from memworks.pipelines.ingest.slots import index_text
+from memworks.pipelines.text.spans import spans
 from tests.factories import episode
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import inspect, text
 from sqlmodel import Session
 
 from memworks.models.schemas import Scope
-from memworks.store import erasure
+from memworks.store.deletion import erasure
 from tests.factories import episode
 
 SUBJECT = Scope(tenant_id="t1", user_id="u1")
@@ -207,7 +207,7 @@ def test_a_copy_outside_the_plan_keeps_the_manifest_open(
 ) -> None:
     # A record that repeats an erased one's text under another id and no key is not in the
     # plan: verification finds it by fingerprint, so the manifest never claims the text is gone.
-    import memworks.services.erasure as workers_deletion
+    import memworks.services.deletion as workers_deletion
     from memworks.models.tables import Memory
 
     monkeypatch.setattr(workers_deletion, "MAX_ATTEMPTS", 2)
@@ -238,12 +238,12 @@ def test_dead_letters_naming_the_subject_are_purged(
     def down(*args: Any, **kwargs: Any) -> Any:
         raise ConnectionError("database away")
 
-    monkeypatch.setattr("memworks.workers.ingest.process_episodes", down)
+    monkeypatch.setattr("memworks.workers.ingest.extract", down)
     mw.enqueue_episodes(story("u1", "Zorblax", "Quixotica", "Vexhollow"))
     with pytest.raises(ConnectionError):
         mw.drain()
     assert len(mw.broker.dead_letters) == 1
-    monkeypatch.setattr("memworks.workers.ingest.process_episodes", ingest.process_episodes)
+    monkeypatch.setattr("memworks.workers.ingest.extract", ingest.extract)
     rid = mw.submit_deletion({"tenant_id": "t1", "user_id": "u1"})
     mw.drain()
     m = mw.manifest(rid)

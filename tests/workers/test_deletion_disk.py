@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from memworks.services import erasure
+from memworks.services import deletion as deletion_service
 from memworks.services.deps import utcnow
-from memworks.store.erasure import disk
+from memworks.store.deletion.erasure import disk
 from tests.factories import episode
 from tests.integration.test_doctor import run_cli  # noqa: F401 - a fixture
 from tests.workers.test_deletion_residue import NEEDLES, delete_subject, world
@@ -54,13 +54,13 @@ def test_a_completed_deletion_leaves_the_files_once_they_are_rewritten(pg_url: s
     assert delete_subject(mw).status == "complete"
     assert [n for n in NEEDLES if n.encode() in on_disk(mw.runtime.engine)], "nothing to rewrite: the test sees nothing"
     # when the rewrite runs, no file holds a word of the subject, and others' words are still there;
-    done = erasure.rewrite_files(mw.runtime, now=utcnow())
+    done = deletion_service.rewrite_files(mw.runtime, now=utcnow())
     assert len(done.requests) == 1 and done.tables_left == []
     raw = on_disk(mw.runtime.engine)
     assert [n for n in NEEDLES if n.encode() in raw] == []
     assert b"oslo" in raw and b"escalate_security" in raw
     # and a second run has nothing to do (no deletion completed since).
-    assert erasure.rewrite_files(mw.runtime, now=utcnow()) == erasure.Rewritten([], [])
+    assert deletion_service.rewrite_files(mw.runtime, now=utcnow()) == deletion_service.Rewritten([], [])
 
 
 def test_a_table_whose_lock_is_not_granted_is_left_for_the_next_run(pg_url: str, make_memworks: Any) -> None:
@@ -69,10 +69,10 @@ def test_a_table_whose_lock_is_not_granted_is_left_for_the_next_run(pg_url: str,
     assert delete_subject(mw).status == "complete"
     with mw.runtime.engine.connect() as blocker:
         blocker.exec_driver_sql("LOCK TABLE lesson IN ACCESS SHARE MODE")  # a long read holds the table
-        done = erasure.rewrite_files(mw.runtime, now=utcnow(), lock_timeout_s=0.2)
-        assert done == erasure.Rewritten([], ["lesson"])  # the request stays unmarked
+        done = deletion_service.rewrite_files(mw.runtime, now=utcnow(), lock_timeout_s=0.2)
+        assert done == deletion_service.Rewritten([], ["lesson"])  # the request stays unmarked
         blocker.rollback()
-    again = erasure.rewrite_files(mw.runtime, now=utcnow())
+    again = deletion_service.rewrite_files(mw.runtime, now=utcnow())
     assert len(again.requests) == 1 and again.tables_left == []
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from memworks.store import erasure
+from memworks.store.deletion import erasure
 from memworks.workers.metrics import REGISTRY
 from tests.factories import episode
 
@@ -91,7 +91,7 @@ def test_residue_after_every_round_fails_the_target_with_the_count(
     sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given a vector purge that reports success and erases nothing, and two rounds at most,
-    import memworks.services.erasure as service
+    import memworks.services.deletion as service
 
     monkeypatch.setattr(service, "MAX_ATTEMPTS", 2)
     mw = loaded(make_memworks, sqlite_url)

@@ -23,8 +23,7 @@ from sqlmodel import Session
 
 from memworks.models.tables import DeletionRequest, Episode, Lineage, Memory, Outcome
 from memworks.pipelines.deletion import hash_key
-from memworks.store import erasure
-from memworks.store.deletion import NOTHING_MATCHED_DETAIL
+from memworks.store.deletion import NOTHING_MATCHED_DETAIL, erasure
 from tests.factories import episode
 from tests.workers.test_deletion import sql_residue
 

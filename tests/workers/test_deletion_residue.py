@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from memworks.models.tables import GateDecision, Lesson, Outcome
-from memworks.store import erasure
+from memworks.store.deletion import erasure
 from tests.factories import episode
 from tests.workers.test_deletion import sql_residue
 

@@ -56,7 +56,7 @@ def test_bad_input_raised_by_a_service_is_not_retried(
     sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import memworks.workers as w
-    from memworks.services import learning
+    from memworks.services import lessons as learning
 
     mw = make_memworks(sqlite_url, max_retries=3, retry_min_backoff_ms=10)
     calls: list[int] = []
@@ -100,7 +100,7 @@ def test_services_take_their_dependencies_explicitly() -> None:
 
 def test_lock_names_are_those_running_workers_use() -> None:
     # Workers of two releases may run side by side: the names must not change.
-    from memworks.store import locks
+    from memworks.store.sql import locks
 
     assert locks.scope("t1", "u1") == "t1\x1fu1"
     assert locks.scope("t1", None) == "t1\x1f"

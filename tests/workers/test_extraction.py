@@ -148,6 +148,9 @@ def test_one_json_summary_line_per_run_bound_to_message_actor_and_tenant(
 ) -> None:
     import json
 
+    from memworks.logging import configure_logging
+
+    configure_logging()  # as a worker process has it (a library leaves logging to its application)
     mw = make_memworks(sqlite_url)
     mw.enqueue_episodes(STORY)
     mw.drain()
@@ -170,14 +173,14 @@ def test_dead_letters_are_listed_and_retried_to_completion(
     def down(*args: Any, **kwargs: Any) -> Any:
         raise ConnectionError("database away")
 
-    monkeypatch.setattr("memworks.workers.ingest.process_episodes", down)
+    monkeypatch.setattr("memworks.workers.ingest.extract", down)
     mw.enqueue_episodes(STORY)
     with pytest.raises(ConnectionError):
         mw.drain()
     letters = mw.dead_letters()
     assert [d["actor"] for d in letters] == ["extract_memories"]
     assert count(mw, Episode, Episode.state == EpisodeState.RECEIVED) == 3
-    monkeypatch.setattr("memworks.workers.ingest.process_episodes", ingest.process_episodes)
+    monkeypatch.setattr("memworks.workers.ingest.extract", ingest.extract)
     assert mw.retry_dead_letters([letters[0]["message_id"]]) == 1
     mw.drain()
     assert mw.dead_letters() == [] and count(mw, Episode, Episode.state == EpisodeState.PROCESSED) == 3

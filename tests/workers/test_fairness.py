@@ -46,16 +46,15 @@ def test_the_tea_episode_writes_a_bounded_index_and_is_read_as_far_as_its_extrac
     """The lexical index takes at most MAX_TERMS distinct terms of one record (its first ones), and
     the claims step and the event time read a long turn only as far as the extractor does."""
     from memworks.models.tables import LexicalPosting
-    from memworks.pipelines import timerange
     from memworks.pipelines.claims import features
+    from memworks.pipelines.retrieval import timerange
     from memworks.store import subjects
     from memworks.store.projections.lexical import MAX_TERMS
 
     read: list[int] = []
     real_claim, real_time = features.read_claim, timerange.event_time
-    monkeypatch.setattr(
-        "memworks.services.claims.read_claim", lambda text, **kw: read.append(len(text)) or real_claim(text, **kw)
-    )
+    claim = "memworks.services.ingest.claims.read_claim"
+    monkeypatch.setattr(claim, lambda text, **kw: read.append(len(text)) or real_claim(text, **kw))
     monkeypatch.setattr(subjects, "event_time", lambda text, at: read.append(len(text)) or real_time(text, at))
     # Given the 90 KB episode of made-up words, and an earlier like one
     mw = make_memworks(sqlite_url)

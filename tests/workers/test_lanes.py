@@ -173,7 +173,7 @@ def test_sweepers_resend_only_through_an_idle_lane(
 def test_a_dead_letter_is_sent_again_on_its_lane(
     sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memworks.services import erasure as erasure_service
+    from memworks.services import deletion as erasure_service
 
     mw = make_memworks(sqlite_url, bulk_deletion_backlog=0)  # every request in the bulk lane
     sent = held(mw, monkeypatch)

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import event
 
 from memworks.models.schemas import Scope
-from memworks.store.retrieval import retrieve
+from memworks.services.retrieval import retrieve
 from tests.factories import episode
 
 A = Scope(tenant_id="t1", user_id="u1")
@@ -16,19 +16,7 @@ A = Scope(tenant_id="t1", user_id="u1")
 
 def _read(mw: Any, query: str, now: Any) -> list[str]:
     rt = mw.runtime
-    result = retrieve(
-        rt.engine,
-        scope=A,
-        query=query,
-        as_of=None,
-        known_at=None,
-        k=5,
-        embedder=rt.embedder,
-        cache=rt.cache,
-        cache_ttl_s=0,
-        policy=rt.policy,
-        now=now,
-    )
+    result = retrieve(rt, A, query, k=5, now=now, cache_ttl_s=0)
     return [h.memory_id for h in result.hits]
 
 

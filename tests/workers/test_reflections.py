@@ -9,7 +9,7 @@ from sqlmodel import Session
 
 from memworks.models.schemas import Scope
 from memworks.models.tables import JobRun, Lineage, Memory, Outcome
-from memworks.store.reflections import EXTRACTOR
+from memworks.store.lessons.reflections import EXTRACTOR
 from tests.workers.test_lesson_actor import outcome
 
 FRAUD_TEXT = "Refund requested, but the card looks like fraud."

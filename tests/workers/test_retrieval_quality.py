@@ -13,7 +13,7 @@ from sqlmodel import col
 from memworks.errors import InvalidInput
 from memworks.models.schemas import DeletionRequestIn, Scope
 from memworks.models.tables import Memory, VectorEntry
-from memworks.store.db import session_scope
+from memworks.store.sql.db import session_scope
 
 U = Scope(tenant_id="t1", user_id="u1")
 CHAT = Scope(tenant_id="t1", user_id="chat")

@@ -13,9 +13,9 @@ from sqlmodel import Session
 
 from memworks.models.schemas import Scope
 from memworks.models.tables import Memory, VectorEntry
-from memworks.store.filters import visible
 from memworks.store.projections import vector
 from memworks.store.projections.scope_cache import SCOPES
+from memworks.store.retrieval.filters import visible
 from tests.factories import episode
 
 U = Scope(tenant_id="t1", user_id="u1")
@@ -67,7 +67,7 @@ def bm25_reference(s: Session, query: str, where: list[Any], limit: int) -> list
     from sqlalchemy import func
 
     from memworks.models.tables import LexicalDoc, LexicalPosting
-    from memworks.pipelines.terms import query_terms
+    from memworks.pipelines.text.terms import query_terms
 
     scope = (LexicalDoc.tenant_id == "t1", LexicalDoc.user_id.in_(["u1", ""]))  # type: ignore[attr-defined]
     n, avg = s.execute(select(func.count(), func.avg(LexicalDoc.length)).where(*scope)).one()

@@ -2,7 +2,7 @@
 
 :func:`decide` scores :func:`~memworks.pipelines.claims.features.pair_features` with a multinomial
 logistic regression (``decision_model.json``, written by
-``memworks_tools.evaluation.train_decisions``) and answers one :class:`Decision` with its
+``memworks_tools.evaluation.decisions.train``) and answers one :class:`Decision` with its
 probability. A wrong ``changed`` or ``ended`` hides a true memory, so those (and ``restated``,
 which adds no record) abstain: when their probability is below the class's threshold, calibrated
 on the training folds to reach the precision goal, the answer is ``compatible`` (keep both).
@@ -88,7 +88,10 @@ class DecisionModel:
         except (KeyError, TypeError, ValueError) as exc:
             raise MemworksError(f"decision model is malformed: {exc}") from None
         if features != FEATURE_NAMES:
-            raise MemworksError("decision model was trained on other features; retrain it (train_decisions)")
+            raise MemworksError(
+                "decision model was trained on other features; retrain it "
+                "(python -m memworks_tools.evaluation.decisions.train)"
+            )
         k, d = len(model.classes), len(features)
         if model.coef.shape != (k, d) or model.intercept.shape != (k,) or model.mean.shape != model.scale.shape:
             raise MemworksError(f"decision model shapes do not match {k} classes x {d} features")

@@ -3,7 +3,7 @@
 A :class:`ClaimText` is one sentence-level statement with its subject, time, source and vector,
 plus what :func:`read_claim` reads of it: content lemmas, the main verbs and their objects, the
 grammatical subject, negation, tense, cues of change and ending, numbers, proper nouns, ids and
-time phrases. With a dependency parse (:class:`~memworks.pipelines.extraction.open_vocab_parse.Sentence`)
+time phrases. With a dependency parse (:class:`~memworks.pipelines.extraction.open_vocab.parse.Sentence`)
 the reading follows the tree; without one a coarser reading of the words stands in.
 
 :func:`pair_features` turns a pair into one row of :data:`FEATURE_NAMES`: general signals of
@@ -24,7 +24,7 @@ import numpy.typing as npt
 from memworks.pipelines.claims import cues as C
 from memworks.pipelines.claims.reading import Reading, read_words, stem
 from memworks.pipelines.claims.tree import read_sentence
-from memworks.pipelines.extraction.open_vocab_parse import Sentence
+from memworks.pipelines.extraction.open_vocab.parse import Sentence
 
 __all__ = ["FEATURE_NAMES", "ClaimText", "other_person", "pair_features", "read_claim"]
 

@@ -27,7 +27,7 @@ from memworks.pipelines.claims.reading import (
     norm_number,
     stem,
 )
-from memworks.pipelines.extraction.open_vocab_parse import Sentence, Token
+from memworks.pipelines.extraction.open_vocab.parse import Sentence, Token
 
 __all__ = ["join_sentences", "read_sentence"]
 

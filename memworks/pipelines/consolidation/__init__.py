@@ -1,8 +1,8 @@
-"""Sleep-time consolidation, per user scope: forgetting, dedup, summaries and the profile."""
+"""Sleep-time consolidation, per user scope: eviction, dedup, summaries and the profile."""
 
 from memworks.pipelines.consolidation.dedup import ANTONYMS, NEGATIONS, MergeGroup, contradicts, find_duplicate_groups
-from memworks.pipelines.consolidation.forgetting import (
-    ForgettingPolicy,
+from memworks.pipelines.consolidation.eviction import (
+    EvictionPolicy,
     decayed_attention,
     expires_at_for,
     is_live,
@@ -33,7 +33,7 @@ __all__ = [
     "NEGATIONS",
     "PREFERENCE",
     "TIER_PRIORITY",
-    "ForgettingPolicy",
+    "EvictionPolicy",
     "MergeGroup",
     "Profile",
     "ProfileLine",

@@ -28,8 +28,8 @@ from scipy.sparse.csgraph import connected_components  # type: ignore[import-unt
 
 from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryKind, MemoryStatus
-from memworks.pipelines.slots import is_multi_valued, value_terms
-from memworks.pipelines.terms import terms
+from memworks.pipelines.ingest.slots import is_multi_valued, value_terms
+from memworks.pipelines.text.terms import terms
 
 #: Polar word pairs: one text using a word and the other its partner contradict.
 ANTONYMS: tuple[tuple[str, str], ...] = (

@@ -23,7 +23,7 @@ from datetime import datetime
 from memworks.models.drafts import Turn
 from memworks.models.enums import TRUSTED_SOURCES, Source
 from memworks.pipelines.gate import derived_refusal, is_small_talk, least_trusted
-from memworks.pipelines.terms import terms
+from memworks.pipelines.text.terms import terms
 
 #: Longest item taken from a turn's own words.
 MAX_ITEM_CHARS = 120

@@ -95,13 +95,13 @@ from collections.abc import Sequence
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import CandidateOp, Role, Source
 from memworks.pipelines.extraction.clauses import Clause, clauses_of
+from memworks.pipelines.extraction.dates.timeparse import TimeMatch, find_time, has_future_marker
 from memworks.pipelines.extraction.facts import HEDGED, Fact
 from memworks.pipelines.extraction.places import timezone_for_city
 from memworks.pipelines.extraction.plans import plan_facts
 from memworks.pipelines.extraction.preferences import preferences_for
 from memworks.pipelines.extraction.retractions import change_facts, forget_facts
 from memworks.pipelines.extraction.statements import facts_for
-from memworks.pipelines.extraction.timeparse import TimeMatch, find_time, has_future_marker
 
 __all__ = ["RulesExtractor"]
 

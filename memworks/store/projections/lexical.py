@@ -29,10 +29,10 @@ from sqlmodel import Session, col
 
 from memworks.models.schemas import Scope
 from memworks.models.tables import LexicalDoc, LexicalPosting
-from memworks.pipelines.terms import query_terms, term_counts
-from memworks.store.db import insert_rows
+from memworks.pipelines.text.terms import query_terms, term_counts
 from memworks.store.projections.base import Evidence, IndexRecord
 from memworks.store.projections.scope_cache import admitted, cached, keep_visible, live_mask
+from memworks.store.sql.db import insert_rows
 
 #: Candidates taken from the lexical side before fusion.
 LIMIT = 50

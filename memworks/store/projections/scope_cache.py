@@ -25,7 +25,7 @@ from sqlmodel import Session, col
 from memworks.models.schemas import Scope
 from memworks.models.tables import Memory
 from memworks.store import versions
-from memworks.store.filters import present_by_version
+from memworks.store.retrieval.filters import present_by_version
 
 #: (database, tenant, user, projection).
 Key = tuple[str, str, str | None, str]
@@ -129,7 +129,7 @@ def live_mask(
     session: Session, scope: Scope, ids: Sequence[str]
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
     """Which of ``ids`` a present read may see, as far as the scope version decides it
-    (:func:`~memworks.store.filters.present_by_version`), and when each expires (POSIX
+    (:func:`~memworks.store.retrieval.filters.present_by_version`), and when each expires (POSIX
     seconds; ``inf`` for never).
 
     With both, a present read at a known time is settled in memory (:func:`admitted`).
@@ -153,7 +153,7 @@ def _seconds(t: datetime | None) -> float:
 
 def admitted(live: npt.NDArray[np.bool_], expires: npt.NDArray[np.float64], now: datetime) -> npt.NDArray[np.bool_]:
     """Which rows a present read at ``now`` sees: live at the scope version and not yet expired
-    (the same test as :func:`~memworks.store.filters.visible`'s present filter)."""
+    (the same test as :func:`~memworks.store.retrieval.filters.visible`'s present filter)."""
     return live & (expires > now.timestamp())
 
 

@@ -21,9 +21,9 @@ from sqlmodel import Session, col
 
 from memworks.models.schemas import Scope
 from memworks.models.tables import VectorEntry
-from memworks.store.db import insert_rows
 from memworks.store.projections.base import Evidence, IndexRecord
 from memworks.store.projections.scope_cache import admitted, cached, keep_visible, live_mask
+from memworks.store.sql.db import insert_rows
 
 #: Candidates taken from the vector side before fusion.
 LIMIT = 50

@@ -38,7 +38,7 @@ def upgrade() -> None:
 
 
 def _renormalise() -> None:
-    from memworks.pipelines.features import normalize_features, outcome_features
+    from memworks.pipelines.lessons.features import normalize_features, outcome_features
 
     conn = op.get_bind()
     outcome = sa.table(

@@ -59,26 +59,32 @@ def served(sqlite_url: str, make_memworks: Any) -> Iterator[tuple[str, str, Any]
     thread.join(timeout=10)
 
 
-def test_list_confirm_and_delete_in_a_real_browser(served: tuple[str, str, Any]) -> None:
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
+
+
+def _need_chromium() -> None:
     if CHROMIUM is None:
         if IN_CI:
             pytest.fail("chromium is not installed; CI needs it for the memory page test", pytrace=False)
         pytest.skip("chromium is not installed (apt-get install chromium)")
+
+
+def test_list_confirm_and_delete_in_a_real_browser(served: tuple[str, str, Any]) -> None:
+    _need_chromium()
     from playwright.sync_api import sync_playwright
 
     base, key, mw = served
-    flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-sync",
-        "--disable-background-networking",
-        "--disable-component-update",
-    ]
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=flags)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         try:
             page = browser.new_page()
             page.goto(f"{base}/ui")
@@ -113,3 +119,40 @@ def test_list_confirm_and_delete_in_a_real_browser(served: tuple[str, str, Any])
             assert "User lives in Lisbon" not in page.locator("#memories").inner_text()
         finally:
             browser.close()
+
+
+def test_a_person_corrects_a_record_and_the_old_value_moves_to_the_history(served: tuple[str, str, Any]) -> None:
+    _need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    base, key, mw = served
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            page = browser.new_page()
+            page.goto(f"{base}/ui")
+            page.fill("#key", key)
+            page.click("button[type=submit]")
+            page.wait_for_selector("#memories tbody tr")
+            # When the person edits the Lisbon record (its value is offered for editing) and saves Porto
+            page.locator("#memories tr", has_text="User lives in Lisbon").locator("button.edit").click()
+            assert page.input_value("input.correction") == "Lisbon"
+            page.fill("input.correction", "Porto")
+            page.locator("button.save").click()
+            page.wait_for_selector("#message:has-text('Corrected')")
+            # Then the page shows the new value in use and the old one in its history, refreshed
+            current = page.locator("#memories tbody tr", has_text="user.home_city")
+            assert current.count() == 1 and "Porto" in current.inner_text()
+            # (the turn that said Lisbon stays, marked as replaced by the correction)
+            said = page.locator("#memories tbody tr", has_text="Partly out of date").inner_text()
+            assert "was replaced by" in said and "Porto" in said
+            page.click("#history-toggle")
+            assert "superseded" in page.locator("#history tr", has_text="Lisbon").first.inner_text()
+        finally:
+            browser.close()
+    # ... and the store agrees: the correction superseded the record, history kept
+    homes = [m for m in mw.memories(U, include_history=True) if m.key == "user.home_city"]
+    assert {(m.value, m.status) for m in homes} == {
+        ("Porto", MemoryStatus.ACTIVE),
+        ("Lisbon", MemoryStatus.SUPERSEDED),
+    }

@@ -76,6 +76,9 @@ class Settings(BaseSettings):
     retrieve_time: bool = True
     #: Check that the evidence is about the person a question names (else say it is not).
     retrieve_subjects: bool = True
+    #: A question about what holds now gets the latest of its answers first, the ones it outdates
+    #: out of the top 3.
+    retrieve_latest: bool = True
 
     #: Distinct held-out cases a lesson must fix (with no misfire) before it is promoted; raise
     #: it for a stricter gate. 1 learns from the seed shape: one held-out case per exception.

@@ -102,6 +102,7 @@ class Deps:
             neighbors=st.retrieve_neighbors,
             time=st.retrieve_time,
             subjects=st.retrieve_subjects,
+            latest=st.retrieve_latest,
             model=load_model() if st.retrieve_ranker == "learned" else None,
         )
 

@@ -64,7 +64,7 @@ def retrieve(
     with session_scope(deps.engine, write=False) as s:
         ver = versions.read(s, tenant_id=scope.tenant_id, user_id=scope.user_id)
     # The answer also depends on the day it is asked (periods resolve against it) and the stages.
-    stages = [policy.ranker, policy.spans, policy.neighbors, policy.time, policy.subjects]
+    stages = [policy.ranker, policy.spans, policy.neighbors, policy.time, policy.subjects, policy.latest]
     key = cache_key(
         tenant_id=scope.tenant_id,
         user_id=scope.user_id,

@@ -134,6 +134,7 @@ STAGES: dict[str, dict[str, Any]] = {
         "retrieve_neighbors": False,
         "retrieve_time": False,
         "retrieve_subjects": False,
+        "retrieve_latest": False,
     },
     "+ spans": {
         "retrieve_ranker": "fusion",
@@ -141,6 +142,7 @@ STAGES: dict[str, dict[str, Any]] = {
         "retrieve_neighbors": False,
         "retrieve_time": False,
         "retrieve_subjects": False,
+        "retrieve_latest": False,
     },
     "+ learned ranker": {
         "retrieve_ranker": "learned",
@@ -148,6 +150,7 @@ STAGES: dict[str, dict[str, Any]] = {
         "retrieve_neighbors": False,
         "retrieve_time": False,
         "retrieve_subjects": False,
+        "retrieve_latest": False,
     },
     "+ neighbours": {
         "retrieve_ranker": "learned",
@@ -155,8 +158,9 @@ STAGES: dict[str, dict[str, Any]] = {
         "retrieve_neighbors": True,
         "retrieve_time": False,
         "retrieve_subjects": False,
+        "retrieve_latest": False,
     },
-    "+ time, subjects (all)": {},
+    "+ time, subjects, latest (all)": {},
 }
 #: Sentence vectors given to each record before the stage runs.
 SPANS_PER_RECORD = 2

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from memworks.models.enums import MemoryKind
-from memworks.pipelines.retrieval import ranker, ranking, timerange
+from memworks.pipelines.retrieval import latest, ranker, ranking, timerange
 from memworks.pipelines.retrieval.ranker import FEATURES, Question, RankerModel, Signals, features, read_question
 from memworks.pipelines.retrieval.ranking import RankPolicy, rank_signals
 from memworks.pipelines.text import spans
@@ -320,3 +320,74 @@ def test_a_named_persons_fact_that_means_the_question_keeps_its_place() -> None:
     score = np.array([0.9, 0.2])
     out = ranking.facts_meet_turns(score, np.array([True, False]), np.array([0.50, 0.52]), [True, True])
     assert list(out) == [0.9, 0.2]  # the turn is not better by the margin
+
+
+@pytest.mark.parametrize(
+    ("question", "now"),
+    [
+        ("Which bank am I with?", True),
+        ("What phone have I got?", True),
+        ("What phone do I have?", True),
+        ("Where do I live these days?", True),
+        ("Where did I live?", False),
+        ("When did I move?", False),
+        ("What books has Melanie read?", False),
+        ("What pets do I have?", False),
+        ("What are Melanie's pets' names?", False),
+        ("How many cats do I have?", False),
+    ],
+)
+def test_asks_now_is_a_question_for_the_one_thing_that_holds_now(question: str, now: bool) -> None:
+    assert latest.asks_now(question) is now
+
+
+def _latest(score: list[float], sims: list[float], days: list[int], source: list[int] | None = None) -> list[int]:
+    said = [datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=d) for d in days]
+    n = len(score)
+    out = latest.latest_first(
+        np.array(score),
+        np.array(sims),
+        said,
+        [None] * n,
+        np.array(source if source is not None else [-1] * n),
+        [False] * n,
+        [()] * n,
+    )
+    return sorted(range(n), key=lambda i: -out[i])
+
+
+def test_the_latest_of_rival_answers_ranks_first_and_the_earlier_leaves_the_top_3() -> None:
+    # Given "I bank with Millennium" (day 0, best), "everything's with Revolut now" (day 60,
+    # about as like the question) and three other candidates
+    order = _latest([0.9, 0.5, 0.3, 0.2, 0.1], [0.50, 0.46, 0.20, 0.10, 0.05], [0, 60, 10, 20, 30])
+    # Then the later statement leads and the earlier one drops just out of the top 3
+    assert order[0] == 1 and order.index(0) == 3
+
+
+def test_a_fact_goes_with_its_turn_and_takes_its_time() -> None:
+    # Given a fact (index 0) read from an old turn (index 2), and a later rival turn (index 1)
+    order = _latest(
+        [0.9, 0.5, 0.45, 0.2, 0.1, 0.05],
+        [0.50, 0.46, 0.48, 0.1, 0.1, 0.1],
+        [90, 60, 0, 5, 6, 7],
+        [2, -1, -1, -1, -1, -1],
+    )
+    # Then the fact is as old as its turn (its own time is the event's), and both leave the top 3
+    assert order[0] == 1 and min(order.index(0), order.index(2)) >= 3
+
+
+@pytest.mark.parametrize(
+    ("sims", "days"),
+    [
+        ([0.50, 0.30, 0.2], [0, 60, 10]),  # the later one answers much less well: another topic
+        ([0.30, 0.29, 0.2], [0, 60, 10]),  # nothing answers well enough to judge
+        ([0.50, 0.46, 0.2], [60, 0, 10]),  # the best is already the latest
+    ],
+)
+def test_no_rival_no_change_but_the_best_latest_still_outdates_the_earlier(sims: list[float], days: list[int]) -> None:
+    order = _latest([0.9, 0.5, 0.3, 0.2, 0.1], [*sims, 0.1, 0.05], [*days, 20, 30])
+    assert order[0] == 0
+    if days[0] > days[1] and sims[1] >= sims[0] - latest.LATEST_GAP:
+        assert order.index(1) == 3
+    else:
+        assert order == [0, 1, 2, 3, 4]

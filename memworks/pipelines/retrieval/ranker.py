@@ -88,6 +88,8 @@ class Question:
     kind: str
     #: A short question's content words and their index terms (what the evidence must hold).
     words: tuple[tuple[str, str], ...] = ()
+    #: It asks what holds now ("Which bank am I with?"), in a present read: the latest answer wins.
+    present: bool = False
 
 
 def content_words(text: str, period: TimeRange | None = None) -> list[tuple[str, str]]:

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.models.enums import MemoryKind
+from memworks.pipelines.retrieval.latest import latest_first
 from memworks.pipelines.retrieval.ranker import (
     FEATURES,
     Question,
@@ -91,6 +92,8 @@ class RankPolicy:
     time: bool = True
     #: Check that the evidence is about the person the question names.
     subjects: bool = True
+    #: For a question about what holds now, rank the latest of its answers first (:func:`latest_first`).
+    latest: bool = True
     model: RankerModel | None = field(default=None, compare=False, repr=False)
 
 
@@ -239,6 +242,13 @@ def _learned(
     score = p * weight
     if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
         score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who])
+    if q.present and policy.latest:
+        # A named person's records all share the name: how well each answers is judged without it.
+        sims = sig.span if policy.spans else sig.cos
+        if q.named is not None and sig.unnamed is not None and len(sig.unnamed) == len(sig):
+            sims = sig.unnamed
+        summary = [memories[mid].extractor == "summary" for mid in sig.ids]
+        score = latest_first(score, sims, sig.session_at, who, sig.source, summary, sig.parts)
     score = below_parts(score, sig.parts, sig.span if policy.spans else sig.cos)
     order = sorted(range(len(sig)), key=lambda i: (-score[i], sig.ids[i]))
     if q.named and policy.subjects:

@@ -9,6 +9,7 @@ someone else than the person asked about.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -20,7 +21,15 @@ from sqlmodel import Session, col
 from memworks.models.schemas import HitOut, RetrieveResult, Scope
 from memworks.models.tables import Memory
 from memworks.pipelines.protocols import Embedder
-from memworks.pipelines.retrieval.ranker import Question, Signals, phrases, read_question, residue, without_name
+from memworks.pipelines.retrieval.latest import asks_now
+from memworks.pipelines.retrieval.ranker import (
+    Question,
+    Signals,
+    phrases,
+    read_question,
+    residue,
+    without_name,
+)
 from memworks.pipelines.retrieval.ranking import Ranking, RankPolicy, rank_signals
 from memworks.pipelines.retrieval.timerange import TimeRange
 from memworks.pipelines.text.terms import terms
@@ -99,6 +108,7 @@ def measure(
     )
     if not policy.time:
         q = Question(q.text, q.named, q.asks_when, None, q.kind)
+    q = replace(q, present=present and q.period is None and asks_now(query))
     lex = lexical.score(s, scope=scope, query=query, version=version)
     lex_ids = lexical.top(s, lex, where=where, present=present, now=now) if lex is not None else []
     period = _in_period(s, where, q.period) if q.period is not None else []

@@ -121,8 +121,15 @@ class BM25Baseline:
 
 #: Systems read from the same stores with ``compare``: name -> RankPolicy overrides.
 COMPARED: Mapping[str, Mapping[str, Any]] = {
-    "dense": {"ranker": "dense", "spans": False, "neighbors": False, "time": False, "subjects": False},
-    "fused": {"ranker": "fusion", "spans": False, "neighbors": False, "time": False, "subjects": False},
+    "dense": {"ranker": "dense", "spans": False, "neighbors": False, "time": False, "subjects": False, "latest": False},
+    "fused": {
+        "ranker": "fusion",
+        "spans": False,
+        "neighbors": False,
+        "time": False,
+        "subjects": False,
+        "latest": False,
+    },
 }
 
 

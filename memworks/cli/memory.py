@@ -48,9 +48,10 @@ def register(sub: Any) -> None:
     db = sub.add_parser("db", help="database schema, and the files' rewrite after deletions")
     db.add_argument(
         "action",
-        choices=["upgrade", "rewrite"],
-        help="upgrade: migrate to this code's schema; rewrite: take completed deletions' bytes off "
-        "PostgreSQL's files now (the scheduler does it every MEMWORKS_DISK_REWRITE_S)",
+        choices=["upgrade", "current", "history", "rewrite"],
+        help="upgrade: migrate to this code's schema; current: the database's revision and whether it "
+        "is this code's; history: every migration this code ships; rewrite: take completed deletions' "
+        "bytes off PostgreSQL's files now (the scheduler does it every MEMWORKS_DISK_REWRITE_S)",
     )
     db.set_defaults(handler=_db)
 
@@ -184,6 +185,8 @@ def _db(args: argparse.Namespace) -> int:
         else:
             print(f"database schema migrated from {before.revision or 'an empty database'} to revision {before.head}")
         return EXIT_OK
+    if args.action in ("current", "history"):
+        return _schema(args.action)
     done = deletion.rewrite_files(Deps(get_settings()), now=utcnow())
     if done.tables_left:
         print(f"not done: no lock within 5 s on {', '.join(done.tables_left)}; run it again", file=sys.stderr)
@@ -194,6 +197,29 @@ def _db(args: argparse.Namespace) -> int:
         else "no deletion completed since the last rewrite: nothing to do"
     )
     return EXIT_OK
+
+
+#: What each schema state means for the one reading ``db current``.
+_STATE = {
+    "current": "current: this code's newest migration",
+    "behind": "behind: run `memworks db upgrade`",
+    "missing": "missing: no migration applied; run `memworks db upgrade`",
+    "ahead": "ahead: migrated by a newer memworks; run that version",
+}
+
+
+def _schema(action: str) -> int:
+    from memworks.config import get_settings
+    from memworks.services.doctor import migrations, schema
+
+    if action == "history":
+        at = schema(get_settings()).revision
+        for revision, doc in migrations():
+            print(f"{'*' if revision == at else ' '} {revision}  {doc.splitlines()[0] if doc else ''}")
+        return EXIT_OK
+    state = schema(get_settings())
+    print(f"revision {state.revision or '(none)'}, head {state.head}: {_STATE[state.state]}")
+    return EXIT_OK if state.state == "current" else EXIT_FAIL
 
 
 def _ingest(args: argparse.Namespace) -> int:

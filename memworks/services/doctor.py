@@ -282,6 +282,16 @@ def schema_word(engine: Engine) -> str | None:
         return None
 
 
+def schema(settings: Settings) -> health.SchemaState:
+    """Where the deployment's database schema stands (raises when it cannot be reached)."""
+    return health.schema_state(get_engine(settings.database_url))
+
+
+def migrations() -> list[tuple[str, str]]:
+    """Every migration this code ships, oldest first: (revision, what it does)."""
+    return health.history()
+
+
 def migrate(settings: Settings) -> health.SchemaState:
     """Upgrade the deployment's database to the newest migration; the state it was in before."""
     before = health.schema_state(get_engine(settings.database_url))

@@ -50,6 +50,11 @@ def head_revision() -> str:
     return head
 
 
+def history() -> list[tuple[str, str]]:
+    """Every migration this code ships, oldest first: (revision, what it does)."""
+    return [(s.revision, (s.doc or "").strip()) for s in reversed(list(_script().walk_revisions()))]
+
+
 def schema_state(engine: Engine) -> SchemaState:
     """Where the database's schema stands against this code's migrations (one query).
 

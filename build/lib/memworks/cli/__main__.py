@@ -1,0 +1,3 @@
+from memworks.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,243 @@
+"""What statements do to each other: close the earlier one, absorb the later one, or leave both.
+
+Every trusted statement (a user's turn, a verified tool's result) is a claim, whether or not a
+rule or the parser turned it into a keyed record. :func:`govern` pairs each new claim with the
+subject's stored claims nearest to it (by vector; same subject and kind of source; said earlier
+*or later*: a redelivered turn may arrive after the ones said after it) and asks the learned pair
+model (:func:`~memworks.pipelines.claims.decision.decide_all`) what the later claim does to the
+earlier one:
+
+* *changed* / *ended*: the earlier claim stops holding when the later one was said (history keeps
+  it; of several closings the earliest wins);
+* *restated*: the later claim says again what the earlier one, still holding then, said: the
+  earlier one gains the later one's evidence and the later one adds no current claim (a *copy*);
+* *compatible* / *unrelated*: both stay.
+
+Each pair is decided once, when the second of the two arrives, and what it does depends on the
+pair and on what was said, never on which arrived first: the same statements in any order end in
+the same state (within the :data:`NEIGHBOURS` nearest). The model abstains (answers *compatible*)
+below the thresholds calibrated for its precision goal, so a closing decision is made only where
+it is likely right. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_all
+from memworks.pipelines.claims.features import ClaimText
+
+__all__ = [
+    "MENTION_COSINE",
+    "MIN_COSINE",
+    "NEIGHBOURS",
+    "ClaimPlan",
+    "Closing",
+    "Mention",
+    "Restatement",
+    "Statement",
+    "govern",
+    "names",
+    "pairs",
+]
+
+#: Stored claims each new claim is paired with (its nearest, by vector). Arrival order can matter
+#: only for a claim with more than this many like claims above :data:`MIN_COSINE`.
+NEIGHBOURS = 64
+#: Least cosine similarity of a pair worth deciding: below it the claims are about other things
+#: (the labelled pairs' "related" bound).
+MIN_COSINE = 0.45
+#: Least cosine similarity at which a statement naming a stored value again restates it ("Penicillin
+#: gives me hives" after "I'm allergic to penicillin": 0.74; "The XC40 needs new tyres" after "I
+#: drive a Volvo XC40": 0.48, news about the car, not the car again).
+MENTION_COSINE = 0.6
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One claim as stored: the record holding it and the episode it was said in."""
+
+    memory_id: str
+    episode_id: str
+    claim: ClaimText
+    #: Values of the records resting on this statement's turn ("penicillin", "Spotify").
+    values: tuple[str, ...] = ()
+    #: When it stopped holding, if it did.
+    ends_at: datetime | None = None
+    #: It was absorbed by an earlier statement it restated (it holds nothing of its own).
+    copy: bool = False
+    #: Keys of the keyed records its turn said ("user.home_city"): the precise layer's slots.
+    keys: tuple[str, ...] = ()
+
+    def holds_at(self, t: datetime) -> bool:
+        return not self.copy and (self.ends_at is None or self.ends_at > t)
+
+
+@dataclass(frozen=True)
+class Closing:
+    """``old`` stops holding when ``new`` was said (``decision``: changed or ended)."""
+
+    old: str
+    new: Statement
+    decision: Decision
+    probability: float
+
+    @property
+    def by(self) -> str:
+        return self.new.memory_id
+
+    @property
+    def at(self) -> datetime:
+        return self.new.claim.said_at
+
+
+@dataclass(frozen=True)
+class Restatement:
+    """``new`` says again what ``old`` said. When ``applies`` (``old`` held then and is no copy),
+    ``old`` rests on ``new``'s episode as well and ``new`` becomes a copy of it."""
+
+    old: Statement
+    new: Statement
+    probability: float
+    applies: bool = True
+
+
+@dataclass(frozen=True)
+class Mention:
+    """``new`` names again ``value``, held by a record resting on ``old``'s turn, in a statement
+    much like it: that record, if it held then, rests on ``new``'s turn as well."""
+
+    old: Statement
+    new: Statement
+    value: str
+
+
+@dataclass
+class ClaimPlan:
+    closings: list[Closing] = field(default_factory=list)
+    restatements: list[Restatement] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
+
+
+def _comparable(a: Statement, b: Statement) -> bool:
+    return (
+        a.memory_id != b.memory_id
+        and a.episode_id != b.episode_id
+        and a.claim.subject == b.claim.subject
+        and a.claim.source == b.claim.source
+        and a.claim.said_at != b.claim.said_at
+        and a.claim.vector.size == b.claim.vector.size
+    )
+
+
+def _nearest(new: Statement, pool: Sequence[Statement], k: int, min_cosine: float) -> list[Statement]:
+    mine = [o for o in pool if _comparable(o, new)]
+    if not mine:
+        return []
+    sims = np.array([float(np.dot(o.claim.vector, new.claim.vector)) for o in mine])
+    order = np.argsort(-sims, kind="stable")[:k]
+    return [mine[i] for i in order if sims[i] >= min_cosine]
+
+
+def pairs(
+    new: Sequence[Statement],
+    stored: Sequence[Statement],
+    *,
+    neighbours: int = NEIGHBOURS,
+    min_cosine: float = MIN_COSINE,
+) -> list[tuple[Statement, Statement]]:
+    """Each (earlier, later) pair a new claim makes with its nearest, once, in a fixed order."""
+    pool = [*stored, *new]
+    found: dict[tuple[str, str], tuple[Statement, Statement]] = {}
+    for n in new:
+        for o in _nearest(n, pool, neighbours, min_cosine):
+            early, late = (o, n) if o.claim.said_at < n.claim.said_at else (n, o)
+            found.setdefault((early.memory_id, late.memory_id), (early, late))
+    return sorted(found.values(), key=lambda p: (p[1].claim.said_at, p[1].memory_id, p[0].memory_id))
+
+
+def govern(
+    new: Sequence[Statement],
+    stored: Sequence[Statement],
+    *,
+    model: DecisionModel | None = None,
+    neighbours: int = NEIGHBOURS,
+    min_cosine: float = MIN_COSINE,
+) -> ClaimPlan:
+    """The closings, restatements and mentions the pairs of ``new`` claims (with ``stored`` ones
+    and each other) make; see the module."""
+    found = pairs(new, stored, neighbours=neighbours, min_cosine=min_cosine)
+    by_late: dict[str, list[Statement]] = {}
+    lates: dict[str, Statement] = {}
+    for early, late in found:
+        by_late.setdefault(late.memory_id, []).append(early)
+        lates[late.memory_id] = late
+    decided: list[tuple[Statement, Statement, Decision, float]] = []
+    for lid, all_earlies in by_late.items():
+        late = lates[lid]
+        # Turns the rules keyed into other slots only are about other things, however alike
+        # their words ("My favourite colour is red" beside "My favourite food is ramen").
+        earlies = [o for o in all_earlies if not o.keys or not late.keys or set(o.keys) & set(late.keys)]
+        if not earlies:
+            continue
+        for o, (d, p) in zip(earlies, decide_all(late.claim, [o.claim for o in earlies], model), strict=True):
+            decided.append((o, late, d, p))
+    plan = ClaimPlan()
+    ends = {s.memory_id: s.ends_at for s in (*stored, *new)}
+    for o, n, d, p in decided:
+        if d in (Decision.CHANGED, Decision.ENDED):
+            plan.closings.append(Closing(o.memory_id, n, d, p))
+            t = n.claim.said_at
+            ends[o.memory_id] = t if ends[o.memory_id] is None else min(t, ends[o.memory_id])  # type: ignore[type-var]
+    copies = {s.memory_id for s in (*stored, *new) if s.copy}
+    # Later statements after earlier ones: whether an earlier one is a copy is settled first.
+    restated = sorted(
+        ((o, n, p) for o, n, d, p in decided if d is Decision.RESTATED),
+        key=lambda r: (r[1].claim.said_at, r[1].memory_id, -r[2], r[0].memory_id),
+    )
+    for o, n, p in restated:
+        end = ends[o.memory_id]
+        applies = o.memory_id not in copies and (end is None or end > n.claim.said_at)
+        plan.restatements.append(Restatement(o, n, p, applies))
+        if applies:
+            copies.add(n.memory_id)
+    for o, n, d, _ in decided:
+        if d not in (Decision.CHANGED, Decision.ENDED, Decision.RESTATED):
+            if (value := _named_again(n, o, min_cosine=MENTION_COSINE)) is not None:
+                plan.mentions.append(Mention(o, n, value))
+    return plan
+
+
+def names(text: str, value: str) -> bool:
+    """``text`` names ``value`` (3 characters or more, as a whole word) without denying it
+    ("I'm not allergic to penicillin" names penicillin to deny it)."""
+    folded = _fold(text)
+    m = re.search(rf"\b{re.escape(_fold(value))}\b", folded) if len(value) >= 3 else None
+    if m is None:
+        return False
+    return not _NEGATION.search(" ".join(folded[: m.start()].split()[-_NEGATION_REACH:]))
+
+
+def _named_again(new: Statement, old: Statement, *, min_cosine: float) -> str | None:
+    """A value of ``old``'s records that ``new`` names again in a statement close to ``old``'s,
+    with no cue of change or ending (which would make it news about the value, not the value)."""
+    r = new.claim.reading
+    if r.change_verb or r.change_word or r.end_verb or r.end_word or r.question:
+        return None
+    if float(np.dot(new.claim.vector, old.claim.vector)) < min_cosine:
+        return None
+    return next((v for v in old.values if names(new.claim.text, v)), None)
+
+
+#: Words before a named value within which a negation denies it (count).
+_NEGATION_REACH = 4
+_NEGATION = re.compile(r"\b(?:not|no|never|n't|nor|without)\b|n't\b")
+
+
+def _fold(s: str) -> str:
+    return " ".join(s.replace("\u2019", "'").split()).casefold()

@@ -1,0 +1,249 @@
+"""Which records a forget request's topic is about: by meaning, words and the kind of value.
+
+A request names a topic ("my old address", "what I told you about my ex", "that I see a
+therapist"); the user means every record that says it, whatever its shape: a keyed slot, an
+open-vocabulary claim or the transcript of the turn that said it. A record matches when
+
+* it holds every content word of the topic (a simple stem: "diagnosis" / "diagnosed"), one
+  of them more than a common verb, and its best sentence is at least
+  :attr:`Thresholds.all_words` similar to the topic; or
+* it holds some of them and is at least :attr:`Thresholds.some_words` similar; or
+* the topic names a kind of value the record holds (a phone number, an e-mail address, a
+  street address) and it is at least :attr:`Thresholds.typed` similar; or
+* it is at least :attr:`Thresholds.meaning` similar on meaning alone; or
+* it names a person a matched record introduced as the topic ("my ex, Julien": every record
+  naming Julien is about the ex).
+
+"old", "previous", "used to" and "before X" ask for what no longer holds: records naming X are
+left out, and of the matches only those no longer current, or said before the newest matching
+statement (the current value), are kept. The thresholds were calibrated on labelled pairs
+(``tests/unit/test_forget_match.py``) with the shipped MiniLM embedder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from memworks.models.drafts import ForgetRequest
+
+__all__ = ["DEFAULT_THRESHOLDS", "Known", "Thresholds", "Topic", "match_topic", "query_text", "read_topic"]
+
+#: Words that ask for a value that no longer holds ("my old address", "my previous job").
+EARLIER = frozenset({"old", "previous", "former", "earlier", "prior", "past", "formerly", "once"})
+#: Words of a topic that carry no subject of their own ("what I told you about ...").
+_LIGHT = frozenset(
+    "use be have do get tell say mention share know want thing stuff part bit detail one lot info information".split()
+)
+#: Words a topic's kind of value is named by, and what finds that kind in a record's text.
+_KIND_WORDS: dict[str, frozenset[str]] = {
+    "phone": frozenset({"phone", "number", "cell", "mobile", "telephone", "landline", "whatsapp", "cellphone"}),
+    "email": frozenset({"email", "e-mail", "mail", "inbox"}),
+    "address": frozenset({"address", "live", "home", "flat", "apartment", "house", "street", "postcode", "zip"}),
+}
+_STREET = (
+    r"street|st|avenue|ave|road|rd|rue|place|boulevard|blvd|lane|ln|drive|dr|way|court|ct|square|sq|terrace"
+    r"|close|crescent|alley|allee|allée|via|calle|avenida|strasse|straße|platz|quai|chemin|cours|plaza"
+)
+_KIND_PATTERNS: dict[str, re.Pattern[str]] = {
+    "phone": re.compile(r"(?<![\w-])\+?\(?\d[\d ().-]{5,}\d(?![\w-])"),
+    "email": re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"),
+    "address": re.compile(rf"\b\d{{1,5}}[a-z]?,?\s+(?:[^\W\d_][\w'-]*\s+){{0,3}}?(?:{_STREET})\b", re.IGNORECASE),
+}
+#: Verbs so common that sharing one says little ("where I work" / "I take the train to work"):
+#: a match on them alone needs :attr:`Thresholds.some_words`.
+_COMMON = frozenset(
+    "work live go see like love take make play eat feel think need come start try call meet visit stay move buy".split()
+)
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_NAME = re.compile(r"[A-Z\u00c0-\u00de][^\W\d_]+")
+#: Words between a topic's noun and the name it is introduced by ("my ex, Julien", "my
+#: therapist, Dr. Claire Benoît", "my ex-wife Meera", "my boss is called Tom").
+_BRIDGE = frozenset({",", "is", "was", "called", "named", "dr", "mr", "mrs", "ms", "prof", "-", "—", "("})
+_NOT_NAMES = frozenset({"I", "I'm", "I've", "I'd", "The", "My", "And", "But", "So", "He", "She", "They", "We"})
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Cosine similarities (topic to a record's best sentence) each kind of evidence needs."""
+
+    all_words: float = 0.2
+    some_words: float = 0.45
+    typed: float = 0.2
+    meaning: float = 0.5
+
+
+#: The calibrated thresholds (see the module doc).
+DEFAULT_THRESHOLDS = Thresholds()
+
+
+@dataclass(frozen=True)
+class Known:
+    """A record a request may match: stored (``ref`` its memory id) or written in the same batch."""
+
+    ref: str
+    text: str
+    #: Unit vectors, one per row: the whole text's, then its sentences'.
+    vectors: npt.NDArray[np.float32]
+    #: When it was said (its valid-from): "old" keeps what was said before the newest match.
+    said_at: datetime
+    #: Still current: active and its valid time open.
+    current: bool = True
+    episodes: tuple[str, ...] = ()
+    #: Its slot, for a keyed record (naming one erases its whole slot: see :mod:`.plan`).
+    key: str | None = None
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A request's topic as the matcher reads it."""
+
+    #: Content words (lower case) a record about it says.
+    terms: tuple[str, ...]
+    #: What it is before ("where I used to live before Grenoble"): records naming it are not it.
+    anchors: tuple[str, ...] = ()
+    #: Asks for what no longer holds ("old", "previous", "used to", "before X").
+    earlier: bool = False
+    #: Kinds of value it names (``phone``, ``email``, ``address``).
+    kinds: frozenset[str] = field(default_factory=frozenset)
+
+
+def read_topic(request: ForgetRequest) -> Topic:
+    """The content words, anchors and time qualifiers of ``request``."""
+    topic = request.topic
+    before = re.search(r"\bbefore\s+(.+)$", topic, re.IGNORECASE)
+    anchors = tuple(sorted(_words(before[1]))) if before else ()
+    words = [w for t in request.terms for w in _words(t.replace("_", " "))]
+    earlier = (
+        bool(before)
+        or any(w in EARLIER for w in words)
+        or bool(re.search(r"\bused\s+to\b|\bno\s+longer\b|\bany\s?more\b", topic, re.IGNORECASE))
+    )
+    terms = tuple(dict.fromkeys(w for w in words if w not in EARLIER and w not in _LIGHT and w not in anchors))
+    kinds = frozenset(k for k, named in _KIND_WORDS.items() if named.intersection(terms))
+    return Topic(terms, anchors, earlier, kinds)
+
+
+def query_text(request: ForgetRequest) -> str:
+    """The topic as the user would say it, without its time qualifiers: what is embedded
+    ("their old address" → "my address", "where they used to live before X" → "where I live")."""
+    text = re.sub(r"\s+before\s+.+$", "", request.topic, flags=re.IGNORECASE)
+    text = re.sub(r"\bused\s+to\s+", "", text, flags=re.IGNORECASE)
+    out = []
+    for w in text.split():
+        low = w.lower()
+        if low in EARLIER:
+            continue
+        out.append({"their": "my", "they": "I", "them": "me", "theirs": "mine"}.get(low, w))
+    if out and out[0].lower() == "that":
+        out = out[1:]
+    return " ".join(out) or request.topic
+
+
+def match_topic(
+    topic: Topic,
+    query: npt.NDArray[np.float32],
+    known: Sequence[Known],
+    *,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> list[str]:
+    """The refs of the records in ``known`` that are about ``topic``, in input order.
+
+    Args:
+        topic: the request read by :func:`read_topic`.
+        query: the unit vector of :func:`query_text`.
+        known: the candidates (the request's own turn left out by the caller).
+        thresholds: the calibrated similarities.
+    """
+    pool = [k for k in known if not set(topic.anchors) & _words(k.text)]
+    hit = [k for k in pool if is_about(topic, query, k, thresholds)]
+    names = {n for k in hit for n in introduced_names(topic.terms, k.text)}
+    if names:
+        hit += [k for k in pool if k not in hit and names.intersection(_NAME.findall(k.text))]
+    if topic.earlier:
+        hit = _no_longer_current(hit)
+    refs = {k.ref for k in hit}
+    return [k.ref for k in known if k.ref in refs]
+
+
+def is_about(topic: Topic, query: npt.NDArray[np.float32], k: Known, t: Thresholds) -> bool:
+    """Does record ``k`` say something about ``topic`` (the evidence rules of the module doc)?"""
+    sim = similarity(query, k.vectors)
+    said = _words(k.text)
+    found = [term for term in topic.terms if any(same_word(term, w) for w in said)]
+    strong = any(term not in _COMMON for term in found)
+    if topic.terms and len(found) == len(topic.terms) and strong and sim >= t.all_words:
+        return True
+    if found and sim >= t.some_words:
+        return True
+    if sim >= t.typed and any(_KIND_PATTERNS[kind].search(k.text) for kind in topic.kinds):
+        return True
+    return sim >= t.meaning
+
+
+def similarity(query: npt.NDArray[np.float32], vectors: npt.NDArray[np.float32]) -> float:
+    """Cosine of ``query`` to the best of a record's vectors (whole text or one sentence)."""
+    if not len(vectors) or vectors.shape[1] != query.shape[0]:  # no vector yet, or another model's
+        return 0.0
+    return float(np.max(vectors @ query))
+
+
+def same_word(term: str, word: str) -> bool:
+    """``word`` is ``term`` or a form of it ("see"/"seeing", "diagnosis"/"diagnosed",
+    "gambling"/"gamblers"); short words match only whole or with an inflection."""
+    if word == term:
+        return True
+    if len(term) < 5:
+        stem = term[:-1] if term.endswith("e") and len(term) > 3 else term
+        return word.startswith(stem) and word[len(stem) :] in ("s", "es", "ing", "ed", "d", "er", "ers", "'s")
+    n = len(_common_prefix(term, word))
+    return n >= 5 and n >= max(len(term), len(word)) - 3
+
+
+def introduced_names(terms: Sequence[str], text: str) -> set[str]:
+    """Names ``text`` introduces a topic word with: "my ex, Julien" → {"Julien"}, "Julien, my
+    ex" → {"Julien"}, "my therapist, Dr. Claire Benoît" → {"Claire", "Benoît"}."""
+    tokens = re.findall(r"[^\W_]+(?:'[^\W_]+)?|[,(—-]", text)
+    out: set[str] = set()
+    for i, tok in enumerate(tokens):
+        if not any(same_word(term, tok.lower()) for term in terms):
+            continue
+        j = i + 1
+        while j < len(tokens) and j <= i + 3 and tokens[j].lower() in _BRIDGE:
+            j += 1
+        run = []
+        while j < len(tokens) and _NAME.fullmatch(tokens[j]) and tokens[j] not in _NOT_NAMES:
+            run.append(tokens[j])
+            j += 1
+        if not run and i >= 3 and tokens[i - 1].lower() in ("my", "our") and tokens[i - 2] == ",":
+            if _NAME.fullmatch(tokens[i - 3]) and tokens[i - 3] not in _NOT_NAMES:
+                run.append(tokens[i - 3])
+        out.update(w for w in run if w.lower() not in _BRIDGE)
+    return out
+
+
+def _no_longer_current(hit: list[Known]) -> list[Known]:
+    """Of the matches, those that no longer hold: not current, or said before the newest
+    current statement among them (it is the value now). A lone match is what the user calls
+    old: it goes."""
+    current = [k for k in hit if k.current]
+    if len({k.said_at for k in hit}) < 2 or not current:
+        return hit
+    newest = max(k.said_at for k in current)
+    return [k for k in hit if not k.current or k.said_at < newest]
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text)}
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]

@@ -1,0 +1,377 @@
+"""Find a time expression in a sentence and resolve it against an anchor (the episode time).
+
+Pure and deterministic: no clock is read, everything is relative to ``anchor`` and keeps its
+``tzinfo``. Day-level expressions resolve to local midnight of the day; ``N hours/minutes ago``
+keeps the anchor's clock time.
+
+Supported (case-insensitive):
+
+==============================================  ==============================================
+expression                                      resolves to
+==============================================  ==============================================
+today, tonight, this morning, earlier today     anchor day
+yesterday, last night / the day before ...      anchor day - 1 / - 2
+tomorrow / the day after tomorrow               anchor day + 1 / + 2
+N minutes/hours/days/weeks/months/years ago     anchor - N (N: digits, one..fifty, a/an,
+                                                "a couple of" = 2, "a few"/"several" = 3)
+in N days/weeks/... , N weeks from now          anchor + N
+for (the past) N years                          anchor - N, only in present-perfect sentences
+                                                ("I've lived here for 3 years")
+last/next week|month|year, past week            anchor -/+ 7 days, 1 month, 1 year (same day)
+last/this/next weekend                          the Saturday of that weekend
+last/next Tuesday                               strictly before / after the anchor day
+on Tuesday, Tuesday                             past occurrence, or next one when said of
+                                                something to come
+this Tuesday                                    the coming one (or today), the past one when
+                                                said in the past tense
+in/since/during/by/last/next March              most recent March (past tense) or the next
+                                                one (future tense), first of the month
+March 2023, in March 2023                       2023-03-01
+5 May 2022, 5th of May 2022, May 5th, 2022      that day
+May 5th, 5 May                                  the last such day on or before the anchor, or
+                                                the next on or after it when to come
+on/by/until the 21st                            that day of the anchor's month or a near one,
+                                                the same way
+in/since/during/from 2019                       2019-01-01
+2023-05-07, 2023/05/07                          that day
+==============================================  ==============================================
+
+When several expressions occur, the earliest wins; of overlapping matches the one reaching
+furthest wins ("in March 2023" beats "in March").
+
+Whether an expression without a year is to come or past is read from the tense of its own
+clause (:mod:`.tense`): "are getting married on August 29" said in June is this August, "we
+went on March 3" said in June is this March. With no tense-bearing word, a future marker
+anywhere in the text makes it to come; otherwise it is past.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+
+from memworks.pipelines.extraction.dates.tense import PAST, UPCOMING, read_tense, tense_at
+from memworks.pipelines.extraction.dates.time_words import MONTHS, NUMBERS, WEEKDAYS
+
+__all__ = ["TimeMatch", "find_time", "has_future_marker", "resolve_time", "upcoming_at"]
+
+# Longest alternatives first so "a couple of" is not read as "a".
+_NUM = "(?P<n>\\d+|" + "|".join(sorted((k.replace(" ", r"\s+") for k in NUMBERS), key=len, reverse=True)) + ")"
+_UNIT = r"(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?|yrs?|decades?)"
+_MON = "(?P<mon>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
+_ANON_NUM, _ANON_UNIT = _NUM.replace("?P<n>", "?:"), _UNIT.replace("?P<unit>", "?:")
+_WD = "(?P<wd>" + "|".join(WEEKDAYS) + ")"
+_DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?P<y>(?:19|20)\d\d)"
+
+_FUTURE = re.compile(
+    r"\b(?:will|shall|gonna|tomorrow|soon|upcoming|this\s+coming"
+    r"|(?:i|we|you|he|she|they|it)'ll"
+    r"|(?:going|about)\s+to|plan(?:s|ning)?\s+(?:to|on)|intend(?:s|ing)?\s+to"
+    r"|scheduled\s+to|set\s+to\s+(?:start|move|join|begin)"
+    r"|later\s+this\s+(?:week|month|year)"
+    r"|next\s+(?:week|month|year|weekend|" + "|".join(WEEKDAYS) + "|" + "|".join(MONTHS) + ")"
+    rf"|in\s+{_ANON_NUM}\s+{_ANON_UNIT}|{_ANON_NUM}\s+{_ANON_UNIT}\s+from\s+now"
+    r"|(?:'m|am|'re|are|is)\s+(?:\w+\s+)?(?:moving|relocating|transferring|starting|joining"
+    r"|leaving|quitting|flying|travell?ing|heading|visiting))\b",
+    re.IGNORECASE,
+)
+_PERFECT = re.compile(
+    r"\b(?:'ve|have|has)\s+(?:\w+\s+)?(?:been|lived|worked|had|known|kept|owned|stayed)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeMatch:
+    """A resolved time expression and the words it was read from."""
+
+    when: datetime
+    phrase: str
+
+
+def has_future_marker(text: str) -> bool:
+    """True when the sentence talks about the future (a plan, not a current fact)."""
+    return _FUTURE.search(text) is not None
+
+
+def resolve_time(text: str, anchor: datetime, *, future: bool | None = None) -> datetime | None:
+    """The first time expression in ``text`` resolved against ``anchor``, or None."""
+    found = find_time(text, anchor, future=future)
+    return found.when if found else None
+
+
+def find_time(text: str, anchor: datetime, *, future: bool | None = None) -> TimeMatch | None:
+    """Like :func:`resolve_time` but also returns the phrase that was matched.
+
+    Args:
+        text: the sentence or turn.
+        anchor: when it was said.
+        future: read every expression as to come (True) or past (False); by default each one
+            by the tense of its clause (see the module docstring).
+    """
+    marked = has_future_marker(text)
+    marks = read_tense(text) if future is None else []
+    perfect = _PERFECT.search(text) is not None
+    hits: list[tuple[int, int, datetime]] = []
+    for rule in _RULES:
+        if rule.perfect_only and not perfect:
+            continue
+        for m in rule.pattern.finditer(text):
+            upcoming = future if future is not None else _upcoming(text, m, marks, marked)
+            when = rule.resolve(m, anchor, upcoming)
+            if when is not None:
+                hits.append((m.start(), m.end(), when))
+                break
+    if not hits:
+        return None
+    hits.sort(key=lambda h: (h[0], -h[1]))
+    start, end, when = hits[0]
+    for s, e, w in hits[1:]:
+        if s < end and e > end:  # an overlapping, longer reading ("in March 2023")
+            end, when = e, w
+    return TimeMatch(when=when, phrase=text[start:end].strip())
+
+
+def upcoming_at(text: str, start: int, end: int) -> bool | None:
+    """Is ``text[start:end]`` said of something to come (True), past (False), or unknown (None)?"""
+    tense = tense_at(text, start, end)
+    if tense is not None:
+        return tense == UPCOMING
+    return True if has_future_marker(text) else None
+
+
+def _upcoming(text: str, m: re.Match[str], marks: list[tuple[int, str]], marked: bool) -> bool | None:
+    tense = tense_at(text, m.start(), m.end(), marks)
+    if tense is not None:
+        return tense != PAST
+    return True if marked else None
+
+
+# --- arithmetic -----------------------------------------------------------------------------
+
+
+def _at_day(anchor: datetime, day: date) -> datetime:
+    return datetime.combine(day, time(), tzinfo=anchor.tzinfo)
+
+
+def _add_months(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    for dom in (day.day, 30, 29, 28):  # clamp Jan 31 + 1 month to Feb 28/29
+        try:
+            return date(year, month + 1, dom)
+        except ValueError:
+            continue
+    raise AssertionError("unreachable")
+
+
+def _shift(anchor: datetime, n: int, unit: str, sign: int) -> datetime:
+    u = unit.lower()
+    if u.startswith(("min", "h")):
+        step = timedelta(minutes=n) if u.startswith("min") else timedelta(hours=n)
+        return anchor + sign * step
+    today = anchor.date()
+    if u.startswith("dec"):
+        return _at_day(anchor, _add_months(today, sign * n * 120))
+    if u.startswith(("d", "w")):
+        return _at_day(anchor, today + timedelta(days=sign * n * (7 if u[0] == "w" else 1)))
+    return _at_day(anchor, _add_months(today, sign * n * (12 if u[0] == "y" else 1)))
+
+
+def _number(word: str) -> int:
+    return int(word) if word.isdigit() else NUMBERS[" ".join(word.lower().split())]
+
+
+def _date(anchor: datetime, year: int, month: int, day: int) -> datetime | None:
+    try:
+        return _at_day(anchor, date(year, month, day))
+    except ValueError:
+        return None
+
+
+def _nearest_date(anchor: datetime, month: int, day: int, future: bool) -> datetime | None:
+    """The given day-of-year on or before the anchor (past) or on or after it (to come)."""
+    today = anchor.date()
+    # Feb 29 recurs every four years (eight across a skipped century year).
+    years = range(today.year, today.year + 9) if future else range(today.year, today.year - 9, -1)
+    for year in years:
+        try:
+            d = date(year, month, day)
+        except ValueError:
+            continue
+        if (d >= today) if future else (d <= today):
+            return _at_day(anchor, d)
+    return None
+
+
+def _nearest_day_of_month(anchor: datetime, dom: int, future: bool) -> datetime | None:
+    """The ``dom``-th of the anchor's month, or of the nearest month that has it, on or after
+    the anchor (to come) or on or before it (past)."""
+    today = anchor.date()
+    for step in range(4):  # the 31st is at most two months away
+        month = _add_months(today.replace(day=1), step if future else -step)
+        try:
+            d = month.replace(day=dom)
+        except ValueError:
+            continue
+        if (d >= today) if future else (d <= today):
+            return _at_day(anchor, d)
+    return None
+
+
+def _weekday(anchor: datetime, wd: int, mode: str) -> datetime:
+    today = anchor.date()
+    back = (today.weekday() - wd) % 7
+    ahead = (wd - today.weekday()) % 7
+    delta = {
+        "last": -(back or 7),
+        "next": ahead or 7,
+        "this_past": -back,
+        "this_future": ahead,
+    }[mode]
+    return _at_day(anchor, today + timedelta(days=delta))
+
+
+# --- rules ----------------------------------------------------------------------------------
+
+# The third argument: said of something to come (True), past (False), or unknown (None).
+_Resolver = Callable[[re.Match[str], datetime, bool | None], datetime | None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    pattern: re.Pattern[str]
+    resolve: _Resolver
+    perfect_only: bool = False
+
+
+def _rule(regex: str, resolve: _Resolver, *, perfect_only: bool = False) -> _Rule:
+    return _Rule(re.compile(regex, re.IGNORECASE), resolve, perfect_only)
+
+
+def _fixed_days(words: dict[str, int]) -> _Rule:
+    alternation = "|".join(k.replace(" ", r"\s+") for k in sorted(words, key=len, reverse=True))
+    return _rule(
+        rf"\b(?:{alternation})\b",
+        lambda m, a, f: _at_day(a, a.date() + timedelta(days=words[" ".join(m[0].lower().split())])),
+    )
+
+
+def _relative_period(m: re.Match[str], anchor: datetime, future: bool | None) -> datetime | None:
+    mod, period = m["mod"].lower(), m["period"].lower()
+    sign = 1 if mod == "next" else -1
+    if period == "weekend":
+        sat = _weekday(anchor, 5, "next" if sign > 0 else "last")
+        if sign < 0 and anchor.date().weekday() == 6:  # Sunday: yesterday is *this* weekend
+            sat -= timedelta(days=7)
+        return sat
+    return _shift(anchor, 1, period, sign)
+
+
+def _weekday_rule(m: re.Match[str], anchor: datetime, future: bool | None) -> datetime | None:
+    mod = (m["mod"] or "").lower().split()
+    wd = WEEKDAYS.index(m["wd"].lower())
+    if mod[:1] in (["last"], ["past"]):
+        return _weekday(anchor, wd, "last")
+    if mod[:1] in (["next"], ["coming"]) or mod[-1:] == ["coming"]:
+        return _weekday(anchor, wd, "next")
+    if mod[:1] == ["this"]:  # "this Sunday" is the coming one unless said in the past tense
+        return _weekday(anchor, wd, "this_past" if future is False else "this_future")
+    return _weekday(anchor, wd, "next" if future else "last")
+
+
+def _month_rule(m: re.Match[str], anchor: datetime, future: bool | None) -> datetime | None:
+    prep, mon = m["prep"].lower(), m["mon"]
+    if mon == "may" and prep in ("this", "by"):  # "this may take a while"
+        return None
+    month, today = MONTHS[mon.lower()], anchor.date()
+    if prep == "last":
+        year = today.year if month < today.month else today.year - 1
+    elif prep == "next" or (future and prep != "this"):
+        year = today.year if month > today.month else today.year + 1
+    else:
+        year = today.year if month <= today.month else today.year - 1
+    return _date(anchor, year, month, 1)
+
+
+def _ago(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:
+    return _shift(a, _number(m["n"]), m["unit"], -1)
+
+
+def _ahead(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:
+    return _shift(a, _number(m["n"]), m["unit"], 1)
+
+
+def _ymd(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:
+    return _date(a, int(m["y"]), MONTHS[m["mon"].lower()] if m["mon"] else int(m["m"]), int(m["d"]))
+
+
+def _md(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:
+    return _nearest_date(a, MONTHS[m["mon"].lower()], int(m["d"]), bool(f))
+
+
+def _dom(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:
+    dom = int(m["d"])
+    follower = _FOLLOWER.match(m.string[m.end() : m.end() + 24].lstrip())
+    if not 1 <= dom <= 31 or follower is None:
+        return None  # "on the 3rd floor", "the 21st century"
+    return _nearest_day_of_month(a, dom, bool(f))
+
+
+def _my(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:
+    return _date(a, int(m["y"]), MONTHS[m["mon"].lower()], 1)
+
+
+def _y(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:
+    return _date(a, int(m["y"]), 1, 1)
+
+
+_FIXED_DAYS = {
+    "today": 0,
+    "tonight": 0,
+    "this morning": 0,
+    "this afternoon": 0,
+    "this evening": 0,
+    "earlier today": 0,
+    "yesterday": -1,
+    "last night": -1,
+    "the day before yesterday": -2,
+    "tomorrow": 1,
+    "the day after tomorrow": 2,
+}
+# What may follow a bare day of the month ("on the 21st, I'm ...", "by the 3rd at noon"); a
+# noun there makes it an ordinal of something else ("the 3rd floor").
+_FOLLOWER = re.compile(
+    r"(?:$|[^\w\s]|(?:at|and|or|but|so|in|for|to|when|because|with|this|next|until|till|then"
+    r"|too|as|if|i|we|you|he|she|they|it|my|our|is|was|will|instead|already|now|again)\b)",
+    re.IGNORECASE,
+)
+_PREP = r"(?P<prep>in|since|during|from|by|until|till|last|next|this|early|mid|late|around)"
+_RULES: tuple[_Rule, ...] = (
+    _rule(r"\b(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})\b(?P<mon>)", _ymd),
+    _rule(rf"\b{_DAY}(?:\s+of)?\s+{_MON}\b,?\s+{_YEAR}\b", _ymd),
+    _rule(rf"\b{_MON}\s+{_DAY},?\s+{_YEAR}\b", _ymd),
+    _rule(rf"\b{_DAY}(?:\s+of)?\s+{_MON}\b", _md),
+    _rule(rf"\b{_MON}\s+{_DAY}\b(?!\s*(?:[:.]\d|am\b|pm\b|%))", _md),
+    _rule(rf"\b{_MON},?\s+{_YEAR}\b", _my),
+    _rule(r"\b(?:on|by|until|till|before|after|from|since|for)\s+the\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b", _dom),
+    _rule(rf"\b{_PREP}[\s-]+{_MON}\b", _month_rule),
+    _rule(
+        rf"\b(?:in|since|from|during|by|until|till|around|of|early|mid|late)[\s-]+{_YEAR}\b(?![-/]\d)",
+        _y,
+    ),
+    _fixed_days(_FIXED_DAYS),
+    _rule(rf"\b{_NUM}\s+{_UNIT}\s+(?:ago|back)\b", _ago),
+    _rule(rf"\b(?:in|within)\s+(?:about\s+|around\s+|roughly\s+)?{_NUM}\s+{_UNIT}\b", _ahead),
+    _rule(rf"\b{_NUM}\s+{_UNIT}\s+from\s+now\b", _ahead),
+    _rule(rf"\bfor\s+(?:the\s+(?:past|last)\s+)?{_NUM}\s+{_UNIT}\b", _ago, perfect_only=True),
+    _rule(r"\b(?P<mod>last|next|past)\s+(?P<period>week|month|year|weekend)\b", _relative_period),
+    _rule(r"\bthis\s+weekend\b", lambda m, a, f: _weekday(a, 5, "this_future")),
+    _rule(
+        rf"\b(?:(?P<mod>last|next|this\s+coming|this|coming|past|on)\s+)?{_WD}\b",
+        _weekday_rule,
+    ),
+)

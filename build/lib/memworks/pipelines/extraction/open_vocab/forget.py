@@ -1,0 +1,128 @@
+"""Forget requests in open vocabulary: "forget about the cello", "can you delete what you know
+about my sister's wedding?", "stop remembering my address".
+
+A request becomes one statement with the topic's words; matching them against stored slots is
+the ingest layer's work (:func:`memworks.pipelines.ingest.slots.match_forget_topic`).
+"""
+
+from __future__ import annotations
+
+from memworks.models.enums import CandidateOp
+from memworks.pipelines.extraction.open_vocab.clause import MY, UNSAID, Statement, TurnState
+from memworks.pipelines.extraction.open_vocab.parse import Sentence, Token
+
+__all__ = ["forget_request"]
+
+_FORGET_VERBS = frozenset({"forget", "delete", "erase", "remove", "wipe", "unlearn", "drop", "purge"})
+_TOPIC_STOP = frozenset("what everything anything all thing things stuff you i know about that this".split())
+
+
+def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
+    """A request to erase a topic: "forget about the cello", "can you delete what you know about
+    my sister's wedding?", "stop remembering my address", "forget that I see a therapist", "my
+    old number, forget that one". None when the sentence is not one."""
+    found = _request_verb(s)
+    if found is None:
+        return None
+    verb, root = found
+    topic = _topic(s, verb, root)
+    if topic is None:
+        return None
+    kept = [t for t in topic if t.pos not in ("PUNCT", "INTJ") and t.lower not in ("please", "too")]
+    while kept and kept[-1].pos in ("CCONJ", "ADV") and kept[-1].lower in ("and", "or", "also", "too"):
+        kept.pop()
+    words = "".join(t.text + t.ws for t in kept).strip(" .!?,")
+    shown = " ".join(_THIRD_PERSON.get(w.lower(), w) for w in words.split())
+    terms = tuple(
+        dict.fromkeys(
+            t.lemma
+            for t in kept
+            if t.pos in ("NOUN", "PROPN", "ADJ", "VERB")
+            and t.lemma not in _TOPIC_STOP
+            and t.lower not in MY
+            and not (t.lemma == "use" and s.child(t.i, "xcomp"))  # "used to live": a time, not a topic
+        )
+    )
+    if not terms:
+        return []
+    st = Statement(
+        "forget",
+        state.speaker,
+        (),
+        "",
+        f"{state.speaker.name} asked to forget {shown}.",
+        op=CandidateOp.RETRACT,
+        confidence=0.9,
+        forget_topic=shown,
+        forget_terms=terms,
+    )
+    return [st]
+
+
+#: How the topic is shown in the record about the request ("their address", "that they see ...").
+_THIRD_PERSON = {
+    "my": "their",
+    "our": "their",
+    "me": "them",
+    "mine": "theirs",
+    "i": "they",
+    "i'm": "they're",
+    "am": "are",
+}
+#: Verbs that report what was said ("what I told you about X"): the topic is X, not the saying.
+_REPORTING = frozenset({"tell", "say", "mention", "share", "talk", "write", "know", "remember", "give"})
+#: Objects that point back at a topic named earlier in the sentence ("my old number, forget that one").
+_ANAPHORS = frozenset({"it", "that", "this", "one", "them", "those"})
+
+
+def _request_verb(s: Sentence) -> tuple[Token, Token] | None:
+    """(the verb that asks to forget, the clause head its subject and auxiliaries hang on):
+    the root, or an imperative forget verb heading a clause of its own ("Forget what I told
+    you about my ex, I don't want him in here")."""
+    roots = list(s.roots())
+    others = [t for t in s.tokens if t.lemma in _FORGET_VERBS and t.tag == "VB" and t.dep in _CLAUSES]
+    for head in [*roots[:1], *others]:
+        verb = head
+        if head.lemma == "stop" and (x := s.child(head.i, "xcomp")) and x.lemma in ("remember", "store", "keep"):
+            verb = x
+        elif head.lemma in _FORGET_VERBS:
+            if s.child(head.i, "neg"):  # "don't forget that I'm vegan" asks to remember
+                continue
+        elif not (head.lemma in ("remember", "keep", "store") and s.child(head.i, "neg")):
+            continue
+        subj = s.child(head.i, "nsubj")
+        if subj is not None and subj.lower != "you" and not _dislocated(s, head, subj):
+            continue
+        if subj is None and any(k.lemma in ("will", "would", "could", "can") for k in s.children(head.i, "aux")):
+            continue
+        return verb, head
+    return None
+
+
+_CLAUSES = frozenset({"advcl", "conj", "ccomp", "parataxis"})
+
+
+def _dislocated(s: Sentence, head: Token, subj: Token) -> bool:
+    """The topic stands before the request, which points back: "my old number, forget that one"."""
+    obj = s.child(head.i, "dobj")
+    return subj.pos in ("NOUN", "PROPN") and obj is not None and obj.lower in _ANAPHORS
+
+
+def _topic(s: Sentence, verb: Token, head: Token) -> list[Token] | None:
+    """The tokens naming what to forget, or None when the request names nothing."""
+    obj = s.child(verb.i, "dobj")
+    about = [t for t in s.subtree(verb.i) if t.dep == "prep" and t.lower == "about"]
+    for p in about:
+        if (o := s.child(p.i, "pobj")) is not None:
+            return list(s.subtree(o.i))
+    subj = s.child(head.i, "nsubj")
+    if subj is not None and _dislocated(s, head, subj):
+        return list(s.subtree(subj.i))
+    if obj is not None and obj.lower in ("what", "everything", "anything", "all", "that", "it"):
+        obj = None
+    if obj is not None and obj.lower not in UNSAID:
+        return list(s.subtree(obj.i))
+    clause = next((c for c in s.children(verb.i, "ccomp") if c.lemma not in _REPORTING), None)
+    if clause is not None:  # "forget that I see a therapist", "forget where I used to live"
+        return list(s.subtree(clause.i))
+    return None

@@ -1,0 +1,140 @@
+"""Personal statements of the ``rules`` extractor: the user's name, diet and allergies, and
+the names of their pets and relatives.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memworks.pipelines.extraction.clauses import Clause
+from memworks.pipelines.extraction.facts import ADV, DIET_ALT, IM, REL_ALT, SPECIES_ALT, WERE, Fact, ci, norm
+from memworks.pipelines.extraction.phrases import short_text, take_name
+from memworks.pipelines.extraction.vocabulary import DIETS, RELATIONS, SPECIES
+
+__all__ = ["diet_facts", "member_facts", "name_facts"]
+
+# (rule, pattern, lowercase accepted from casual writers, the name must end the clause)
+_NAME_RULES: tuple[tuple[str, re.Pattern[str], bool, bool], ...] = (
+    ("name.my_name", ci(r"^my\s+(?:full\s+|first\s+)?name(?:'s|\s+is)\s+(?P<name>.+)$"), True, False),
+    (
+        "name.call_me",
+        ci(
+            r"^(?:(?:you\s+can\s+|just\s+|feel\s+free\s+to\s+)?call\s+me|(?:everyone|people|my\s+friends|friends)"
+            r"\s+calls?\s+me)\s+(?P<name>.+)$"
+        ),
+        True,
+        False,
+    ),
+    ("name.im", ci(rf"^{IM}\s+(?P<name>.+)$"), False, True),
+)
+
+
+def name_facts(c: Clause) -> list[Fact]:
+    """The user's name, if the clause gives it."""
+    for rule, rx, casual_ok, whole in _NAME_RULES:
+        if not (m := rx.match(c.text)):
+            continue
+        name = take_name(m["name"], c.casual and casual_ok, limit=3)
+        if not name or (whole and len(m["name"].split()) != len(name.split())):
+            continue
+        return [Fact(rule, "user.name", name, f"User's name is {name}.")]
+    return []
+
+
+_DIET_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "diet.i_am",
+        ci(
+            rf"^(?:{IM}|{WERE}|i(?:'ve|\s+have)\s+been|i\s+(?:became|went|turned|(?:'ve|have)\s+become))"
+            rf"\s+{ADV}(?:(?:a|an)\s+)?(?:(?:strict|full[\s-]time|lifelong)\s+)?(?P<diet>{DIET_ALT})\b"
+        ),
+    ),
+    (
+        "diet.follow",
+        ci(
+            rf"^(?:i|we)\s+{ADV}(?:follow|eat|keep|observe|(?:'m|am)\s+on|stick\s+to)\s+(?:an?\s+|the\s+)?"
+            rf"(?:strict\s+)?(?P<diet>{DIET_ALT})\b"
+        ),
+    ),
+)
+_NO_MEAT = ci(
+    rf"^(?:i|we)\s+{ADV}(?:don't|do\s+not|never|no\s+longer)\s+eat\s+(?:any\s+)?"
+    r"(?P<what>meat|animal\s+products)(?:\s+(?:or|and|nor)\s+fish)?(?:\s+any\s?more)?$"
+)
+_ALLERGIC = ci(
+    rf"^(?:{IM}|{WERE})\s+{ADV}(?:(?:very|severely|deathly|highly|extremely|mildly|super)\s+)?"
+    r"allergic\s+to\s+(?P<what>.+)$"
+)
+_ALLERGY = ci(
+    rf"^i\s+{ADV}(?:have|have\s+got)\s+(?:an?\s+)?(?:(?:severe|mild|bad)\s+)?"
+    r"(?P<what>[a-z][a-z\s-]{1,30}?)\s+allerg(?:y|ies)$"
+)
+_DIET_TEXT = {
+    "kosher": "User keeps kosher.",
+    "halal": "User eats halal.",
+    "keto": "User follows a keto diet.",
+    "gluten-free": "User eats gluten-free.",
+    "dairy-free": "User eats dairy-free.",
+    "lactose-free": "User is lactose intolerant.",
+}
+
+
+def _diet_fact(rule: str, diet: str) -> Fact:
+    return Fact(rule, "user.diet", diet, _DIET_TEXT.get(diet, f"User is {diet}."))
+
+
+def diet_facts(c: Clause) -> list[Fact]:
+    """The user's diet and allergies stated by the clause (two facts at most)."""
+    out = [_diet_fact(rule, DIETS[norm(m["diet"])]) for rule, rx in _DIET_RULES if (m := rx.match(c.text))]
+    if m := _NO_MEAT.match(c.text):
+        out.append(_diet_fact("diet.no_meat", "vegetarian" if m["what"].lower() == "meat" else "vegan"))
+    m = _ALLERGIC.match(c.text) or _ALLERGY.match(c.text)
+    if m and (what := short_text(m["what"]).lower()) and what not in {"nothing", "anything", "none"}:
+        out.append(Fact("allergy", "user.allergy", what, f"User is allergic to {what}."))
+    return out[:2]
+
+
+_PET_MODS = r"(?:(?:new|little|old|rescue|senior|baby|other|sweet)\s+)?"
+_REL_MODS = r"(?:(?:older|younger|little|big|baby|twin|elder|eldest|youngest|oldest)\s+)?"
+
+
+def _member_rules(alt: str, mods: str) -> tuple[tuple[str, re.Pattern[str], bool], ...]:
+    # (rule suffix, pattern, lowercase names accepted from casual writers)
+    my = rf"^(?:my|our)\s+{mods}(?P<w>{alt})"
+    return (
+        ("name_is", ci(rf"{my}(?:'s|s)?\s+name\s+is\s+(?P<name>.+)$"), True),
+        ("called", ci(rf"{my}\s+is\s+(?:called|named)\s+(?P<name>.+)$"), True),
+        ("is", ci(rf"{my}\s+is\s+(?P<name>.+)$"), False),
+        (
+            "have",
+            ci(
+                rf"^(?:i|we)(?:'ve|\s+have)?\s+{ADV}(?:have|got|adopted|rescued|own|have\s+got)\s+"
+                rf"(?:an?\s+|one\s+|another\s+)?{mods}(?:\w+\s+)?(?P<w>{alt})\s+(?:called|named)\s+(?P<name>.+)$"
+            ),
+            True,
+        ),
+        ("apposition", ci(rf"{my}\s*,?\s+(?P<name>.+)$"), False),
+    )
+
+
+_MEMBERS = (
+    ("pet", "user.pet.", SPECIES, _member_rules(SPECIES_ALT, _PET_MODS)),
+    ("family", "user.family.", RELATIONS, _member_rules(REL_ALT, _REL_MODS)),
+)
+
+
+def member_facts(c: Clause) -> list[Fact]:
+    """The name of one of the user's pets or relatives, if the clause gives it."""
+    for kind, prefix, mapping, rules in _MEMBERS:
+        for rule, rx, casual_ok in rules:
+            m = rx.match(c.text)
+            if not m or not (name := take_name(m["name"], c.casual and casual_ok)):
+                continue
+            what = mapping[norm(m["w"])]
+            text = (
+                f"User has a {what.replace('_', ' ')} named {name}."
+                if kind == "pet"
+                else f"User's {what} is named {name}."
+            )
+            return [Fact(f"{kind}.{rule}", prefix + what, name, text)]
+    return []

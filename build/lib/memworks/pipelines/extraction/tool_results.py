@@ -1,0 +1,185 @@
+"""Verified tool results as keyed records: a later result about the same object supersedes.
+
+A tool result ("order_lookup 88213: status=handed to carrier; ...") reports the state of one
+*object* at the time it ran. Kept only as a transcript, every result about the object stays
+current beside the newer ones; filed under ``tool.<object>`` (a single-valued slot) the usual
+supersession closes the older claim at the newer one's time, keeps it for ``as_of`` reads, and
+retires its transcript from present reads.
+
+The object is what the result is about, read from its head (the words before the first ``": "``
+and the first clause after it):
+
+* the first id-like token there: a token of letters, digits and ``-_./#`` with a digit in it
+  ("88213", "SUP-5521", "HB-771", "#4411"), that is not a date, a time, a version or decimal
+  ("3.12", "6.2s"), an amount ("EUR 312"), a count ("41 passed", "3 failed") or the tool's own
+  name ("s3_get");
+* else the command the head names ("pytest", "cargo build": one to :data:`MAX_COMMAND_WORDS`
+  plain words before the colon), so the latest run of a command supersedes the previous one.
+
+Different tools about the same object share the slot (``booking_create`` / ``booking_lookup`` /
+``booking_modify HB-771`` are all ``tool.hb-771``): the object, not the tool, is what changed.
+A result whose head names neither yields nothing (its transcript is still kept); nor does a
+snake_case API tool with no id ("search_web: ..."), whose calls are about their arguments.
+The record's value is the result verbatim; its text names the tool in words ("order lookup
+88213: ..."), so a question about "order 88213" meets it word for word.
+
+Whole results supersede whole results: a detail only the earlier result stated (the hotel's
+name in ``booking_create``) leaves present reads with it, and ``as_of`` still finds it.
+
+Only episodes from ``Source.VERIFIED_TOOL`` count: a user's turn naming the id is a mention,
+not a newer state, and a model's or a retrieved document's is not authority. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memworks.models.drafts import Candidate, Turn
+from memworks.models.enums import MemoryKind, Role, Source
+
+__all__ = ["EXTRACTOR", "KEY_PREFIX", "object_of", "readable", "tool_result_candidates"]
+
+#: ``Candidate.extractor`` of the records made here, for the audit trail.
+EXTRACTOR = "tool"
+#: The slot family of tool results.
+KEY_PREFIX = "tool."
+#: Confidence of a verified tool's own report.
+CONFIDENCE = 0.95
+#: Most words a command may have ("cargo build", "git status", "npm run test").
+MAX_COMMAND_WORDS = 3
+#: Characters of the first line read for the head (a result's object is named early).
+HEAD_CHARS = 200
+#: Words of a result without a head colon in which its id is looked for.
+HEAD_WORDS = 8
+#: Tokens after the colon in which an id may still be found ("ticket_create: SUP-5521 opened").
+BODY_TOKENS = 4
+
+# The head ends at the first colon followed by a space or the end (not "10:02", not "https:").
+_HEAD_END = re.compile(r":(?=\s|$)")
+# The first clause of the body ends at a separator.
+_CLAUSE_END = re.compile(r"[;:(\[=]|,(?!\d)|\.(?=\s|$)")
+_TOKEN_EDGE = "\"'`()[]{}<>,;:.!?*"
+_ID = re.compile(r"#?[A-Za-z0-9](?:[A-Za-z0-9._/#-]*[A-Za-z0-9])?")
+_DIGIT = re.compile(r"\d")
+_DATE = re.compile(r"(?<!\d)(?:\d{4}-\d{1,2}(?:-\d{1,2})?|\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?)")
+_DECIMAL_OR_VERSION = re.compile(
+    r"(?<![\dv])(?:v?\d+(?:\.\d+)+[a-z]{0,3}|v\d+|\d+(?:\.\d+)?[a-z%]{1,3})", re.IGNORECASE
+)
+_ORDINAL = re.compile(r"(?<!\d)\d+(?:st|nd|rd|th)", re.IGNORECASE)
+_CURRENCY = frozenset("eur usd gbp jpy chf cad aud inr $ € £ ¥".split())
+# A command word: lowercase letters, digits and -./ ("cargo", "npm", "py.test"). A snake_case
+# name is an API tool whose object is an argument ("search_web"): without an id, no object.
+_COMMAND_WORD = re.compile(r"[a-z][a-z0-9./-]*")
+#: Labels that head a result without naming what ran ("error: ...", "note: ...").
+_LABELS = frozenset(
+    "error errors warning warnings note info debug result results output status success failure".split()
+)
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d")
+#: Fewest digits of a bare number taken as an id ("ticket 812"; "#7" is one whatever its length).
+MIN_ID_DIGITS = 3
+_COUNTED = re.compile(r"[a-z]+")
+_SNAKE = re.compile(r"(?<=[A-Za-z])_(?=[A-Za-z])")
+_SLUG = re.compile(r"[^a-z0-9-]+")
+
+
+def tool_result_candidates(turn: Turn) -> list[Candidate]:
+    """The keyed record of a verified tool result, or nothing.
+
+    Args:
+        turn: one episode; only ``Source.VERIFIED_TOOL`` episodes not spoken by the user count.
+
+    Returns:
+        One semantic candidate keyed ``tool.<object>`` whose value and text are the result, or
+        ``[]`` when the episode is not a verified tool result or its head names no object.
+    """
+    if turn.source is not Source.VERIFIED_TOOL or turn.role is Role.USER:
+        return []
+    text = turn.content.strip()
+    obj = object_of(text)
+    if obj is None:
+        return []
+    return [
+        Candidate(
+            kind=MemoryKind.SEMANTIC,
+            key=KEY_PREFIX + obj,
+            value=text,
+            text=readable(text),
+            confidence=CONFIDENCE,
+            evidence=(turn.episode_id,),
+            source=turn.source,
+            extractor=EXTRACTOR,
+            extra={"rule": "tool.result", "object": obj},
+        )
+    ]
+
+
+def readable(result: str) -> str:
+    """``result`` with the snake_case tool name of its head in words ("order_lookup 88213: ..."
+    → "order lookup 88213: ..."), so a question about "order 88213" meets it word for word."""
+    end = _HEAD_END.search(result[:HEAD_CHARS])
+    cut = end.start() if end else 0
+    return _SNAKE.sub(" ", result[:cut]) + result[cut:]
+
+
+def object_of(result: str) -> str | None:
+    """The slug of what ``result`` is about: its first id in the head, else its command."""
+    line = result.strip().split("\n", 1)[0][:HEAD_CHARS]
+    end = _HEAD_END.search(line)
+    head = line[: end.start()] if end else line
+    body = line[end.end() :] if end else ""
+    # Without a colon the whole line is the head: only its first words are "near the start".
+    head_words = head.split()[: None if end else HEAD_WORDS]
+    # A lowercase first word is the tool's name when more follow ("ec2_describe i-0abc12").
+    named = len(head_words) > 1 and head_words[0][:1].islower()
+    found = _first_id(head_words[1:] if named else head_words)
+    if found is None and end is not None:
+        clause = _CLAUSE_END.split(body.strip(), maxsplit=1)[0]
+        found = _first_id(clause.split()[:BODY_TOKENS])
+    if found is not None:
+        return _slug(found)
+    if end is not None and _is_command(head_words):
+        return _slug("_".join(head_words))
+    return None
+
+
+def _first_id(words: list[str]) -> str | None:
+    for i, raw in enumerate(words):
+        token = raw.strip(_TOKEN_EDGE)
+        if not token or not _ID.fullmatch(token) or not _DIGIT.search(token):
+            continue
+        before = words[i - 1].strip(_TOKEN_EDGE).lower() if i else ""
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if _not_an_id(token, before, after, raw):
+            continue
+        return token.lstrip("#")
+    return None
+
+
+def _not_an_id(token: str, before: str, after: str, raw: str) -> bool:
+    """A date, time, version, decimal, ordinal, amount or count: a number, not a name."""
+    if _DATE.fullmatch(token) or _DECIMAL_OR_VERSION.fullmatch(token) or _ORDINAL.fullmatch(token):
+        return True
+    if not token.lstrip("#").isdigit():
+        return False  # letters and digits together ("SUP-5521", "E0382") name something
+    if token.startswith("#"):
+        return False  # "#4411" is a reference
+    if len(token) < MIN_ID_DIGITS or _YEAR.fullmatch(token):
+        return True
+    if raw.rstrip().endswith(":"):
+        return False  # "order 88213:" names what follows
+    if before in _CURRENCY:
+        return True
+    # "41 passed", "3 items": a bare number before a plain word counts something.
+    return _COUNTED.fullmatch(after.rstrip(_TOKEN_EDGE)) is not None
+
+
+def _is_command(words: list[str]) -> bool:
+    return (
+        0 < len(words) <= MAX_COMMAND_WORDS
+        and words[0] not in _LABELS
+        and all(_COMMAND_WORD.fullmatch(w) for w in words)
+    )
+
+
+def _slug(token: str) -> str:
+    return _SLUG.sub("_", token.lower()).strip("_-") or "_"

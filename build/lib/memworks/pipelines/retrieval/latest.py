@@ -1,0 +1,113 @@
+"""The latest answer to a question about now.
+
+A change nobody keyed ("Switched banks, everything's with Revolut now" after "I bank with
+Millennium BCP") leaves both statements current: no pair decision closed the first. A question
+asking for the one thing that holds now says, by its own wording, that both answer the same
+thing, so at read time the later one is the answer and the earlier one leaves the top.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["LATEST_GAP", "LATEST_MIN_SIMILARITY", "LATEST_TOP", "asks_now", "latest_first"]
+
+#: How far below its best record a demoted one scores (just below: it keeps its place among the rest).
+_BELOW = 0.999
+
+#: Words of a question that ask about the past, a count or a span, or more than one thing.
+_NOT_NOW = frozenset(
+    "did was were had used ago before previously first originally last ever when how many much long".split()
+)
+_NOW = frozenset("do does am is are have has 's now currently these nowadays still".split())
+
+
+_WH = frozenset({"what", "which"})
+_NOT_PLURAL = frozenset({"is", "was", "does", "has", "this", "yes", "its", "his", "hers", "ours", "yours"})
+
+
+def asks_now(text: str) -> bool:
+    """Whether ``text`` asks for the one thing that holds now ("Where do I live?", "What phone do
+    I have?"): of two answers, the later statement is the one. Not what was, when, how often or
+    how long; not what has been so far ("What books has she read?", a perfect) nor things in the
+    plural ("What pets ...?"), whose answers add up over time."""
+    words = re.findall(r"[\w]+|'s", text.casefold().replace("\u2019", "'"))
+    if not words or _NOT_NOW.intersection(words):
+        return False
+    # "have" is a possession at the end ("What phone do I have?") or before "got", else a
+    # perfect's auxiliary.
+    if any(w in ("has", "have") and "got" not in words[i + 1 :] for i, w in enumerate(words[:-1])):
+        return False
+    after_wh = [b for a, b in zip(words, words[1:], strict=False) if a in _WH]
+    if any(w == "are" or (len(w) > 3 and w[-1] == "s" and w[-2] != "s" and w not in _NOT_PLURAL) for w in after_wh):
+        return False
+    return bool(_NOW.intersection(words))
+
+
+#: How much less like the question a later statement may be and still be the present answer.
+LATEST_GAP = 0.08
+#: How like the question a later statement must be at least to be an answer.
+LATEST_MIN_SIMILARITY = 0.35
+#: How many of the best hits are weighed against each other (the answer and its rivals).
+LATEST_TOP = 3
+#: The shortest time between two statements for the later one to be news.
+LATEST_AFTER = timedelta(hours=12)
+
+
+def latest_first(
+    score: npt.NDArray[np.float64],
+    sims: npt.NDArray[np.float64],
+    said: Sequence[datetime],
+    who: Sequence[str | None],
+    source: npt.NDArray[np.int64],
+    summary: Sequence[bool],
+    parts: Sequence[tuple[int, ...]],
+) -> npt.NDArray[np.float64]:
+    """For a question about what holds now: of the best hits by one speaker that answer it about
+    as well as the best, the latest is the answer ("Which bank am I with?": "I bank with
+    Millennium BCP" in January, "everything's with Revolut now" in March), and the earlier ones,
+    with the facts read from them and the summaries that repeat them, leave the top 3: what the
+    question asks about has changed since. No pair decision closed them (nothing keyed the
+    change), so the question's own wording is what says they answer the same thing.
+
+    ``said``: when each was said (a fact takes its turn's time, ``source``); ``who``: whom each
+    is about; ``summary``/``parts``: the summaries and the candidates each one summarises.
+    """
+    n = len(score)
+    if n < 2 or len(said) != n or len(sims) != n:
+        return score
+    turn = [int(source[i]) if len(source) == n and source[i] >= 0 else i for i in range(n)]
+    # A fact was said when its turn was (its own valid time may be the event's).
+    said = [said[turn[i]] for i in range(n)]
+    order = sorted(range(n), key=lambda i: -score[i])
+    # A summary is dated by its consolidation, not its statements: it follows its parts (below_parts).
+    top = [i for i in order if not summary[i]][:LATEST_TOP]
+    if not top:
+        return score
+    best = top[0]
+    if sims[best] < LATEST_MIN_SIMILARITY:
+        return score
+    floor = max(LATEST_MIN_SIMILARITY, float(sims[best]) - LATEST_GAP)
+    rivals = [j for j in top if who[j] == who[best] and sims[j] >= floor]
+    answer = max(rivals, key=lambda j: said[j])
+    old = {i for i in rivals if said[answer] - said[i] >= LATEST_AFTER}
+    if not old:
+        return score
+    out = score.copy()
+    out[answer] = max(score[answer], score[best] / _BELOW)
+    old = {i for i in range(n) if turn[i] in old or i in old} - {answer, turn[answer]}
+    # ... and a summary that repeats one of them.
+    old |= {i for i in range(n) if summary[i] and len(parts) == n and old.intersection(parts[i])}
+    # Out of the top, just below the best others, in their own order: still there for a
+    # question that needs the history too. (Summaries take their places from their parts next.)
+    others = sorted((out[i] for i in range(n) if i not in old and not summary[i]), reverse=True)[:LATEST_TOP]
+    low = others[-1] * _BELOW
+    factor = min(1.0, low / max(out[i] for i in old)) if old else 1.0
+    for i in old:
+        out[i] *= factor
+    return out

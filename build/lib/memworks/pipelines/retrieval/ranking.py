@@ -1,0 +1,351 @@
+"""Rank scoped candidates and decide whether anything answers: the learned ranker
+(:mod:`~memworks.pipelines.retrieval.ranker`) with its per-type relevance floors and the check that the
+evidence is about the person asked about, or reciprocal rank fusion of lexical and vector ranks
+(the fallback), or one side alone (for comparison).
+
+The store has already applied scope and time filters inside its candidate queries; this module
+only orders what it was given and decides whether anything is worth answering with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from memworks.models.enums import MemoryKind
+from memworks.pipelines.retrieval.latest import latest_first
+from memworks.pipelines.retrieval.ranker import (
+    FEATURES,
+    Question,
+    RankerModel,
+    Signals,
+    about,
+    features,
+    sigmoid,
+    unknown_words,
+)
+
+#: RRF damping constant. Lower than the usual 60: among ~100 candidates a top match on one
+#: side should beat a middling one on both (measured on LoCoMo, README "Evaluation").
+RRF_K = 10
+#: Transcripts are evidence; a fact distilled from them should rank first.
+KIND_WEIGHT: Mapping[MemoryKind, float] = {
+    MemoryKind.SEMANTIC: 1.0,
+    MemoryKind.PROCEDURAL: 1.0,
+    MemoryKind.WORKING: 0.9,
+    MemoryKind.EPISODIC: 0.8,
+}
+TRANSCRIPT_WEIGHT = 0.6
+#: A short factual question ("What is my cat's name?") abstains when one of its words is used
+#: by no record of the scope and meant by no candidate: its few words leave whole-text
+#: similarity little to go on ("my name is Dana" is as close to the cat question as a true
+#: answer is), but "cat" is close to nothing in it. Cosine at which a word (or word pair) means
+#: what a record says: "siblings" and "User's sister is named Ines" 0.48, "family members" and
+#: "User's brother is named Jonas" 0.37-0.49, "cat" and "User's name is Dana" 0.20.
+WORD_MIN_SIMILARITY = 0.42
+#: Cosine at which a record means the rest of a short question once the words some record
+#: uses are taken out (:func:`~memworks.pipelines.retrieval.ranker.residue`): in our small stores, said
+#: answers 0.30-0.48 ("Where do I exercise" and "I do yoga at Triyoga"), things never said
+#: 0.20-0.22 ("What's my cat's", "What car do I drive", "What am I allergic to").
+RESIDUE_MIN_SIMILARITY = 0.28
+#: Cosine (question without the name to a record's best sentence) below which a question naming
+#: someone abstains though the model's floor passes (see :func:`answers`): on our conversations,
+#: questions about what nobody said 0.18-0.23 ("husband", "football team", "college"), answered
+#: ones 0.27-0.69; on LoCoMo (2 conversations) 199 of 205 such questions at 0.25 or more.
+NAMED_MIN_SIMILARITY = 0.25
+#: How much less like the question (cosine) a fact may be than the turn it was read from and
+#: still stand for it (:func:`lift_facts`): a relevant fact is usually as close as its turn or
+#: closer ("Omar is learning piano" 0.54, its turn 0.30); one about another thing the turn said
+#: falls 0.13-0.17 below it ("User's name is Kwame" under "I'm Kwame, I work at Aviva").
+LIFT_MAX_GAP = 0.1
+#: How much better a turn of the person named must mean the question (name left out) for their
+#: fact to rank below it (:func:`facts_meet_turns`).
+FACT_TURN_GAP = 0.05
+#: Log-odds added to a record of the period a question names ("in May 2023"), beside what the
+#: model learnt from the few such questions it saw: between two like records, the period decides
+#: (on LoCoMo, leave-one-conversation-out: recall@1 +0.01 on temporal and single-hop questions,
+#: recall@10 unchanged).
+PERIOD_BOOST = 2.0
+
+
+@dataclass(frozen=True)
+class RankPolicy:
+    """Thresholds that decide relevance; the caller passes them from settings."""
+
+    #: Cosine similarity at or above which a hit counts on its own.
+    min_similarity: float = 0.25
+    #: Lower cosine floor for a hit that also matched lexically.
+    min_similarity_lexical: float = 0.15
+    #: ``learned`` (the model, fusion if none is given), ``fusion``; ``dense`` and ``lexical``
+    #: (one side alone) exist to be compared with.
+    ranker: str = "learned"
+    #: Score long records by their best sentence as well as by their whole text.
+    spans: bool = True
+    #: Let the turns just before and after a candidate speak for it (a reply's point is often
+    #: set up by the turn it answers).
+    neighbors: bool = True
+    #: Match the period a question names against records' event and session times.
+    time: bool = True
+    #: Check that the evidence is about the person the question names.
+    subjects: bool = True
+    #: For a question about what holds now, rank the latest of its answers first (:func:`latest_first`).
+    latest: bool = True
+    model: RankerModel | None = field(default=None, compare=False, repr=False)
+
+
+class Candidate(Protocol):
+    """What ranking reads of a record (a ``MemoryView`` has it; the read path loads only this)."""
+
+    @property
+    def memory_id(self) -> str: ...
+    @property
+    def kind(self) -> MemoryKind: ...
+    @property
+    def extractor(self) -> str: ...
+    @property
+    def confidence(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class Ranked:
+    memory: Candidate
+    score: float
+    similarity: float
+    lexical_rank: int | None
+    vector_rank: int | None
+    #: Whom the hit's best-matching sentence is about (its speaker, or whom it addresses).
+    about: str | None = None
+    #: The question names someone else than the one this hit is about.
+    subject_mismatch: bool = False
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The hits of one read, best first. No hits: abstain. ``subject_mismatch``: every hit is
+    about someone other than the person asked about (the question is not answered either)."""
+
+    hits: list[Ranked]
+    subject_mismatch: bool = False
+
+
+def rank(
+    memories: Mapping[str, Candidate],
+    lexical: Sequence[str],
+    similarities: Mapping[str, float],
+    *,
+    k: int,
+    policy: RankPolicy,
+) -> list[Ranked]:
+    """Fuse lexical order and vector similarity; drop what is not relevant enough.
+
+    Args:
+        memories: every candidate record by id (already scope- and time-filtered).
+        lexical: candidate ids in lexical (BM25) order, best first.
+        similarities: cosine similarity of each candidate to the query.
+        k: how many hits to return at most.
+        policy: relevance thresholds.
+
+    Returns:
+        At most ``k`` hits, best first. Empty means: abstain.
+    """
+    lex_rank = {mid: i for i, mid in enumerate(lexical) if mid in memories}
+    by_vector = sorted(similarities, key=lambda mid: -similarities[mid])
+    vec_rank = {mid: i for i, mid in enumerate(by_vector) if mid in memories}
+    out: list[Ranked] = []
+    for mid in set(lex_rank) | set(vec_rank):
+        sim = similarities.get(mid, 0.0)
+        relevant = sim >= policy.min_similarity or (mid in lex_rank and sim >= policy.min_similarity_lexical)
+        if not relevant:
+            continue
+        m = memories[mid]
+        fused = sum(1.0 / (RRF_K + 1 + r) for r in (lex_rank.get(mid), vec_rank.get(mid)) if r is not None)
+        weight = TRANSCRIPT_WEIGHT if m.extractor == "transcript" else KIND_WEIGHT[m.kind]
+        # The cosine already counts through the vector rank; multiplying by it again let the
+        # vector side outvote a top lexical match.
+        score = fused * (0.5 + 0.5 * m.confidence) * weight
+        out.append(Ranked(m, score, sim, lex_rank.get(mid), vec_rank.get(mid)))
+    out.sort(key=lambda r: (-r.score, r.memory.memory_id))
+    return out[:k]
+
+
+def rank_signals(
+    memories: Mapping[str, Candidate], sig: Signals, q: Question, *, k: int, policy: RankPolicy
+) -> Ranking:
+    """Order the candidates measured in ``sig`` with the policy's ranker and decide what answers.
+
+    Args:
+        memories: every candidate record by id (already scope- and time-filtered).
+        sig: the store's measurements, aligned by ``sig.ids``.
+        q: the question as read (:func:`~memworks.pipelines.retrieval.ranker.read_question`).
+        k: how many hits to return at most.
+        policy: which ranker, which stages, which thresholds.
+    """
+    if not len(sig):
+        return Ranking([])
+    who = about(sig) if policy.subjects and q.named else [None] * len(sig)
+    mismatch = [bool(q.named and policy.subjects and w is not None and w != q.named) for w in who]
+    order = np.argsort(-sig.lex, kind="stable")
+    lex_rank = {sig.ids[i]: r for r, i in enumerate(i for i in order if sig.lex[i] > 0)}
+    sims = sig.span if policy.spans else sig.cos
+    by_vec = np.argsort(-sims, kind="stable")
+    vec_rank = {sig.ids[i]: r for r, i in enumerate(by_vec)}
+    at = {mid: i for i, mid in enumerate(sig.ids)}
+
+    def hit(i: int, score: float) -> Ranked:
+        mid = sig.ids[i]
+        return Ranked(memories[mid], score, float(sims[i]), lex_rank.get(mid), vec_rank.get(mid), who[i], mismatch[i])
+
+    if policy.ranker == "lexical":
+        return Ranking([hit(i, float(sig.lex[i])) for i in order[:k] if sig.lex[i] > 0])
+    if policy.ranker == "dense":
+        return Ranking([hit(i, float(sims[i])) for i in by_vec[:k] if sims[i] >= policy.min_similarity])
+    if policy.ranker != "learned" or policy.model is None:
+        fused = rank(
+            memories,
+            [sig.ids[i] for i in order if sig.lex[i] > 0],
+            {mid: float(sims[i]) for i, mid in enumerate(sig.ids)},
+            k=k,
+            policy=policy,
+        )
+        return Ranking([hit(at[r.memory.memory_id], r.score) for r in fused])
+    return _learned(memories, sig, q, k, policy, policy.model, who, hit)
+
+
+def _learned(
+    memories: Mapping[str, Candidate],
+    sig: Signals,
+    q: Question,
+    k: int,
+    policy: RankPolicy,
+    model: RankerModel,
+    who: Sequence[str | None],
+    hit: Callable[[int, float], Ranked],
+) -> Ranking:
+    x = features(q, sig, who=who)
+    z = model.logits(x)
+    if q.period is not None:
+        z = z + PERIOD_BOOST * np.maximum(x[:, FEATURES.index("period_event")], x[:, FEATURES.index("period_session")])
+    p = lift_facts(sigmoid(z), sig.source, sig.span if policy.spans else sig.cos)
+    # A short question is answered unless it asks about something unheard of (its few words
+    # make its score a poor guide); any other when the score clears its type's floor.
+    if q.kind == "short" and unknown_words(
+        q, sig, min_similarity=WORD_MIN_SIMILARITY, min_residue=RESIDUE_MIN_SIMILARITY
+    ):
+        return Ranking([])
+    if not answers(q, sig, p, model, policy):
+        return Ranking([])
+    weight = np.array([_prior(memories[mid]) for mid in sig.ids])
+    score = p * weight
+    if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
+        score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who])
+    if q.present and policy.latest:
+        # A named person's records all share the name: how well each answers is judged without it.
+        sims = sig.span if policy.spans else sig.cos
+        if q.named is not None and sig.unnamed is not None and len(sig.unnamed) == len(sig):
+            sims = sig.unnamed
+        summary = [memories[mid].extractor == "summary" for mid in sig.ids]
+        score = latest_first(score, sims, sig.session_at, who, sig.source, summary, sig.parts)
+    score = below_parts(score, sig.parts, sig.span if policy.spans else sig.cos)
+    order = sorted(range(len(sig)), key=lambda i: (-score[i], sig.ids[i]))
+    if q.named and policy.subjects:
+        content = model.logits(x, content_only=True)
+        theirs = [content[i] for i, w in enumerate(who) if w == q.named]
+        others = [content[i] for i, w in enumerate(who) if w is not None and w != q.named]
+        if others and max(others) - (max(theirs) if theirs else -np.inf) >= model.mismatch_margin:
+            # The best evidence is about someone else: say so, and offer nothing as theirs.
+            flagged = [hit(i, float(score[i])) for i in order if who[i] is not None and who[i] != q.named]
+            return Ranking(flagged[:k], subject_mismatch=True)
+    return Ranking([hit(i, float(score[i])) for i in order[:k]])
+
+
+def answers(q: Question, sig: Signals, p: npt.NDArray[np.float64], model: RankerModel, policy: RankPolicy) -> bool:
+    """Whether the best candidate clears the bar of the question's type (a short question's
+    unheard-of words are checked apart).
+
+    A question naming someone must also have a record that means what it asks without the
+    name (``sig.unnamed``, measured by ``retrieval.measure``): every record of that person
+    shares the subject features and the name, so the model's floor passes records that answer
+    nothing ("Does Nadia have a husband?": "Nadia works at the Royal Free").
+    """
+    floor = q.kind == "short" or float(p.max()) >= model.floor(q.kind)
+    if floor and q.kind == "named" and policy.subjects:
+        sims = sig.unnamed if sig.unnamed is not None and len(sig.unnamed) else sig.span if policy.spans else sig.cos
+        return float(np.max(sims)) >= NAMED_MIN_SIMILARITY
+    return floor
+
+
+def lift_facts(
+    p: npt.NDArray[np.float64],
+    source: npt.NDArray[np.int64],
+    sims: npt.NDArray[np.float64] | None = None,
+) -> npt.NDArray[np.float64]:
+    """A fact stands for the turn it was read from: it scores at least as that turn does (and,
+    by its kind's prior, ranks just above it). ``source[i]``: the turn's position, or -1.
+
+    With ``sims`` (each candidate's similarity to the question), only for the part of the turn
+    it holds: a fact much less like the question than its turn is about something else the turn
+    said ("Who do I work for?": "I'm Kwame, I work at Aviva" lifts "User's name is Kwame" no more).
+    """
+    if len(source) != len(p):
+        return p
+    out = p.copy()
+    has = source >= 0
+    if sims is not None and len(sims) == len(p):
+        has &= sims >= sims[np.where(has, source, 0)] - LIFT_MAX_GAP
+    out[has] = np.maximum(p[has], p[source[has]])
+    return out
+
+
+def facts_meet_turns(
+    score: npt.NDArray[np.float64],
+    facts: npt.NDArray[np.bool_],
+    unnamed: npt.NDArray[np.float64],
+    theirs: Sequence[bool],
+) -> npt.NDArray[np.float64]:
+    """For a question naming someone: a fact of theirs ranks just below the best of their turns
+    that mean the question better, the name left out of both sides (``unnamed``). A short fact
+    holds the name in a few words, so its similarity is mostly the name's ("What does Keiko do
+    for work?": "Keiko lives in Astoria" 0.70, "I'm opening my own stall at Smorgasburg" 0.26)."""
+    if len(facts) != len(score):
+        return score
+    out = score.copy()
+    turns = [j for j in range(len(score)) if theirs[j] and not facts[j]]
+    for i in range(len(score)):
+        if not (facts[i] and theirs[i]):
+            continue
+        better = [score[j] for j in turns if unnamed[j] > unnamed[i] + FACT_TURN_GAP]
+        if better and max(better) < score[i]:
+            out[i] = max(better) * _BELOW
+    return out
+
+
+def below_parts(
+    score: npt.NDArray[np.float64], parts: Sequence[tuple[int, ...]], sims: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """A summary never outranks its own current records: it scores just below the best of them.
+    It says nothing they do not, and they carry the time, the key and the history ("What's my
+    landlord's name?" reads the landlord's record, not the session's summary). A summary none of
+    whose records is a candidate keeps its score.
+    """
+    if not parts:
+        return score
+    out = score.copy()
+    for i, mine in enumerate(parts):
+        if mine:
+            out[i] = min(score[i], max(score[t] for t in mine) * _BELOW)
+    return out
+
+
+#: How far below its best record a summary scores (just below: it keeps its place among the rest).
+_BELOW = 0.999
+
+
+def _prior(m: Candidate) -> float:
+    """How much a record's kind counts beside a transcript's (a distilled fact ranks above the
+    turn it came from), times its confidence."""
+    weight = 1.0 if m.extractor == "transcript" else KIND_WEIGHT[m.kind] / TRANSCRIPT_WEIGHT
+    return weight * (0.5 + 0.5 * m.confidence)

@@ -1,0 +1,1 @@
+"""Text shared by the use cases: index terms (:mod:`.terms`) and sentence spans (:mod:`.spans`)."""

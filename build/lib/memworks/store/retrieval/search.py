@@ -1,0 +1,250 @@
+"""The read path: scope and time filters in the candidate queries, then rank or abstain.
+
+A read measures each candidate (BM25 and how much of the question it covers, cosine to the
+whole text and to its best sentence, the neighbouring turns' scores, who said it and when)
+and hands that to the ranking pipeline, which orders, abstains, or says the evidence is about
+someone else than the person asked about.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from sqlalchemy import Row, and_, or_, select
+from sqlmodel import Session, col
+
+from memworks.models.schemas import HitOut, RetrieveResult, Scope
+from memworks.models.tables import Memory
+from memworks.pipelines.protocols import Embedder
+from memworks.pipelines.retrieval.latest import asks_now
+from memworks.pipelines.retrieval.ranker import (
+    Question,
+    Signals,
+    phrases,
+    read_question,
+    residue,
+    without_name,
+)
+from memworks.pipelines.retrieval.ranking import Ranking, RankPolicy, rank_signals
+from memworks.pipelines.retrieval.timerange import TimeRange
+from memworks.pipelines.text.terms import terms
+from memworks.store import memories, turns
+from memworks.store.memories import chunks
+from memworks.store.projections import lexical, vector
+from memworks.store.retrieval.filters import visible
+
+#: Records of the period a question names added as candidates (the closest to the question),
+#: and how many of the period's records are looked at to find them.
+PERIOD_CANDIDATES, PERIOD_SCAN = 30, 2000
+
+
+def search(
+    s: Session,
+    scope: Scope,
+    query: str,
+    qvec: npt.NDArray[np.float32],
+    *,
+    as_of: datetime | None,
+    known_at: datetime | None,
+    k: int,
+    embedder: Embedder,
+    policy: RankPolicy,
+    now: datetime,
+    version: tuple[int, int],
+    asked_at: datetime,
+) -> RetrieveResult:
+    """Hits with provenance for ``query`` (embedded as ``qvec``) in ``scope``, or an abstention:
+    candidates filtered by scope and time, measured, then ranked."""
+    where = visible(scope, now=now, as_of=as_of, known_at=known_at)
+    q, sig, fields = measure(
+        s,
+        scope,
+        query,
+        qvec,
+        where=where,
+        version=version,
+        policy=policy,
+        asked_at=asked_at,
+        present=as_of is None and known_at is None,
+        embedder=embedder,
+        now=now,
+    )
+    ranking = rank_signals(fields, sig, q, k=k, policy=policy)
+    # Whole rows and evidence for the hits only, not for every candidate.
+    top = [r.memory.memory_id for r in ranking.hits]
+    rows = {m.memory_id: m for m in memories.get_rows(s, ids=top)}
+    evidence = memories.evidence_of(s, tenant_id=scope.tenant_id, ids=top)
+    return _result(ranking, rows, evidence, sig)
+
+
+def measure(
+    s: Session,
+    scope: Scope,
+    query: str,
+    qvec: npt.NDArray[np.float32],
+    *,
+    where: list[Any],
+    version: tuple[int, int],
+    policy: RankPolicy,
+    asked_at: datetime,
+    present: bool,
+    embedder: Embedder | None = None,
+    now: datetime | None = None,
+) -> tuple[Question, Signals, dict[str, Row[Any]]]:
+    """The question as read and every candidate's measurements (also what the ranker is trained on).
+
+    Candidates: the best BM25 matches, the best vector matches, and, when the question names a
+    period, the records of that period that are closest to it. ``now``: a present read's time
+    (its visibility is then settled from the scope's cached index, with no SQL).
+    """
+    layout = turns.layout(s, scope, version) if (policy.neighbors or policy.subjects) else None
+    q = read_question(
+        query, subjects=layout.subjects if layout is not None and policy.subjects else (), asked_at=asked_at
+    )
+    if not policy.time:
+        q = Question(q.text, q.named, q.asks_when, None, q.kind)
+    q = replace(q, present=present and q.period is None and asks_now(query))
+    lex = lexical.score(s, scope=scope, query=query, version=version)
+    lex_ids = lexical.top(s, lex, where=where, present=present, now=now) if lex is not None else []
+    period = _in_period(s, where, q.period) if q.period is not None else []
+    vec = vector.score(s, scope=scope, query=qvec, version=version, spans=policy.spans, also=[*lex_ids, *period])
+    vec_ids = vector.top(s, vec, where=where, present=present, now=now)
+    closest = sorted(period, key=lambda m: -(vec.of(m) or (0.0, -1.0))[1])[:PERIOD_CANDIDATES]
+    ids = list(dict.fromkeys([*lex_ids, *vec_ids, *closest]))
+    fields = {r.memory_id: r for r in _rank_fields(s, ids)}
+    ids = [m for m in ids if m in fields]
+    sig = _signals(ids, fields, lex, vec, layout, policy)
+    sig.unseen = lex.unseen if lex is not None else frozenset(t for _, t in q.words)
+    # Whether some record means what a question naming someone asks is measured without the
+    # name (one more small embedding; :func:`ranker.without_name`). Only for that: the ranker
+    # learnt its features with the name in the question, and fed the question without it, it
+    # left 0.09 of LoCoMo's answerable questions unanswered (was 0.02) and lost recall.
+    if q.named is not None and embedder is not None and terms(rest := without_name(query, q.named)):
+        unnamed = vector.score(
+            s, scope=scope, query=embedder.embed([rest])[0], version=version, spans=policy.spans, also=ids
+        )
+        sig.unnamed = np.array([(unnamed.of(m) or (0.0, 0.0))[1] for m in ids])
+    if q.words and embedder is not None and any(t in sig.unseen for _, t in q.words):
+        # A short question with a word no record uses: does some candidate mean it? Its words
+        # are embedded only then (one more small batch), not on every read.
+        e = vec.matrix
+        rows = [e.index[m] for m in ids if m in e.index]
+        # The candidates' whole texts and their sentences: a word may mean one sentence of a turn.
+        sentences = [e.spans[e.start[i] : e.start[i] + e.count[i]] for i in rows if e.count[i]]
+        sig.vectors = np.concatenate([e.matrix[rows], *sentences]) if rows else np.zeros((0, 0), dtype=np.float32)
+        sig.phrase_vectors = embedder.embed([*phrases(q.words), residue(q.text, sig.unseen)])
+    return q, sig, fields
+
+
+def _in_period(s: Session, where: list[Any], period: TimeRange) -> list[str]:
+    """Visible records whose event or session time falls in a bounded ``period`` (at most
+    :data:`PERIOD_SCAN`); an open-ended one ("as of May") selects too much to help."""
+    if period.start.year <= 1 or period.end.year >= 9999:
+        return []
+    inside = or_(
+        and_(col(Memory.event_at) >= period.start, col(Memory.event_at) < period.end),
+        and_(col(Memory.valid_from) >= period.start, col(Memory.valid_from) < period.end),
+    )
+    return list(s.scalars(select(col(Memory.memory_id)).where(*where, inside).limit(PERIOD_SCAN)))
+
+
+def _rank_fields(s: Session, ids: list[str]) -> list[Row[Any]]:
+    cols = (
+        col(Memory.memory_id),
+        col(Memory.kind),
+        col(Memory.extractor),
+        col(Memory.confidence),
+        col(Memory.subject),
+        col(Memory.event_at),
+        col(Memory.valid_from),
+        col(Memory.valid_to),
+        col(Memory.text),
+    )
+    return [r for chunk in chunks(ids) for r in s.execute(select(*cols).where(cols[0].in_(chunk)))]
+
+
+def _signals(
+    ids: list[str],
+    fields: dict[str, Row[Any]],
+    lex: lexical.Scores | None,
+    vec: vector.Scores,
+    layout: turns.Layout | None,
+    policy: RankPolicy,
+) -> Signals:
+    def lex_of(mid: str | None) -> tuple[float, float]:
+        return lex.of(mid) if lex is not None and mid is not None else (0.0, 0.0)
+
+    def vec_of(mid: str | None) -> tuple[float, float]:
+        return (vec.of(mid) if mid is not None else None) or (0.0, 0.0)
+
+    def near(mids: list[str | None], side: str) -> npt.NDArray[np.float64]:
+        if not policy.neighbors:
+            return np.full(len(mids), math.nan)
+        at = 0 if side == "lex" else 1
+        return np.array([(lex_of(m) if at == 0 else vec_of(m))[at] if m is not None else math.nan for m in mids])
+
+    rows = [fields[m] for m in ids]
+    at = {m: i for i, m in enumerate(ids)}
+    source = [at.get(layout.source.get(m, ""), -1) if layout else -1 for m in ids]
+    parts = [tuple(at[x] for x in layout.parts.get(m, ()) if x in at) for m in ids] if layout else []
+    lengths = lex.index.lengths if lex is not None else None
+    prev = [layout.prev.get(m) if layout else None for m in ids]
+    nxt = [layout.next.get(m) if layout else None for m in ids]
+    return Signals(
+        ids=ids,
+        lex=np.array([lex_of(m)[0] for m in ids]),
+        cover=np.array([lex_of(m)[1] for m in ids]),
+        cos=np.array([vec_of(m)[0] for m in ids]),
+        span=np.array([vec_of(m)[1] for m in ids]),
+        best_span=np.array([vec.best_span(m) if policy.spans else -1 for m in ids], dtype=np.int64),
+        length=np.array([_length(lex, lengths, m) for m in ids]),
+        texts=[r.text for r in rows],
+        subjects=[r.subject or (layout.speaker.get(r.memory_id) if layout else None) for r in rows],
+        addressees=[layout.addressee(m) if layout else None for m in ids],
+        event_at=[r.event_at or r.valid_from for r in rows],
+        session_at=[r.valid_from for r in rows],
+        timed=np.array([r.event_at is not None for r in rows], dtype=np.bool_),
+        valid_to=[r.valid_to for r in rows],
+        facts=np.array([r.extractor != "transcript" for r in rows], dtype=np.bool_),
+        prev_lex=near(prev, "lex"),
+        prev_span=near(prev, "vec"),
+        next_lex=near(nxt, "lex"),
+        next_span=near(nxt, "vec"),
+        source=np.array(source, dtype=np.int64),
+        parts=parts,
+    )
+
+
+def _length(lex: lexical.Scores | None, lengths: npt.NDArray[np.float64] | None, mid: str) -> float:
+    i = lex.index.index.get(mid) if lex is not None else None
+    return float(lengths[i]) if lengths is not None and i is not None else 0.0
+
+
+#: What a hit copies from its row; the rest is the read's (scores, whom it is about, evidence).
+_HIT_ROW_FIELDS = tuple(f for f in HitOut.model_fields if f in Memory.model_fields and f not in ("evidence", "subject"))
+
+
+def _result(ranking: Ranking, rows: dict[str, Memory], evidence: dict[str, list[str]], sig: Signals) -> RetrieveResult:
+    at = {mid: i for i, mid in enumerate(sig.ids)}
+    hits = []
+    for r in ranking.hits:
+        m = rows[r.memory.memory_id]
+        i = at[m.memory_id]
+        hits.append(
+            HitOut(
+                **{f: getattr(m, f) for f in _HIT_ROW_FIELDS},
+                evidence=evidence.get(m.memory_id, []),
+                score=round(r.score, 6),
+                similarity=round(r.similarity, 4),
+                subject=sig.subjects[i],
+                about=r.about,
+                subject_mismatch=r.subject_mismatch,
+                event_time=sig.event_at[i],
+            )
+        )
+    return RetrieveResult(abstained=not hits, hits=hits, subject_mismatch=ranking.subject_mismatch and bool(hits))

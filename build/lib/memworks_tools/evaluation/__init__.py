@@ -1,0 +1,1 @@
+"""Evaluations: memworks measured on scenarios and data it did not write itself."""

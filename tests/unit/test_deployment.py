@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -12,12 +13,25 @@ import yaml  # type: ignore[import-untyped]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_compose_file_validates() -> None:
+def _config(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     exe = shutil.which("docker-compose") or str(Path(sys.executable).parent / "docker-compose")
-    res = subprocess.run(
-        [exe, "-f", str(ROOT / "docker-compose.yml"), "config", "--quiet"], capture_output=True, text=True, timeout=60
+    return subprocess.run(
+        [exe, "-f", str(ROOT / "docker-compose.yml"), "config", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=ROOT / "docs",  # no .env of a developer's own is read
     )
+
+
+def test_compose_file_validates() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "POSTGRES_PASSWORD"}
+    res = _config({**env, "POSTGRES_PASSWORD": "a-secret-from-the-environment"})
     assert res.returncode == 0, res.stderr
+    # Without the secret, compose refuses and says which variable to set.
+    refused = _config(env)
+    assert refused.returncode != 0 and "POSTGRES_PASSWORD" in refused.stderr
 
 
 def test_compose_services_match_the_scaling_story() -> None:

@@ -341,7 +341,14 @@ def test_asks_now_is_a_question_for_the_one_thing_that_holds_now(question: str, 
     assert latest.asks_now(question) is now
 
 
-def _latest(score: list[float], sims: list[float], days: list[int], source: list[int] | None = None) -> list[int]:
+def _latest(
+    score: list[float],
+    sims: list[float],
+    days: list[int],
+    source: list[int] | None = None,
+    changed: list[bool] | None = None,
+    covers: list[set[str]] | None = None,
+) -> list[int]:
     said = [datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=d) for d in days]
     n = len(score)
     out = latest.latest_first(
@@ -352,8 +359,41 @@ def _latest(score: list[float], sims: list[float], days: list[int], source: list
         np.array(source if source is not None else [-1] * n),
         [False] * n,
         [()] * n,
+        changed or [],
+        [frozenset(c) for c in covers] if covers else [],
     )
     return sorted(range(n), key=lambda i: -out[i])
+
+
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [
+        ("Switched banks while I was at it, everything's with Revolut now.", True),
+        ("Also I finally left Android behind, I'm on an iPhone 15 now.", True),
+        ("Decision made: tidepool is being rewritten in Rust.", True),
+        ("I gave up swimming.", True),
+        ("I bank with Millennium BCP, if you need that for the form.", False),
+        ("My phone is a Pixel 7.", False),
+    ],
+)
+def test_says_change_reads_a_verb_or_a_word_of_change(text: str, change: bool) -> None:
+    assert latest.says_change(text) is change
+
+
+def test_a_later_statement_that_says_it_changed_rivals_from_further_below() -> None:
+    sims = [0.55, 0.41, 0.2, 0.1, 0.05]  # "My phone is a Pixel 7" / "I'm on an iPhone 15 now"
+    assert _latest([0.9, 0.5, 0.3, 0.2, 0.1], sims, [0, 60, 10, 20, 30])[0] == 0
+    assert (
+        _latest([0.9, 0.5, 0.3, 0.2, 0.1], sims, [0, 60, 10, 20, 30], changed=[False, True, False, False, False])[0]
+        == 1
+    )
+
+
+def test_without_a_word_of_change_a_statement_lacking_a_word_of_the_question_is_no_rival() -> None:
+    # "Which mode do I like in the editor?": "dark mode in the editor", then "light mode in the terminal"
+    covers = [{"mode", "editor"}, {"mode"}, set(), set(), set()]
+    order = _latest([0.9, 0.5, 0.3, 0.2, 0.1], [0.50, 0.46, 0.2, 0.1, 0.05], [0, 2, 10, 20, 30], covers=covers)
+    assert order == [0, 1, 2, 3, 4]
 
 
 def test_the_latest_of_rival_answers_ranks_first_and_the_earlier_leaves_the_top_3() -> None:

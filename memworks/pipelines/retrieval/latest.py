@@ -15,7 +15,10 @@ from datetime import datetime, timedelta
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["LATEST_GAP", "LATEST_MIN_SIMILARITY", "LATEST_TOP", "asks_now", "latest_first"]
+from memworks.pipelines.claims import cues as C
+from memworks.pipelines.claims.reading import stem
+
+__all__ = ["CHANGE_GAP", "LATEST_GAP", "LATEST_MIN_SIMILARITY", "LATEST_TOP", "asks_now", "latest_first", "says_change"]
 
 #: How far below its best record a demoted one scores (just below: it keeps its place among the rest).
 _BELOW = 0.999
@@ -29,6 +32,26 @@ _NOW = frozenset("do does am is are have has 's now currently these nowadays sti
 
 _WH = frozenset({"what", "which"})
 _NOT_PLURAL = frozenset({"is", "was", "does", "has", "this", "yes", "its", "his", "hers", "ours", "yours"})
+
+
+#: Stems of verbs that say a state changed or ended ("switched", "moved", "left", "joined"), with
+#: the irregular past forms the stemmer does not bring home.
+_CHANGE_STEMS = frozenset(
+    stem(v)
+    for v in C.CHANGE_VERBS
+    | C.END_VERBS
+    | {"join", "adopt", "buy", "hire", "rewrite", "rebuild", "redo"}
+    | {"left", "sold", "bought", "gave", "quit", "rewrote", "rewritten", "rebuilt", "redid", "redone"}
+)
+#: Words that mark a state as new or over: "now", "instead", "new", "finally", "anymore".
+_CHANGE_WORDS = C.CHANGE_ADVERBS | C.NEW_WORDS | C.END_ADVERBS | {"finally"}
+
+
+def says_change(text: str) -> bool:
+    """Whether ``text`` says something changed: a verb of changing or ending, or a word that marks
+    a state as new ("Switched banks, everything's with Revolut now"; "I'm on an iPhone 15 now")."""
+    words = re.findall(r"[a-z]+", text.casefold())
+    return any(w in _CHANGE_WORDS or stem(w) in _CHANGE_STEMS for w in words)
 
 
 def asks_now(text: str) -> bool:
@@ -51,6 +74,8 @@ def asks_now(text: str) -> bool:
 
 #: How much less like the question a later statement may be and still be the present answer.
 LATEST_GAP = 0.08
+#: ... and a later statement that says something changed ("... with Revolut now").
+CHANGE_GAP = 0.16
 #: How like the question a later statement must be at least to be an answer.
 LATEST_MIN_SIMILARITY = 0.35
 #: How many of the best hits are weighed against each other (the answer and its rivals).
@@ -67,6 +92,8 @@ def latest_first(
     source: npt.NDArray[np.int64],
     summary: Sequence[bool],
     parts: Sequence[tuple[int, ...]],
+    changed: Sequence[bool] = (),
+    covers: Sequence[frozenset[str]] = (),
 ) -> npt.NDArray[np.float64]:
     """For a question about what holds now: of the best hits by one speaker that answer it about
     as well as the best, the latest is the answer ("Which bank am I with?": "I bank with
@@ -93,7 +120,21 @@ def latest_first(
     if sims[best] < LATEST_MIN_SIMILARITY:
         return score
     floor = max(LATEST_MIN_SIMILARITY, float(sims[best]) - LATEST_GAP)
-    rivals = [j for j in top if who[j] == who[best] and sims[j] >= floor]
+    # A later statement that says it changed may answer less like the question and still rival it.
+    cue_floor = max(LATEST_MIN_SIMILARITY, float(sims[best]) - CHANGE_GAP)
+    news = changed if len(changed) == n else [False] * n
+    # Without a word of change, a statement that lacks a word of the question the best one has is
+    # about something else ("Which mode do I like in the editor?": "light mode in the terminal").
+    asked = covers if len(covers) == n else [frozenset[str]()] * n
+
+    def rival(j: int) -> bool:
+        if who[j] != who[best]:
+            return False
+        if sims[j] >= floor and (news[j] or asked[best] <= asked[j]):
+            return True
+        return news[j] and said[j] > said[best] and sims[j] >= cue_floor
+
+    rivals = [j for j in top if rival(j)]
     answer = max(rivals, key=lambda j: said[j])
     old = {i for i in rivals if said[answer] - said[i] >= LATEST_AFTER}
     if not old:

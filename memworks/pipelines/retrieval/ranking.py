@@ -17,17 +17,19 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.models.enums import MemoryKind
-from memworks.pipelines.retrieval.latest import latest_first
+from memworks.pipelines.retrieval.latest import latest_first, says_change
 from memworks.pipelines.retrieval.ranker import (
     FEATURES,
     Question,
     RankerModel,
     Signals,
     about,
+    content_words,
     features,
     sigmoid,
     unknown_words,
 )
+from memworks.pipelines.text.terms import terms
 
 #: RRF damping constant. Lower than the usual 60: among ~100 candidates a top match on one
 #: side should beat a middling one on both (measured on LoCoMo, README "Evaluation").
@@ -248,7 +250,11 @@ def _learned(
         if q.named is not None and sig.unnamed is not None and len(sig.unnamed) == len(sig):
             sims = sig.unnamed
         summary = [memories[mid].extractor == "summary" for mid in sig.ids]
-        score = latest_first(score, sims, sig.session_at, who, sig.source, summary, sig.parts)
+        texts = sig.texts if len(sig.texts) == len(sig) else [""] * len(sig)
+        changed = [says_change(t) for t in texts]
+        asked = frozenset(t for _, t in content_words(q.text))
+        covers = [asked.intersection(terms(t)) for t in texts]
+        score = latest_first(score, sims, sig.session_at, who, sig.source, summary, sig.parts, changed, covers)
     score = below_parts(score, sig.parts, sig.span if policy.spans else sig.cos)
     order = sorted(range(len(sig)), key=lambda i: (-score[i], sig.ids[i]))
     if q.named and policy.subjects:

@@ -8,6 +8,10 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+#: Seconds an episode may wait in state ``received`` before ``memworks doctor`` calls it stuck: a
+#: healthy worker takes a second or two per message, a deep but moving backlog minutes.
+STUCK_AFTER_S = 900
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMWORKS_", env_file=".env", extra="ignore")

@@ -14,7 +14,7 @@ MARKS = {"ok": "ok     ", "problem": "PROBLEM", "skipped": "skipped"}
 
 
 def register(sub: Any) -> None:
-    from memworks.services.doctor import STUCK_AFTER_S
+    from memworks.config import STUCK_AFTER_S
 
     d = sub.add_parser(
         "doctor",

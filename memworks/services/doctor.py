@@ -19,16 +19,14 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from memworks.config import Settings
+# STUCK_AFTER_S lives in the settings module so that the CLI's --help loads no service.
+from memworks.config import STUCK_AFTER_S, Settings
 from memworks.errors import MemworksError
 from memworks.store import keys
 from memworks.store.projections.dead_letters import dead_letters_of
 from memworks.store.sql import health
 from memworks.store.sql.db import get_engine, session_scope, upgrade
 
-#: Seconds an episode may wait in state ``received`` before the doctor calls it stuck: a healthy
-#: worker takes a second or two per message, a deep but moving backlog minutes.
-STUCK_AFTER_S = 900
 #: Seconds a Redis ping may take before the doctor calls it unreachable.
 PING_TIMEOUT_S = 2.0
 

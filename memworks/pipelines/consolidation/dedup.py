@@ -23,8 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.sparse import coo_matrix  # type: ignore[import-untyped]
-from scipy.sparse.csgraph import connected_components  # type: ignore[import-untyped]
 
 from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryKind, MemoryStatus
@@ -178,6 +176,10 @@ def _block_groups(block: list[MemoryView], unit: npt.NDArray[np.float64], thresh
         j = np.concatenate([j, np.array([b for _, b in same], dtype=np.intp)])
     if i.size == 0:
         return []
+    # Imported here: SciPy costs a command that never consolidates a quarter of a second to load.
+    from scipy.sparse import coo_matrix  # type: ignore[import-untyped]
+    from scipy.sparse.csgraph import connected_components  # type: ignore[import-untyped]
+
     graph = coo_matrix((np.ones(i.size, dtype=np.int8), (i, j)), shape=(n, n)).tocsr()
     _, labels = connected_components(graph, directed=False)
     members: dict[int, list[int]] = {}

@@ -348,6 +348,7 @@ def _latest(
     source: list[int] | None = None,
     changed: list[bool] | None = None,
     covers: list[set[str]] | None = None,
+    words: list[set[str]] | None = None,
 ) -> list[int]:
     said = [datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=d) for d in days]
     n = len(score)
@@ -361,6 +362,7 @@ def _latest(
         [()] * n,
         changed or [],
         [frozenset(c) for c in covers] if covers else [],
+        [frozenset(w) for w in words] if words else [],
     )
     return sorted(range(n), key=lambda i: -out[i])
 
@@ -374,6 +376,8 @@ def _latest(
         ("I gave up swimming.", True),
         ("I bank with Millennium BCP, if you need that for the form.", False),
         ("My phone is a Pixel 7.", False),
+        ("Cancelled the PureGym membership.", True),
+        ("User likes light mode in the terminal.", False),  # "terminal" is no form of "terminate"
     ],
 )
 def test_says_change_reads_a_verb_or_a_word_of_change(text: str, change: bool) -> None:
@@ -431,3 +435,10 @@ def test_no_rival_no_change_but_the_best_latest_still_outdates_the_earlier(sims:
         assert order.index(1) == 3
     else:
         assert order == [0, 1, 2, 3, 4]
+
+
+def test_an_earlier_statement_in_mostly_the_same_words_is_a_restatement_not_outdated() -> None:
+    # "I prefer dark mode in the editor" (day 0) and "I really like dark mode in my editor" (day 1)
+    words = [{"prefer", "dark", "mode", "editor"}, {"realli", "like", "dark", "mode", "editor"}, {"x"}, {"y"}, {"z"}]
+    order = _latest([0.9, 0.5, 0.3, 0.2, 0.1], [0.50, 0.48, 0.2, 0.1, 0.05], [0, 1, 10, 20, 30], words=words)
+    assert order.index(0) < 3

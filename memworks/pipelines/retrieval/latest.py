@@ -16,7 +16,6 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.pipelines.claims import cues as C
-from memworks.pipelines.claims.reading import stem
 
 __all__ = ["CHANGE_GAP", "LATEST_GAP", "LATEST_MIN_SIMILARITY", "LATEST_TOP", "asks_now", "latest_first", "says_change"]
 
@@ -36,13 +35,23 @@ _NOT_PLURAL = frozenset({"is", "was", "does", "has", "this", "yes", "its", "his"
 
 #: Stems of verbs that say a state changed or ended ("switched", "moved", "left", "joined"), with
 #: the irregular past forms the stemmer does not bring home.
-_CHANGE_STEMS = frozenset(
-    stem(v)
-    for v in C.CHANGE_VERBS
-    | C.END_VERBS
-    | {"join", "adopt", "buy", "hire", "rewrite", "rebuild", "redo"}
-    | {"left", "sold", "bought", "gave", "quit", "rewrote", "rewritten", "rebuilt", "redid", "redone"}
-)
+def _inflections(verb: str) -> set[str]:
+    """A regular verb's forms: "switch" -> switches, switched, switching (exact words: a stem
+    would also catch "terminal" for "terminate")."""
+    base = verb[:-1] if verb.endswith("e") else verb
+    # "stopped", "cancelled": a final consonant doubles (too often, for a few forms nobody writes).
+    doubled = verb + verb[-1] if re.search(r"[aeiou][bdglmnprt]$", verb) else verb
+    ending = "es" if verb.endswith(("s", "sh", "ch", "x", "z")) else "s"
+    return {verb, verb + ending, base + "ed", base + "ing", doubled + "ed", doubled + "ing"}
+
+
+#: Verbs that say a state changed or ended ("switched", "moved", "left", "joined"), in every form,
+#: with the irregular past forms.
+_CHANGE_VERBS = frozenset(
+    form
+    for v in C.CHANGE_VERBS | C.END_VERBS | {"join", "adopt", "buy", "hire", "rewrite", "rebuild", "redo"}
+    for form in _inflections(v)
+) | {"left", "sold", "bought", "gave", "given", "quit", "rewrote", "rewritten", "rebuilt", "redid", "redone", "lost"}
 #: Words that mark a state as new or over: "now", "instead", "new", "finally", "anymore".
 _CHANGE_WORDS = C.CHANGE_ADVERBS | C.NEW_WORDS | C.END_ADVERBS | {"finally"}
 
@@ -51,7 +60,7 @@ def says_change(text: str) -> bool:
     """Whether ``text`` says something changed: a verb of changing or ending, or a word that marks
     a state as new ("Switched banks, everything's with Revolut now"; "I'm on an iPhone 15 now")."""
     words = re.findall(r"[a-z]+", text.casefold())
-    return any(w in _CHANGE_WORDS or stem(w) in _CHANGE_STEMS for w in words)
+    return any(w in _CHANGE_WORDS or w in _CHANGE_VERBS for w in words)
 
 
 def asks_now(text: str) -> bool:
@@ -84,6 +93,14 @@ LATEST_TOP = 3
 LATEST_AFTER = timedelta(hours=12)
 
 
+#: Share of their index terms two statements must have in common to be one said again.
+RESTATED_JACCARD = 0.5
+
+
+def _restates(a: frozenset[str], b: frozenset[str]) -> bool:
+    return bool(a | b) and len(a & b) / len(a | b) >= RESTATED_JACCARD
+
+
 def latest_first(
     score: npt.NDArray[np.float64],
     sims: npt.NDArray[np.float64],
@@ -94,6 +111,7 @@ def latest_first(
     parts: Sequence[tuple[int, ...]],
     changed: Sequence[bool] = (),
     covers: Sequence[frozenset[str]] = (),
+    words: Sequence[frozenset[str]] = (),
 ) -> npt.NDArray[np.float64]:
     """For a question about what holds now: of the best hits by one speaker that answer it about
     as well as the best, the latest is the answer ("Which bank am I with?": "I bank with
@@ -111,6 +129,8 @@ def latest_first(
     turn = [int(source[i]) if len(source) == n and source[i] >= 0 else i for i in range(n)]
     # A fact was said when its turn was (its own valid time may be the event's).
     said = [said[turn[i]] for i in range(n)]
+    # ... and answers as well as its turn does (it stands for it: a short fact is less like any question).
+    sims = np.maximum(sims, sims[turn])
     order = sorted(range(n), key=lambda i: -score[i])
     # A summary is dated by its consolidation, not its statements: it follows its parts (below_parts).
     top = [i for i in order if not summary[i]][:LATEST_TOP]
@@ -136,7 +156,9 @@ def latest_first(
 
     rivals = [j for j in top if rival(j)]
     answer = max(rivals, key=lambda j: said[j])
-    old = {i for i in rivals if said[answer] - said[i] >= LATEST_AFTER}
+    # An earlier statement in mostly the same words says it again: a restatement, not outdated.
+    terms = words if len(words) == n else [frozenset[str]()] * n
+    old = {i for i in rivals if said[answer] - said[i] >= LATEST_AFTER and not _restates(terms[i], terms[answer])}
     if not old:
         return score
     out = score.copy()

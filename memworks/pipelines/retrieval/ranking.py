@@ -253,8 +253,9 @@ def _learned(
         texts = sig.texts if len(sig.texts) == len(sig) else [""] * len(sig)
         changed = [says_change(t) for t in texts]
         asked = frozenset(t for _, t in content_words(q.text))
-        covers = [asked.intersection(terms(t)) for t in texts]
-        score = latest_first(score, sims, sig.session_at, who, sig.source, summary, sig.parts, changed, covers)
+        words = [frozenset(terms(t)) for t in texts]
+        covers = [asked & w for w in words]
+        score = latest_first(score, sims, sig.session_at, who, sig.source, summary, sig.parts, changed, covers, words)
     score = below_parts(score, sig.parts, sig.span if policy.spans else sig.cos)
     order = sorted(range(len(sig)), key=lambda i: (-score[i], sig.ids[i]))
     if q.named and policy.subjects:

@@ -202,6 +202,9 @@ class Signals:
     #: For a question naming someone: each candidate's similarity (best sentence, with spans)
     #: to the question without the name (:func:`without_name`); None when not measured.
     unnamed: npt.NDArray[np.float64] | None = None
+    #: For a question asking something of a thing of the user's ("my dog's name"): each
+    #: candidate's similarity (best sentence) to that thing's word; None when not measured.
+    owned: npt.NDArray[np.float64] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.latest import latest_first, says_change
+from memworks.pipelines.retrieval.possessor import holders, possessor
 from memworks.pipelines.retrieval.ranker import (
     FEATURES,
     Question,
@@ -242,6 +243,12 @@ def _learned(
         return Ranking([])
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])
     score = p * weight
+    owner = possessor(q.text) if policy.subjects and len(sig.texts) == len(sig) else frozenset()
+    if owner:
+        held = holders(owner, [frozenset(terms(t)) for t in sig.texts], sig.owned)
+        if not any(held):
+            return Ranking([])  # nothing said is about the dog (or sister) the question asks about
+        score = np.where(held, score, score * _BELOW * min(score[held]) / max(score.max(), 1e-12))
     if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
         score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who])
     if q.present and policy.latest:

@@ -22,6 +22,7 @@ from memworks.models.schemas import HitOut, RetrieveResult, Scope
 from memworks.models.tables import Memory
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.retrieval.latest import asks_now
+from memworks.pipelines.retrieval.possessor import owned_word
 from memworks.pipelines.retrieval.ranker import (
     Question,
     Signals,
@@ -129,6 +130,11 @@ def measure(
             s, scope=scope, query=embedder.embed([rest])[0], version=version, spans=policy.spans, also=ids
         )
         sig.unnamed = np.array([(unnamed.of(m) or (0.0, 0.0))[1] for m in ids])
+    if (word := owned_word(query)) and embedder is not None:
+        # "What's my dog's name?": which candidates mean the dog, even without the word ("an old
+        # border collie called Loke")? One more embedding, only for such a question.
+        owned = vector.score(s, scope=scope, query=embedder.embed([word])[0], version=version, spans=True, also=ids)
+        sig.owned = np.array([(owned.of(m) or (0.0, 0.0))[1] for m in ids])
     if q.words and embedder is not None and any(t in sig.unseen for _, t in q.words):
         # A short question with a word no record uses: does some candidate mean it? Its words
         # are embedded only then (one more small batch), not on every read.

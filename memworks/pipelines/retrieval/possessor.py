@@ -1,0 +1,41 @@
+"""Whose thing a question asks about: "What's my dog's name?" asks the name of the user's dog.
+
+A record that does not mention the dog answers something else, however much "name" it holds
+("User's name is Maya"); when no candidate mentions it, nothing said answers the question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memworks.pipelines.text.terms import terms
+
+__all__ = ["OWNED_MIN_SIMILARITY", "holders", "owned_word", "possessor"]
+
+#: Similarity of a candidate's best sentence to the owned thing's word at which it means the
+#: thing without naming it ("border collie" for "dog").
+OWNED_MIN_SIMILARITY = 0.3
+
+#: "my dog's name", "my brother called", "my sister's wedding": the thing owned, then what of it.
+_OWNED = re.compile(r"\bmy ([a-z][a-z-]*)(?:'s|\u2019s| called| named)(?!\w)", re.I)
+
+
+def owned_word(question: str) -> str:
+    """The word of what the question asks something of ("my dog's name" -> "dog"), or ""."""
+    m = _OWNED.search(question)
+    return m.group(1).casefold() if m and terms(m.group(1)) else ""
+
+
+def possessor(question: str) -> frozenset[str]:
+    """The index terms of :func:`owned_word`."""
+    return frozenset(terms(owned_word(question)))
+
+
+def holders(
+    owner: frozenset[str], words: Sequence[frozenset[str]], owned: Sequence[float] | None = None
+) -> list[bool]:
+    """Which candidates mention what the question asks something of: by its word (their index
+    terms) or, given ``owned`` (their similarity to the word), by meaning."""
+    near = list(owned) if owned is not None and len(owned) == len(words) else [0.0] * len(words)
+    return [bool(owner & w) or near[i] >= OWNED_MIN_SIMILARITY for i, w in enumerate(words)]

@@ -1,0 +1,31 @@
+"""Whose thing a question asks about ("my dog's name"), and which candidates mention it."""
+
+from __future__ import annotations
+
+import pytest
+
+from memworks.pipelines.retrieval.possessor import OWNED_MIN_SIMILARITY, holders, owned_word, possessor
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("What's my dog's name?", "dog"),
+        ("What's my brother called?", "brother"),
+        ("When is my sister\u2019s wedding?", "sister"),
+        ("What's my ex-wife's name?", "ex-wife"),
+        ("What's my name?", ""),
+        ("Where do I live?", ""),
+        ("What is Melanie's dog's name?", ""),  # someone else's: the subject check's business
+    ],
+)
+def test_owned_word_is_the_thing_of_the_users_a_question_asks_about(question: str, word: str) -> None:
+    assert owned_word(question) == word
+
+
+def test_a_candidate_holds_the_thing_by_its_word_or_by_meaning() -> None:
+    owner = possessor("What's my dog's name?")
+    words = [frozenset({"user", "name", "maya"}), frozenset({"dog", "biscuit"}), frozenset({"border", "colli", "loke"})]
+    assert holders(owner, words) == [False, True, False]
+    near = [0.1, 0.2, OWNED_MIN_SIMILARITY + 0.04]  # "an old border collie called Loke" means a dog
+    assert holders(owner, words, near) == [False, True, True]

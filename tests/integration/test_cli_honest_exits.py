@@ -88,6 +88,17 @@ def test_an_empty_ingest_file_is_bad_input_naming_the_file(tmp_path: Path, conte
     assert f"{f}: the file is empty" in res.stderr and "Traceback" not in res.stderr
     as_json = json.loads(run(["ingest", str(f), "--json"], tmp_path / "m.db").stdout)
     assert as_json["error"]["field"] == "file"
+    assert not (tmp_path / "m.db").exists()  # a rejected run writes nothing, not even the file
+
+
+def test_a_file_of_bad_lines_writes_nothing_and_names_every_wrong_field(tmp_path: Path) -> None:
+    f = tmp_path / "export.jsonl"
+    f.write_text('{"episode_id": 3, "role": "robot"}\n')
+    res = run(["ingest", str(f)], tmp_path / "m.db")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    for field in ("episode_id", "role", "tenant_id", "content", "occurred_at"):
+        assert f"field '{field}'" in res.stderr, res.stderr
+    assert not (tmp_path / "m.db").exists()
 
 
 def test_a_bare_date_is_midnight_utc_said_once_on_stderr(tmp_path: Path) -> None:

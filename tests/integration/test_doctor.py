@@ -200,8 +200,9 @@ def closed_port() -> int:
         ["keys", "create", "--tenant", "t1"],
         ["worker", "--processes", "1"],
         ["api", "--port", "{port}"],
+        ["scheduler"],
     ],
-    ids=["memories", "keys-create", "worker", "api"],
+    ids=["memories", "keys-create", "worker", "api", "scheduler"],
 )
 def test_commands_refuse_an_unmigrated_database_in_one_line(
     args: list[str], pg_url: str, redis_url: str, tmp_path: Path, closed_port: int

@@ -32,9 +32,7 @@ def possessor(question: str) -> frozenset[str]:
     return frozenset(terms(owned_word(question)))
 
 
-def holders(
-    owner: frozenset[str], words: Sequence[frozenset[str]], owned: Sequence[float] | None = None
-) -> list[bool]:
+def holders(owner: frozenset[str], words: Sequence[frozenset[str]], owned: Sequence[float] | None = None) -> list[bool]:
     """Which candidates mention what the question asks something of: by its word (their index
     terms) or, given ``owned`` (their similarity to the word), by meaning."""
     near = list(owned) if owned is not None and len(owned) == len(words) else [0.0] * len(words)

@@ -243,9 +243,12 @@ def _learned(
         return Ranking([])
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])
     score = p * weight
-    owner = possessor(q.text) if policy.subjects and len(sig.texts) == len(sig) else frozenset()
+    # Judged only where the store measured the candidates against the thing's word.
+    measured = sig.owned is not None and len(sig.owned) == len(sig) == len(sig.texts)
+    owner = possessor(q.text) if policy.subjects and measured else frozenset()
     if owner:
-        held = holders(owner, [frozenset(terms(t)) for t in sig.texts], sig.owned)
+        near = sig.owned.tolist() if sig.owned is not None else None
+        held = holders(owner, [frozenset(terms(t)) for t in sig.texts], near)
         if not any(held):
             return Ranking([])  # nothing said is about the dog (or sister) the question asks about
         score = np.where(held, score, score * _BELOW * min(score[held]) / max(score.max(), 1e-12))

@@ -1,3 +1,0 @@
-from memworks.cli import main
-
-raise SystemExit(main())

@@ -1,1 +1,0 @@
-"""Text shared by the use cases: index terms (:mod:`.terms`) and sentence spans (:mod:`.spans`)."""

@@ -1,1 +1,0 @@
-"""Evaluations: memworks measured on scenarios and data it did not write itself."""

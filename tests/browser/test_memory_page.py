@@ -1,37 +1,24 @@
-"""The memory page in a real browser (headless Chromium): a person lists, confirms and deletes."""
+"""The memory page in a real browser (headless Chromium): a person lists, confirms, corrects and deletes."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import socket
-import threading
 import time
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import Scope
+from tests.browser.harness import launch, need_chromium, user_key
 from tests.factories import episode
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 U = Scope(tenant_id="t1", user_id="u1")
 
 
 @pytest.fixture
-def served(sqlite_url: str, make_memworks: Any) -> Iterator[tuple[str, str, Any]]:
+def served(sqlite_url: str, make_memworks: Any, serve_ui: Any) -> tuple[str, str, Any]:
     """The API on a free loopback port, a user with memories, and that user's end-user key."""
-    import uvicorn
-
-    from memworks.api.app import create_app
-    from memworks.store.keys import create_key
-    from memworks.store.sql.db import session_scope
-
     mw = make_memworks(sqlite_url)
     mw.enqueue_episodes(
         [
@@ -43,54 +30,28 @@ def served(sqlite_url: str, make_memworks: Any) -> Iterator[tuple[str, str, Any]
         ]
     )
     mw.drain()
-    with session_scope(mw.runtime.engine) as s:
-        _, secret = create_key(s, tenant_id="t1", user_id="u1", label="browser test", now=datetime.now(UTC))
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(mw), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", secret, mw
-    server.should_exit = True
-    thread.join(timeout=10)
+    return serve_ui(mw), user_key(mw), mw
 
 
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-sync",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
-
-
-def _need_chromium() -> None:
-    if CHROMIUM is None:
-        if IN_CI:
-            pytest.fail("chromium is not installed; CI needs it for the memory page test", pytrace=False)
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+def _signed_in(browser: Any, base: str, key: str) -> Any:
+    """The memory page, signed in with ``key``, its list shown."""
+    page = browser.new_page()
+    page.goto(f"{base}/ui")
+    page.fill("#key", key)
+    page.click("button[type=submit]")
+    page.wait_for_selector("#memories tbody tr")
+    return page
 
 
 def test_list_confirm_and_delete_in_a_real_browser(served: tuple[str, str, Any]) -> None:
-    _need_chromium()
+    need_chromium()
     from playwright.sync_api import sync_playwright
 
     base, key, mw = served
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = launch(p)
         try:
-            page = browser.new_page()
-            page.goto(f"{base}/ui")
-            page.fill("#key", key)
-            page.click("button[type=submit]")
-            page.wait_for_selector("#memories tbody tr")
+            page = _signed_in(browser, base, key)
             rows = page.locator("#memories tbody tr")
             texts = [rows.nth(i).inner_text() for i in range(rows.count())]
             assert any("Lisbon" in t for t in texts) and not any("Oslo" in t for t in texts)  # only this user's
@@ -122,18 +83,14 @@ def test_list_confirm_and_delete_in_a_real_browser(served: tuple[str, str, Any])
 
 
 def test_a_person_corrects_a_record_and_the_old_value_moves_to_the_history(served: tuple[str, str, Any]) -> None:
-    _need_chromium()
+    need_chromium()
     from playwright.sync_api import sync_playwright
 
     base, key, mw = served
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = launch(p)
         try:
-            page = browser.new_page()
-            page.goto(f"{base}/ui")
-            page.fill("#key", key)
-            page.click("button[type=submit]")
-            page.wait_for_selector("#memories tbody tr")
+            page = _signed_in(browser, base, key)
             # When the person edits the Lisbon record (its value is offered for editing) and saves Porto
             page.locator("#memories tr", has_text="User lives in Lisbon").locator("button.edit").click()
             assert page.input_value("input.correction") == "Lisbon"

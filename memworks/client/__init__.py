@@ -79,6 +79,9 @@ class Memworks(LessonsMixin, DeletionMixin):
         self._lock = threading.Lock()
         # Reads write nothing: their hits' attention goes to the maintenance queue in batches.
         self._attention = AttentionBuffer()
+        # Dead letters a drain has already raised (or that were there before): each failure is
+        # raised once, by the first drain after it, even when it failed before that drain began.
+        self._raised: set[str] = set()
         if settings.database_url.startswith("sqlite"):
             self.runtime.upgrade_schema()  # the embedded default keeps its own schema current
 
@@ -270,16 +273,15 @@ class Memworks(LessonsMixin, DeletionMixin):
     def drain(self, timeout_s: float = 600) -> None:
         """Embedded mode: wait until every queued message has been processed.
 
-        Raises the first message that failed during this drain (after its retries) instead of
-        hiding it. Buffered retrieval attention is sent first (in embedded mode, so it is
-        recorded when this returns).
+        Raises the first message that failed since the last drain (after its retries) instead
+        of hiding it, whether it failed before this drain began or during it. Buffered retrieval
+        attention is sent first (in embedded mode, so it is recorded when this returns).
         """
         self._send_attention(self._attention.take())
         if not self.embedded:
             return
         self._ensure_worker()  # messages may have been sent before any worker started
         assert isinstance(self.broker, StubBroker) and self._worker is not None
-        seen = {m.message_id for m in self.broker.dead_letters}
         deadline = time.monotonic() + timeout_s
         # Until one pass finds every queue empty: a message on a queue joined earlier in the pass
         # may have been sent by one on a later queue (a deletion job rebuilding a profile).
@@ -290,9 +292,9 @@ class Memworks(LessonsMixin, DeletionMixin):
             self._worker.join()
             if not any(self.broker.queues[n].unfinished_tasks for q in QUEUES for n in (q, dq_name(q))):
                 break
-        # Earlier dead letters stay where they are (they are listed and purgeable); only the
-        # failures of this drain are raised.
-        fresh = [m for m in self.broker.dead_letters if m.message_id not in seen]
+        # Dead letters stay where they are (they are listed and purgeable); each is raised once.
+        fresh = [m for m in self.broker.dead_letters if m.message_id not in self._raised]
+        self._raised.update(m.message_id for m in fresh)
         if fresh:
             raise fresh[0]._exception or MemworksError(f"message {fresh[0].message_id} failed")
 

@@ -27,14 +27,10 @@ _NOT_NOW = frozenset(
     "did was were had used ago before previously first originally last ever when how many much long".split()
 )
 _NOW = frozenset("do does am is are have has 's now currently these nowadays still".split())
-
-
 _WH = frozenset({"what", "which"})
 _NOT_PLURAL = frozenset({"is", "was", "does", "has", "this", "yes", "its", "his", "hers", "ours", "yours"})
 
 
-#: Stems of verbs that say a state changed or ended ("switched", "moved", "left", "joined"), with
-#: the irregular past forms the stemmer does not bring home.
 def _inflections(verb: str) -> set[str]:
     """A regular verb's forms: "switch" -> switches, switched, switching (exact words: a stem
     would also catch "terminal" for "terminate")."""

@@ -46,6 +46,7 @@ import numpy.typing as npt
 
 from memworks_tools.bench import data
 from memworks_tools.bench.common import Options, PeakRss, percentiles, stopwatch
+from memworks_tools.bench.data import vocabulary as words
 from memworks_tools.bench.retrieve_report import HEADERS, draw, rows, summary
 from memworks_tools.bench.sql_writes import is_write, statements_on_this_thread
 
@@ -86,10 +87,10 @@ def queries(n: int, *, seed: int = 11) -> list[str]:
     """``n`` distinct questions in the pool's vocabulary (distinct strings never share a cache entry)."""
     rng = random.Random(seed)
     out = list(_QUESTIONS)
-    out += [f"Do I still live in {c}?" for c in data.CITIES] + [f"Do I work at {e}?" for e in data.EMPLOYERS]
-    out += [f"Do I like {t}?" for t in data.THINGS] + [f"Am I allergic to {a}?" for a in data.ALLERGENS]
-    out += [f"Is my {s} called {n}?" for s, n in data.PETS] + [f"Who is {n}?" for _, n in data.FAMILY]
-    out += [f"Am I a {j}?" for j in data.JOBS]
+    out += [f"Do I still live in {c}?" for c in words.CITIES] + [f"Do I work at {e}?" for e in words.EMPLOYERS]
+    out += [f"Do I like {t}?" for t in words.THINGS] + [f"Am I allergic to {a}?" for a in words.ALLERGENS]
+    out += [f"Is my {s} called {n}?" for s, n in words.PETS] + [f"Who is {n}?" for _, n in words.FAMILY]
+    out += [f"Am I a {j}?" for j in words.JOBS]
     out = list(dict.fromkeys(out))
     rng.shuffle(out)
     while len(out) < n:  # more than the templates give: numbered variants, still distinct

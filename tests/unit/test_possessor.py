@@ -29,3 +29,13 @@ def test_a_candidate_holds_the_thing_by_its_word_or_by_meaning() -> None:
     assert holders(owner, words) == [False, True, False]
     near = [0.1, 0.2, OWNED_MIN_SIMILARITY + 0.04]  # "an old border collie called Loke" means a dog
     assert holders(owner, words, near) == [False, True, True]
+
+
+def test_below_holders_puts_every_other_candidate_under_the_holders_in_its_own_order() -> None:
+    import numpy as np
+
+    from memworks.pipelines.retrieval.possessor import below_holders
+
+    out = below_holders(np.array([0.9, 0.2, 0.5, 0.1]), [False, True, False, True])
+    assert sorted(range(4), key=lambda i: -out[i]) == [1, 3, 0, 2]
+    assert list(below_holders(np.array([0.9, 0.2]), [True, True])) == [0.9, 0.2]

@@ -9,9 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from memworks.pipelines.text.terms import terms
 
-__all__ = ["OWNED_MIN_SIMILARITY", "holders", "owned_word", "possessor"]
+__all__ = ["OWNED_MIN_SIMILARITY", "below_holders", "holders", "owned_word", "possessor"]
 
 #: Similarity of a candidate's best sentence to the owned thing's word at which it means the
 #: thing without naming it ("border collie" for "dog").
@@ -37,3 +40,13 @@ def holders(owner: frozenset[str], words: Sequence[frozenset[str]], owned: Seque
     terms) or, given ``owned`` (their similarity to the word), by meaning."""
     near = list(owned) if owned is not None and len(owned) == len(words) else [0.0] * len(words)
     return [bool(owner & w) or near[i] >= OWNED_MIN_SIMILARITY for i, w in enumerate(words)]
+
+
+def below_holders(score: npt.NDArray[np.float64], held: Sequence[bool]) -> npt.NDArray[np.float64]:
+    """Every candidate that does not hold the thing scores below every one that does, in its own
+    order (one factor for all of them)."""
+    mask = np.asarray(held, dtype=bool)
+    if mask.all() or not mask.any():
+        return score
+    factor = min(1.0, float(score[mask].min()) * 0.999 / max(float(score[~mask].max()), 1e-12))
+    return np.where(mask, score, score * factor)

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.latest import latest_first, says_change
-from memworks.pipelines.retrieval.possessor import holders, possessor
+from memworks.pipelines.retrieval.possessor import below_holders, holders, possessor
 from memworks.pipelines.retrieval.ranker import (
     FEATURES,
     Question,
@@ -244,14 +244,16 @@ def _learned(
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])
     score = p * weight
     # Judged only where the store measured the candidates against the thing's word.
-    measured = sig.owned is not None and len(sig.owned) == len(sig) == len(sig.texts)
-    owner = possessor(q.text) if policy.subjects and measured else frozenset()
+    owned = sig.owned.tolist() if policy.subjects and sig.owned is not None and len(sig.owned) == len(sig) else None
+    owner = possessor(q.text) if owned is not None else frozenset()
+    texts = sig.texts if len(sig.texts) == len(sig) else [""] * len(sig)
+    # Each candidate's index terms, read once for the two stages that weigh them.
+    words = [frozenset(terms(t)) for t in texts] if owner or (q.present and policy.latest) else []
     if owner:
-        near = sig.owned.tolist() if sig.owned is not None else None
-        held = holders(owner, [frozenset(terms(t)) for t in sig.texts], near)
+        held = holders(owner, words, owned)
         if not any(held):
             return Ranking([])  # nothing said is about the dog (or sister) the question asks about
-        score = np.where(held, score, score * _BELOW * min(score[held]) / max(score.max(), 1e-12))
+        score = below_holders(score, held)
     if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
         score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who])
     if q.present and policy.latest:
@@ -260,10 +262,8 @@ def _learned(
         if q.named is not None and sig.unnamed is not None and len(sig.unnamed) == len(sig):
             sims = sig.unnamed
         summary = [memories[mid].extractor == "summary" for mid in sig.ids]
-        texts = sig.texts if len(sig.texts) == len(sig) else [""] * len(sig)
         changed = [says_change(t) for t in texts]
         asked = frozenset(t for _, t in content_words(q.text))
-        words = [frozenset(terms(t)) for t in texts]
         covers = [asked & w for w in words]
         score = latest_first(score, sims, sig.session_at, who, sig.source, summary, sig.parts, changed, covers, words)
     score = below_parts(score, sig.parts, sig.span if policy.spans else sig.cos)

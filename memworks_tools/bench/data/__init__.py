@@ -1,6 +1,6 @@
 """Synthetic stores, fast: realistic rows bulk-loaded straight into the tables.
 
-The rows mirror what ingestion writes (``services/ingest.py`` → ``memories.apply_plan`` →
+The rows mirror what ingestion writes (``services/ingest/process.py`` → ``memories.apply_plan`` →
 ``indexing.index_memories`` → the lexical and vector projections) without running the
 embedder per row:
 
@@ -39,61 +39,20 @@ import numpy.typing as npt
 
 from memworks.models.enums import MemoryStatus
 from memworks_tools.bench.data.bulk import CHUNK, BulkWriter
-from memworks_tools.bench.data.index_rows import NOISE, Indexed, lexical_rows, vector_rows
-from memworks_tools.bench.data.pool import Fact, Pool, Utterance, build_pool
-from memworks_tools.bench.data.rows import EPISODE_GAP_MIN, SESSION_TURNS, Rows, UserSpec, user_rows
-from memworks_tools.bench.data.vocabulary import (
-    ALLERGENS,
-    CITIES,
-    DIETS,
-    EMPLOYERS,
-    FAMILY,
-    FAVOURITES,
-    FORMATS,
-    JOBS,
-    PETS,
-    QUALIFIERS,
-    SMALL_TALK,
-    THINGS,
-)
+from memworks_tools.bench.data.pool import Pool, build_pool
+from memworks_tools.bench.data.rows import Rows, UserSpec, user_rows
 from memworks_tools.chaos import agent_episode
 
 __all__ = [
-    # whole stores
     "MIN_FOREIGN_ROWS",
     "Loaded",
+    "Pool",
+    "UserSpec",
+    "build_pool",
     "episode_stream",
     "foreign_specs",
     "load_isolated",
     "load_users",
-    # the parts, where their callers have always found them
-    "CHUNK",
-    "EPISODE_GAP_MIN",
-    "NOISE",
-    "SESSION_TURNS",
-    "BulkWriter",
-    "Fact",
-    "Indexed",
-    "Pool",
-    "Rows",
-    "UserSpec",
-    "Utterance",
-    "build_pool",
-    "lexical_rows",
-    "user_rows",
-    "vector_rows",
-    "ALLERGENS",
-    "CITIES",
-    "DIETS",
-    "EMPLOYERS",
-    "FAMILY",
-    "FAVOURITES",
-    "FORMATS",
-    "JOBS",
-    "PETS",
-    "QUALIFIERS",
-    "SMALL_TALK",
-    "THINGS",
 ]
 
 #: Fewest memory rows of one user of another tenant.

@@ -90,9 +90,14 @@ def require_current_schema(engine: Engine) -> None:
 # -- the checks ------------------------------------------------------------------------------
 
 
-def check_database(engine: Engine) -> Check:
+def _no_file(engine: Engine) -> str | None:
+    """The SQLite file ``engine`` would create by connecting, when it does not exist yet."""
     file = engine.url.database if engine.dialect.name == "sqlite" else None
-    if file and file != ":memory:" and not Path(file).exists():
+    return file if file and file != ":memory:" and not Path(file).exists() else None
+
+
+def check_database(engine: Engine) -> Check:
+    if file := _no_file(engine):
         # Connecting would create an empty file: a check must leave the store as it found it.
         return Check("database", "problem", f"no database file at {file} (nothing stored yet)", UPGRADE)
     try:
@@ -281,8 +286,12 @@ def schema_word(engine: Engine) -> str | None:
 
 
 def schema(settings: Settings) -> health.SchemaState:
-    """Where the deployment's database schema stands (raises when it cannot be reached)."""
-    return health.schema_state(get_engine(settings.database_url))
+    """Where the deployment's database schema stands (raises when it cannot be reached); a
+    SQLite file not made yet is missing, and stays unmade."""
+    engine = get_engine(settings.database_url)
+    if _no_file(engine):
+        return health.SchemaState("missing", None, health.head_revision())
+    return health.schema_state(engine)
 
 
 def migrations() -> list[tuple[str, str]]:

@@ -102,6 +102,12 @@ def test_a_missing_sqlite_file_is_reported_not_created(run_cli: Any, tmp_path: P
     code, out, _ = run_cli(["doctor"], MEMWORKS_DATABASE_URL=f"sqlite:///{db}", MEMWORKS_BROKER_URL="stub://")
     assert code == 1 and "no database file" in lines_of(out)["database"]
     assert not db.exists()
+    # db current and db history read the state too, and leave no file behind either
+    code, out, _ = run_cli(["db", "current"], MEMWORKS_DATABASE_URL=f"sqlite:///{db}")
+    assert code == 1 and "missing" in out and "memworks db upgrade" in out
+    code, out, _ = run_cli(["db", "history"], MEMWORKS_DATABASE_URL=f"sqlite:///{db}")
+    assert code == 0 and "0001" in out and "*" not in out
+    assert not db.exists()
 
 
 def test_a_fresh_postgresql_database_fails_then_passes_after_db_upgrade(

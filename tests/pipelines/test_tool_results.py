@@ -106,3 +106,21 @@ def test_the_gate_accepts_a_tool_record_and_still_refuses_orders_in_one() -> Non
     ):
         (c,) = tool_result_candidates(_turn(1, attack))
         assert judge(c).outcome is GateOutcome.REJECTED, attack
+
+
+def test_a_result_quotes_the_users_turn_it_answers() -> None:
+    """The record's text carries the user's words about the object, so "Have my headphones
+    arrived?" meets a result that names only an order number; the value stays the result."""
+    asked = _turn(0, "Where is order 88213? It's the noise-cancelling headphones.", source=Source.USER, role=Role.USER)
+    other = _turn(1, "Also, can you check my refund?", source=Source.USER, role=Role.USER)
+    result = "order_lookup 88213: status=delivered"
+    (c,) = tool_result_candidates(_turn(2, result), [asked, other])
+    assert c.value == result
+    assert "noise-cancelling headphones" in c.text and "refund" not in c.text
+    # No turn names the id: the latest request it followed.
+    (c,) = tool_result_candidates(_turn(2, "ticket_create: SUP-9 opened"), [asked, other])
+    assert c.text.endswith("(asked: Also, can you check my refund?)")
+    # Another tool's or the assistant's words are not the user's request.
+    bot = _turn(1, "Let me look up order 88213.", source=Source.MODEL_INFERENCE, role=Role.ASSISTANT)
+    (c,) = tool_result_candidates(_turn(2, result), [bot])
+    assert "asked" not in c.text

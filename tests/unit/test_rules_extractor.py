@@ -914,3 +914,55 @@ def test_satisfies_the_extractor_protocol() -> None:
     turn = Turn(episode_id="e9", role=Role.USER, source=Source.USER, content="I live in Oslo", occurred_at=ANCHOR)
     earlier = Turn(episode_id="e8", role=Role.USER, source=Source.USER, content="hi", occurred_at=ANCHOR)
     assert [c.evidence for c in extractor(turn, context=[earlier])] == [("e9",), ("e9",)]
+
+
+# --- arriving, job offers, a left-out "I", medications ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("We're finally in Madrid! Boxes everywhere.", home("Madrid", "Europe/Madrid")),
+        ("Right, I'm in Toronto now.", home("Toronto", "America/Toronto")),
+        ("I'm in Oslo now, it's colder than I thought.", home("Oslo", "Europe/Oslo")),
+        ("I'm finally in Tokyo, the hotel is lovely.", []),  # a stay, not a home
+        ("We're in Rome now for the conference.", []),
+        ("I'm in a meeting now.", []),
+        ("I'm in Berlin.", []),  # with no "now" or "finally", being somewhere is not living there
+    ],
+)
+def test_arrived_home(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert triples(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I accepted an offer from Stripe.", [(A, "user.employer", "Stripe")]),
+        ("Big news: I took the job offer at Canva!", [(A, "user.employer", "Canva")]),
+        ("Started at Monzo yesterday, everyone is nice.", [(A, "user.employer", "Monzo")]),
+        ("Joined Shopify last week.", [(A, "user.employer", "Shopify")]),
+        ("Started to feel better.", []),
+    ],
+)
+def test_offers_and_left_out_subject(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert triples(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My GP put me on sertraline for my anxiety.", [(A, "user.medication.sertraline", "sertraline")]),
+        ("The doctor prescribed me atorvastatin last month.", [(A, "user.medication.atorvastatin", "atorvastatin")]),
+        ("I'm on lisinopril, 10 mg every morning.", [(A, "user.medication.lisinopril", "lisinopril")]),
+        ("I take insulin twice a day.", [(A, "user.medication.insulin", "insulin")]),
+        ("I've been taking vitamin D daily.", [(A, "user.medication.vitamin_d", "vitamin d")]),
+        ("I'm on an iPhone 15 now.", []),
+        ("I'm on the night shift every night this week.", []),
+        ("I take the bus every morning.", []),
+        ("I take yoga classes every morning.", []),
+        ("I'm on holiday for my birthday.", []),
+    ],
+)
+def test_medications(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert triples(text) == expected

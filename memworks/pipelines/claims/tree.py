@@ -200,6 +200,11 @@ class _Cues:
     replaced: frozenset[str] = frozenset()
 
 
+def _any_more(s: Sentence, t: Token) -> bool:
+    """ "any more" in two words, the British "anymore" ("I'm not pescatarian any more")."""
+    return t.lower == "more" and t.i > 0 and s.tokens[t.i - 1].lower == "any"
+
+
 def _cues(s: Sentence) -> _Cues:
     """The cues of ending, changing and starting with what they act on; hypothetical ones left out."""
     c = _Cues()
@@ -217,7 +222,9 @@ def _cues(s: Sentence) -> _Cues:
             c.end_verb = True
             end_scope |= _scope(s, t, skip=t)
             end_heads |= _heads(s, t)
-        elif t.lemma in C.END_ADVERBS and (t.lower != "longer" or s.child(t.i, "neg") or "no longer" in lower):
+        elif (t.lemma in C.END_ADVERBS or _any_more(s, t)) and (
+            t.lower != "longer" or s.child(t.i, "neg") or "no longer" in lower
+        ):
             head = s.tokens[t.head]
             if not _hypothetical(s, head):
                 c.end_word = True

@@ -40,8 +40,9 @@ CONSTRAINT, PREFERENCE, FACT = 0, 1, 2
 #: What a tier adds to a line's similarity to the question when lines are chosen for it:
 #: a constraint is kept over a preference a little less similar, a preference over a fact.
 TIER_PRIORITY: Mapping[int, float] = {CONSTRAINT: 0.15, PREFERENCE: 0.05, FACT: 0.0}
-#: Key families of constraints: what the user must not be offered, whatever the question.
-_CONSTRAINT_FAMILIES = ("allergy", "diet", "condition", "pregnancy")
+#: Key families of constraints: what the user must not be offered, whatever the question (a
+#: medication too: what it must not be mixed with is health and safety).
+_CONSTRAINT_FAMILIES = ("allergy", "diet", "condition", "pregnancy", "medication")
 #: Key families of stated preferences and aversions.
 _PREFERENCE_FAMILIES = ("pref", "likes", "dislikes", "favorite")
 #: Words that make a preference a health or safety one ("... due to a phobia", "cannot eat ...").
@@ -56,7 +57,7 @@ _PERSON_KEY = re.compile(r"^person\.[a-z0-9_]+\.")
 
 
 def tier_of(m: MemoryView) -> int:
-    """:data:`CONSTRAINT` for allergies, diets, conditions and preferences resting on health or
+    """:data:`CONSTRAINT` for allergies, diets, conditions, medications and preferences resting on health or
     safety; :data:`PREFERENCE` for other stated preferences and how-to-answer procedures;
     :data:`FACT` for the rest."""
     parts = _PERSON_KEY.sub("user.", m.key or "").split(".")

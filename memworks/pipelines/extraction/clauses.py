@@ -51,6 +51,13 @@ ELLIPSIS = re.compile(
     _I,
 )
 _FIRST_PERSON = re.compile(r"^(?:i|we)\b", _I)
+#: A sentence that opens on a past-tense verb of the speaker's own doings leaves its "I" out, as
+#: notes and chat do ("Started at Sparkwise yesterday", "Joined Acme last week"); only the verbs
+#: the statement patterns read, and never a question (those are skipped before this).
+DROPPED_SUBJECT = re.compile(
+    r"^(?:started|joined|moved|relocated|quit|left|got|accepted|switched|cancell?ed|stopped|began)\s+(?!(?:to|by|up)\b)",
+    _I,
+)
 FILLER = re.compile(
     r"^(?:oh\s+and|oh\s+also|(?:hey|hi|hello)(?:\s+there)?|oh|ok|okay|so|well|also|and|but"
     r"|anyway|anyways|actually|btw|by\s+the\s+way|fyi|just\s+fyi|just\s+so\s+you\s+know"
@@ -202,6 +209,8 @@ def clauses_of(content: str) -> Iterator[Clause]:
             pieces += [first, *(f"I {r}" for r in rest)]
         for i, raw in enumerate(pieces):
             body, hedged, standing, polite = _peel(raw)
+            if i == 0 and DROPPED_SUBJECT.match(body):  # "Started at Sparkwise yesterday": the diarist's "I"
+                body = f"I {body[0].lower()}{body[1:]}"
             asks = question and i == len(pieces) - 1 and not polite
             if not body or asks or INTERROGATIVE.match(body):
                 continue

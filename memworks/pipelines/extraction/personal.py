@@ -1,5 +1,5 @@
-"""Personal statements of the ``rules`` extractor: the user's name, diet and allergies, and
-the names of their pets and relatives.
+"""Personal statements of the ``rules`` extractor: the user's name, diet, allergies and
+medications, and the names of their pets and relatives.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from memworks.pipelines.extraction.facts import ADV, DIET_ALT, IM, REL_ALT, SPEC
 from memworks.pipelines.extraction.phrases import short_text, take_name
 from memworks.pipelines.extraction.vocabulary import DIETS, RELATIONS, SPECIES
 
-__all__ = ["diet_facts", "member_facts", "name_facts"]
+__all__ = ["diet_facts", "medication_facts", "member_facts", "name_facts"]
 
 # (rule, pattern, lowercase accepted from casual writers, the name must end the clause)
 _NAME_RULES: tuple[tuple[str, re.Pattern[str], bool, bool], ...] = (
@@ -92,6 +92,58 @@ def diet_facts(c: Clause) -> list[Fact]:
     if m and (what := short_text(m["what"]).lower()) and what not in {"nothing", "anything", "none"}:
         out.append(Fact("allergy", "user.allergy", what, f"User is allergic to {what}."))
     return out[:2]
+
+
+#: How a medication is said to be taken: a dose, a schedule or what it treats after its name. "I'm
+#: on X" alone is not enough ("I'm on an iPhone now"); "put me on X" and "prescribed X" are.
+_DOSE = (
+    r"(?:\d[\d.,]*\s*(?:mg|mcg|micrograms?|milligrams?|ml|units?|iu)\b|(?:once|twice|three\s+times)\s+(?:a|per)"
+    r"\s+(?:day|week|night)|(?:every|each)\s+(?:morning|evening|night|day)|(?:at|before|after|with)\s+"
+    r"(?:night|bedtime|breakfast|lunch|dinner|meals?)|daily|nightly|for\s+my\s+\w+|(?:a|one|two)\s+"
+    r"(?:tablets?|pills?|capsules?|puffs?))"
+)
+_DRUG = r"(?P<what>[a-z][a-z-]{3,}(?:\s+[a-z0-9][a-z0-9-]*)?)"
+_MEDICATION_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("medication.put_on", ci(rf"\b(?:put|started)\s+me\s+on\s+{_DRUG}\b")),
+    ("medication.prescribed", ci(rf"\b(?:prescribed\s+(?:me\s+)?|prescription\s+for\s+){_DRUG}\b")),
+    (
+        "medication.on",
+        ci(rf"^(?:{IM}|i(?:'ve|\s+have)\s+been)\s+{ADV}(?:taking\s+|on\s+){_DRUG}\b[\s,]+(?:.*\s)?{_DOSE}"),
+    ),
+    ("medication.take", ci(rf"^i\s+{ADV}take\s+{_DRUG}\b[\s,]+(?:.*\s)?{_DOSE}")),
+)
+#: Words the patterns' name slot takes that are not a medication.
+_NOT_DRUGS = frozenset(
+    """the my a an some them it this that these those medication medicine meds pills tablets antibiotics
+    course diet break leave call holiday vacation lessons classes class walk walks shower bus train tram
+    metro subway ferry kids dog nap notes night shift yoga""".split()
+)
+
+
+#: Salts and forms that end a medication's name ("ferrous sulphate", "folic acid").
+_SALTS = ("ate", "ide", "ine", "ium")
+_FORMS = frozenset({"acid", "oil", "xr", "sr"})
+
+
+def _second_name(word: str) -> bool:
+    """A second word that belongs to a medication's name: a letter or strength ("vitamin D",
+    "B12") or a salt or form; not "for" or "every" after it."""
+    short = len(word) == 1 and word != "a"
+    return short or (len(word) <= 4 and any(ch.isdigit() for ch in word)) or word.endswith(_SALTS) or word in _FORMS
+
+
+def medication_facts(c: Clause) -> list[Fact]:
+    """A medication the user takes, said with its dose, schedule or condition (one per clause)."""
+    for rule, rx in _MEDICATION_RULES:
+        if not (m := rx.search(c.text)):
+            continue
+        words = m["what"].lower().split()
+        if words[0] in _NOT_DRUGS:
+            continue
+        what = " ".join(words if len(words) == 1 or _second_name(words[1]) else words[:1])
+        if what:
+            return [Fact(rule, f"user.medication.{what.replace(' ', '_')}", what, f"User takes {what} (medication).")]
+    return []
 
 
 _PET_MODS = r"(?:(?:new|little|old|rescue|senior|baby|other|sweet)\s+)?"

@@ -11,8 +11,9 @@ pattern is anchored at the start of a clause, after fillers ("btw", "oh and", "f
 ("from now on") are peeled off. Anchoring is what keeps "my friend lives in Oslo", "she said I
 live in Paris", negations ("I don't live in Paris") and past habits ("I used to live in Madrid")
 out. Questions (a trailing "?" unless it is a polite request, or a leading do/should/what/...)
-and conditional sentences (if/suppose/imagine/what if) yield nothing. Unknown lowercase names
-are rejected ("I live in fear"); employers and pet/relative names given with "called"/"named"/
+and conditional sentences (if/suppose/imagine/what if) yield nothing. A sentence that opens on a
+past-tense verb of the speaker's doings ("Started at Monzo yesterday") gets its left-out "I" back.
+Unknown lowercase names are rejected ("I live in fear"); employers and pet/relative names given with "called"/"named"/
 "name is" are accepted in lowercase only from casual writers, i.e. turns without any capital
 letter besides sentence starts and "I" ("i work at google").
 
@@ -25,7 +26,9 @@ user.name                        semantic    my name is Sam, call me Sam, I'm Sa
                                              clause, capitalised) [capitalised]
 user.home_city                   semantic    I live/I'm living/I'm based/we relocated/I
                                              (just) moved to X, home is X (now), X is home
-                                             now, my place/flat/house in X (0.7) [title case]
+                                             now, my place/flat/house in X (0.7), we're
+                                             finally in X / I'm in X now (0.7; not with
+                                             trip, hotel, visit...) [title case]
 user.home_country                semantic    the same phrasings with a country ("I live in
                                              Portugal"); no time zone is derived from it
 user.timezone                    semantic    derived from user.home_city when the city is
@@ -36,7 +39,8 @@ user.hometown                    semantic    I'm (originally) from X / I come fr
                                              born (and raised) in X, my hometown is X
 user.work_city                   semantic    I work in X, my office is in X (known city only)
 user.employer                    semantic    I work at/for X, I joined X, I got a job at X,
-                                             I got hired by X, I started at X, I'm employed
+                                             I got hired by X, I started at X, I accepted
+                                             an offer from X, I'm employed
                                              by X, my employer is X, I'm an engineer at X
 user.job_title                   semantic    I'm a/an <job noun>, I work as a <job noun>, my
                                              (job) title/role is X, I got promoted to X
@@ -46,6 +50,9 @@ user.diet                        semantic    I'm vegetarian/vegan/pescatarian/gl
                                              kosher, I eat halal, I don't eat meat
                                              (→ vegetarian) / animal products (→ vegan)
 user.allergy                     semantic    I'm allergic to X, I have a X allergy [lowercase]
+user.medication.<name>           semantic    X put me on Y, I was prescribed Y, I'm on /
+                                             I take Y with a dose, schedule or "for my Z"
+                                             after it ("I'm on an iPhone" is not) [lowercase]
 user.pet.<species>               semantic    my dog is called Rex, my dog's name is Rex, I
                                              have a cat named Luna, our parrot Kiwi, we
                                              adopted a puppy (→ dog) / kitten (→ cat) named X

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from memworks.pipelines.extraction.clauses import Clause
 from memworks.pipelines.extraction.facts import ADV, EXPLICIT, IM, INDIRECT, WERE, Fact, ci
-from memworks.pipelines.extraction.personal import diet_facts, member_facts, name_facts
+from memworks.pipelines.extraction.personal import diet_facts, medication_facts, member_facts, name_facts
 from memworks.pipelines.extraction.phrases import take_org, take_place, take_title
 from memworks.pipelines.extraction.places import is_known_city
 from memworks.pipelines.extraction.preferences import preferences_for
@@ -48,6 +48,18 @@ _PLACE_RULES: tuple[tuple[str, re.Pattern[str], str, bool, float], ...] = (
         "user.home_city",
         False,
         EXPLICIT,
+    ),
+    (
+        # "We're finally in Lisbon!", "Right, we're in Leeds now": arriving where one now lives.
+        # Only with "now" or "finally", and not on a trip (see :data:`_AWAY`).
+        "home.now_in",
+        ci(
+            rf"^(?:{IM}|{WERE})\s+(?:(?:finally|now|all)\s+)+(?:settled\s+)?in\s+(?P<place>[^,]+?)(?:\s+now)?(?:\s*,.*)?$"
+            rf"|^(?:{IM}|{WERE})\s+(?:(?:finally|all)\s+)*(?:settled\s+)?in\s+(?P<place2>[^,]+?)\s+now(?:\s*,.*)?$"
+        ),
+        "user.home_city",
+        False,
+        INDIRECT,
     ),
     (
         "home.home_is",
@@ -101,11 +113,18 @@ _PLACE_TEXT = {
 }
 
 
+#: Words of a stay away from home: "I'm finally in Tokyo, the hotel is lovely" is a trip.
+_AWAY = ci(r"\b(?:trip|holiday|holidays|vacation|hotel|hostel|visit|visiting|conference|weekend|layover|airport)\b")
+
+
 def _places(c: Clause) -> list[Fact]:
     out: list[Fact] = []
     for rule, rx, key, known_only, conf in _PLACE_RULES:
         m = rx.match(c.text)
-        found = take_place(m["place"]) if m else None
+        if m and rule == "home.now_in" and _AWAY.search(c.raw):
+            continue
+        place = (m["place"] or m.groupdict().get("place2")) if m else None
+        found = take_place(place) if place else None
         if found is None or (known_only and found[1] == "other"):
             continue
         name, what = found
@@ -137,6 +156,13 @@ _EMPLOYER_RULES: tuple[tuple[str, re.Pattern[str], bool], ...] = (
         ci(
             rf"^i\s+{ADV}(?:got|landed|accepted|took|started)\s+(?:a\s+|the\s+|my\s+)?(?:new\s+)?"
             r"(?:job|position|role|gig)\s+(?:at|with)\s+(?P<org>.+)$"
+        ),
+        True,
+    ),
+    (
+        "employer.offer",
+        ci(
+            rf"^i\s+{ADV}(?:accepted|took|signed)\s+(?:an?\s+|the\s+|their\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s+(?P<org>.+)$"
         ),
         True,
     ),
@@ -210,6 +236,7 @@ _HANDLERS: tuple[Callable[[Clause], list[Fact]], ...] = (
     _places,
     _work,
     diet_facts,
+    medication_facts,
     member_facts,
     preferences_for,
 )

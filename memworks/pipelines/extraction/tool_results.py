@@ -33,11 +33,12 @@ not a newer state, and a model's or a retrieved document's is not authority. Pur
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import MemoryKind, Role, Source
 
-__all__ = ["EXTRACTOR", "KEY_PREFIX", "object_of", "readable", "tool_result_candidates"]
+__all__ = ["EXTRACTOR", "KEY_PREFIX", "about", "object_of", "readable", "tool_result_candidates"]
 
 #: ``Candidate.extractor`` of the records made here, for the audit trail.
 EXTRACTOR = "tool"
@@ -82,11 +83,15 @@ _SNAKE = re.compile(r"(?<=[A-Za-z])_(?=[A-Za-z])")
 _SLUG = re.compile(r"[^a-z0-9-]+")
 
 
-def tool_result_candidates(turn: Turn) -> list[Candidate]:
+def tool_result_candidates(turn: Turn, context: Sequence[Turn] = ()) -> list[Candidate]:
     """The keyed record of a verified tool result, or nothing.
 
     Args:
         turn: one episode; only ``Source.VERIFIED_TOOL`` episodes not spoken by the user count.
+        context: earlier turns of its session. The user's turn the result answers (the latest
+            that names its id, else the latest of the user's) is quoted in the record's text, so
+            a question in the user's words ("Have my headphones arrived?") meets the result
+            ("order_lookup 88213: status=delivered") that names no headphones.
 
     Returns:
         One semantic candidate keyed ``tool.<object>`` whose value and text are the result, or
@@ -98,12 +103,13 @@ def tool_result_candidates(turn: Turn) -> list[Candidate]:
     obj = object_of(text)
     if obj is None:
         return []
+    asked = about(obj, context)
     return [
         Candidate(
             kind=MemoryKind.SEMANTIC,
             key=KEY_PREFIX + obj,
             value=text,
-            text=readable(text),
+            text=readable(text) + (f" (asked: {asked})" if asked else ""),
             confidence=CONFIDENCE,
             evidence=(turn.episode_id,),
             source=turn.source,
@@ -111,6 +117,20 @@ def tool_result_candidates(turn: Turn) -> list[Candidate]:
             extra={"rule": "tool.result", "object": obj},
         )
     ]
+
+
+#: Characters of the user's turn quoted in a result's text.
+ASKED_CHARS = 240
+
+
+def about(obj: str, context: Sequence[Turn]) -> str:
+    """The user's turn of ``context`` a result about ``obj`` answers: the latest that names the
+    id, else the latest user turn (the request the tool ran for); "" when there is none."""
+    said = [t for t in context if t.role is Role.USER and t.source is Source.USER]
+    pattern = re.compile(rf"(?<![\w-]){re.escape(obj)}(?![\w-])", re.IGNORECASE)
+    naming = [t for t in said if pattern.search(t.content)]
+    pick = (naming or said)[-1:] if said else []
+    return " ".join(pick[0].content.split())[:ASKED_CHARS] if pick else ""
 
 
 def readable(result: str) -> str:

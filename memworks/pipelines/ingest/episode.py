@@ -132,7 +132,7 @@ def judge_episode(
     except ExtractionRejected as exc:
         candidates, result.extraction_error = [], exc.reason
     # Whatever reads the user's words, a verified tool's result is keyed by its object.
-    candidates += tool_result_candidates(bounded_turn(turn, caps.max_chars))
+    candidates += tool_result_candidates(bounded_turn(turn, caps.max_chars), read)
     kept = candidates[: caps.max_candidates]
     tainted = injection_marker(turn.content)  # an injection attempt leaves no fact behind
     for c in [transcript_candidate(turn), *kept]:

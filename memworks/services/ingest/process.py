@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from memworks.models.drafts import Candidate, MemoryView, Turn
-from memworks.models.enums import EpisodeState, GateOutcome, MemoryKind, MemoryStatus, Op
+from memworks.models.enums import EpisodeState, GateOutcome, MemoryKind, MemoryStatus, Op, Source
 from memworks.models.schemas import EpisodeIn
 from memworks.models.tables import Episode, Memory
 from memworks.pipelines.consolidation import EvictionPolicy
@@ -156,6 +156,10 @@ def process_episodes(
     return out
 
 
+#: Earlier turns of its session read beside a verified tool's result (the request is near it).
+TOOL_CONTEXT_TURNS = 4
+
+
 class _Judge:
     """Extraction and embedding (outside any transaction where possible), vectors kept by text."""
 
@@ -171,7 +175,7 @@ class _Judge:
         those (in arrival order) judged before that many candidates (transcripts aside) were: a
         prefix of every scope's arrivals, so none is left behind an earlier one of its scope."""
         contexts = {
-            e.id: [to_turn(c) for c in episodes.session_context(s, episode=e, limit=self.context_turns)] for e in rows
+            e.id: [to_turn(c) for c in episodes.session_context(s, episode=e, limit=self._context_of(e))] for e in rows
         }
         turns = [to_turn(e) for e in rows]
         warm = getattr(self.extractor, "warm", None)  # a BatchExtractor parses the batch at once
@@ -206,6 +210,11 @@ class _Judge:
         texts = [t for t in dict.fromkeys([*whole, *(x for t in whole for x in spans(t))]) if t not in self.vectors]
         self.vectors.update(zip(texts, self.embedder.embed(texts), strict=True))
         return judged
+
+    def _context_of(self, e: Episode) -> int:
+        """Earlier turns read beside ``e``: the extractor's, and for a verified tool's result the
+        few before it, where the request it answers was made."""
+        return max(self.context_turns, TOOL_CONTEXT_TURNS if e.source is Source.VERIFIED_TOOL else 0)
 
     def _per_scope(self, s: Session, rows: Sequence[Episode]) -> dict[tuple[str, str], Extractor]:
         """For an extractor that reads the stored slots (the ``llm`` one): bound to each scope's."""

@@ -23,6 +23,9 @@ __all__ = ["facts_for"]
 
 # --- places ---------------------------------------------------------------------------------
 
+#: Words of a stay away from home: "I'm finally in Tokyo, the hotel is lovely" is a trip.
+_AWAY = r"trip|holidays?|vacation|hotel|hostel|visit|visiting|conference|weekend|layover|airport"
+
 # (rule, pattern, key, known places only, confidence)
 _PLACE_RULES: tuple[tuple[str, re.Pattern[str], str, bool, float], ...] = (
     (
@@ -51,11 +54,11 @@ _PLACE_RULES: tuple[tuple[str, re.Pattern[str], str, bool, float], ...] = (
     ),
     (
         # "We're finally in Lisbon!", "Right, we're in Leeds now": arriving where one now lives.
-        # Only with "now" or "finally", and not on a trip (see :data:`_AWAY`).
+        # Only with "now" or "finally" in the clause, and never on a stay away (a trip, a hotel).
         "home.now_in",
         ci(
-            rf"^(?:{IM}|{WERE})\s+(?:(?:finally|now|all)\s+)+(?:settled\s+)?in\s+(?P<place>[^,]+?)(?:\s+now)?(?:\s*,.*)?$"
-            rf"|^(?:{IM}|{WERE})\s+(?:(?:finally|all)\s+)*(?:settled\s+)?in\s+(?P<place2>[^,]+?)\s+now(?:\s*,.*)?$"
+            rf"^(?=[^,]*\b(?:finally|now)\b)(?!.*\b(?:{_AWAY})\b)(?:{IM}|{WERE})\s+(?:(?:finally|now|all)\s+)*"
+            r"(?:settled\s+)?in\s+(?P<place>[^,]+?)(?:\s+now)?(?:\s*,.*)?$"
         ),
         "user.home_city",
         False,
@@ -113,18 +116,11 @@ _PLACE_TEXT = {
 }
 
 
-#: Words of a stay away from home: "I'm finally in Tokyo, the hotel is lovely" is a trip.
-_AWAY = ci(r"\b(?:trip|holiday|holidays|vacation|hotel|hostel|visit|visiting|conference|weekend|layover|airport)\b")
-
-
 def _places(c: Clause) -> list[Fact]:
     out: list[Fact] = []
     for rule, rx, key, known_only, conf in _PLACE_RULES:
         m = rx.match(c.text)
-        if m and rule == "home.now_in" and _AWAY.search(c.raw):
-            continue
-        place = (m["place"] or m.groupdict().get("place2")) if m else None
-        found = take_place(place) if place else None
+        found = take_place(m["place"]) if m else None
         if found is None or (known_only and found[1] == "other"):
             continue
         name, what = found

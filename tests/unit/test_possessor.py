@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memworks.pipelines.retrieval.possessor import OWNED_MIN_SIMILARITY, holders, owned_word, possessor
+from memworks.pipelines.retrieval.possessor import OWNED_MIN_SIMILARITY, another_member, holders, owned_word, possessor
 
 
 @pytest.mark.parametrize(
@@ -39,3 +39,23 @@ def test_below_holders_puts_every_other_candidate_under_the_holders_in_its_own_o
     out = below_holders(np.array([0.9, 0.2, 0.5, 0.1]), [False, True, False, True])
     assert sorted(range(4), key=lambda i: -out[i]) == [1, 3, 0, 2]
     assert list(below_holders(np.array([0.9, 0.2]), [True, True])) == [0.9, 0.2]
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "other"),
+    [
+        ("What's my dog's name?", "We adopted a cat! She's a grey tabby called Miso.", True),
+        ("When is my sister's wedding?", "My brother Pablo's wedding is on September 8.", True),
+        ("What's my mum's name?", "My dad Luis retired last year.", True),
+        ("What's my dog's name?", "Our dog Biscuit had his jabs; the cat hid.", False),  # names the dog too
+        ("What's my dog's name?", "An old border collie called Loke.", False),  # a kind of dog, no other animal
+        ("What's my partner's name?", "My wife Efua is a midwife.", False),  # "partner" names no member
+        ("What's my cat's name?", "My sister Ines lives in Copenhagen.", False),  # another kind altogether
+    ],
+)
+def test_a_candidate_naming_another_of_the_things_kind_does_not_hold_it(question: str, text: str, other: bool) -> None:
+    from memworks.pipelines.text.terms import terms
+
+    owner, words = possessor(question), frozenset(terms(text))
+    assert another_member(owner, words) is other
+    assert holders(owner, [words], [OWNED_MIN_SIMILARITY + 0.1]) == [not other]

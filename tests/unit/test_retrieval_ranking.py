@@ -335,6 +335,10 @@ def test_a_named_persons_fact_that_means_the_question_keeps_its_place() -> None:
         ("What pets do I have?", False),
         ("What are Melanie's pets' names?", False),
         ("How many cats do I have?", False),
+        ("When is the conference?", True),
+        ("When's my dentist appointment?", True),
+        ("When did the conference start?", False),
+        ("When do we usually meet?", False),
     ],
 )
 def test_asks_now_is_a_question_for_the_one_thing_that_holds_now(question: str, now: bool) -> None:
@@ -349,6 +353,7 @@ def _latest(
     changed: list[bool] | None = None,
     covers: list[set[str]] | None = None,
     words: list[set[str]] | None = None,
+    anywhere: bool = False,
 ) -> list[int]:
     said = [datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=d) for d in days]
     n = len(score)
@@ -363,6 +368,7 @@ def _latest(
         changed or [],
         [frozenset(c) for c in covers] if covers else [],
         [frozenset(w) for w in words] if words else [],
+        anywhere=anywhere,
     )
     return sorted(range(n), key=lambda i: -out[i])
 
@@ -391,6 +397,27 @@ def test_a_later_statement_that_says_it_changed_rivals_from_further_below() -> N
         _latest([0.9, 0.5, 0.3, 0.2, 0.1], sims, [0, 60, 10, 20, 30], changed=[False, True, False, False, False])[0]
         == 1
     )
+
+
+def test_a_statement_that_says_it_changed_rivals_from_anywhere_below_for_a_question_naming_no_one() -> None:
+    # "What phone do I use?": "I'm on an iPhone 15 now" (index 4) shares no word with it, so the
+    # ranker puts it last, though it means the question about as well as "My phone is a Pixel 7".
+    score, sims, days = [0.9, 0.5, 0.3, 0.2, 0.1], [0.55, 0.2, 0.15, 0.1, 0.44], [0, 10, 20, 30, 60]
+    changed = [False, False, False, False, True]
+    assert _latest(score, sims, days, changed=changed)[0] == 0  # outside the top 3: no rival
+    order = _latest(score, sims, days, changed=changed, anywhere=True)
+    assert order[0] == 4 and order.index(0) == 3
+
+
+def test_an_earlier_statement_that_the_best_answer_changes_leaves_the_top() -> None:
+    # "When is the conference?": "it's on October 12 now" (index 0, the best) after "on October 5"
+    # (index 1), which means the question a little less well
+    order = _latest(
+        [0.9, 0.7, 0.3, 0.2, 0.1], [0.69, 0.60, 0.3, 0.2, 0.1], [80, 0, 10, 20, 30], changed=[True] + [False] * 4
+    )
+    assert order[0] == 0 and order.index(1) == 3
+    # ... but not without the word of change
+    assert _latest([0.9, 0.7, 0.3, 0.2, 0.1], [0.69, 0.60, 0.3, 0.2, 0.1], [80, 0, 10, 20, 30])[:2] == [0, 1]
 
 
 def test_without_a_word_of_change_a_statement_lacking_a_word_of_the_question_is_no_rival() -> None:

@@ -24,8 +24,10 @@ _BELOW = 0.999
 
 #: Words of a question that ask about the past, a count or a span, or more than one thing.
 _NOT_NOW = frozenset(
-    "did was were had used ago before previously first originally last ever when how many much long".split()
+    "did was were had used ago before previously first originally last ever how many much long".split()
 )
+#: "When" asks about now only with a present verb next ("When is the conference?", not "When did ...").
+_WHEN_NOW = frozenset({"is", "are", "'s"})
 _NOW = frozenset("do does am is are have has 's now currently these nowadays still".split())
 _WH = frozenset({"what", "which"})
 _NOT_PLURAL = frozenset({"is", "was", "does", "has", "this", "yes", "its", "his", "hers", "ours", "yours"})
@@ -66,6 +68,8 @@ def asks_now(text: str) -> bool:
     plural ("What pets ...?"), whose answers add up over time."""
     words = re.findall(r"[\w]+|'s", text.casefold().replace("\u2019", "'"))
     if not words or _NOT_NOW.intersection(words):
+        return False
+    if any(w == "when" and words[i + 1 : i + 2] != [] and words[i + 1] not in _WHEN_NOW for i, w in enumerate(words)):
         return False
     # "have" is a possession at the end ("What phone do I have?") or before "got", else a
     # perfect's auxiliary.
@@ -108,6 +112,8 @@ def latest_first(
     changed: Sequence[bool] = (),
     covers: Sequence[frozenset[str]] = (),
     words: Sequence[frozenset[str]] = (),
+    *,
+    anywhere: bool = False,
 ) -> npt.NDArray[np.float64]:
     """For a question about what holds now: of the best hits by one speaker that answer it about
     as well as the best, the latest is the answer ("Which bank am I with?": "I bank with
@@ -148,9 +154,18 @@ def latest_first(
             return False
         if sims[j] >= floor and (news[j] or asked[best] <= asked[j]):
             return True
-        return news[j] and said[j] > said[best] and sims[j] >= cue_floor
+        # A later statement that says it changed, or the earlier one it is the change of ("it's on
+        # October 12 now" is the best answer; "on October 5" means the question a little less).
+        later_news = news[j] and said[j] > said[best]
+        return (later_news or (news[best] and said[j] < said[best])) and sims[j] >= cue_floor
 
-    rivals = [j for j in top if rival(j)]
+    # With ``anywhere`` (a question naming no one: "What phone do I use?"), a statement that says it
+    # changed rivals them from anywhere below: its new words are often not the question's ("I'm
+    # on an iPhone 15 now" shares none), so the ranker's lexical side puts it low though it means
+    # the question about as well. A conversation between two people says "now" and "new" about too
+    # many other things (on LoCoMo, recall@1 fell by 3 questions of 250 with questions naming them).
+    pool = top + [j for j in order if anywhere and j not in top and not summary[j] and news[j]]
+    rivals = [j for j in pool if rival(j)]
     answer = max(rivals, key=lambda j: said[j])
     # An earlier statement in mostly the same words says it again: a restatement, not outdated.
     terms = words if len(words) == n else [frozenset[str]()] * n

@@ -1,7 +1,9 @@
 """Whose thing a question asks about: "What's my dog's name?" asks the name of the user's dog.
 
 A record that does not mention the dog answers something else, however much "name" it holds
-("User's name is Maya"); when no candidate mentions it, nothing said answers the question.
+("User's name is Maya"); when no candidate mentions it, nothing said answers the question. A
+record that means it only by likeness and names another member of its kind does not mention it
+either: the cat is no dog, the brother no sister, though an embedder puts each pair close.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import numpy.typing as npt
 
 from memworks.pipelines.text.terms import terms
 
-__all__ = ["OWNED_MIN_SIMILARITY", "below_holders", "holders", "owned_word", "possessor"]
+__all__ = ["OWNED_MIN_SIMILARITY", "another_member", "below_holders", "holders", "owned_word", "possessor"]
 
 #: Similarity of a candidate's best sentence to the owned thing's word at which it means the
 #: thing without naming it ("border collie" for "dog").
@@ -22,6 +24,62 @@ OWNED_MIN_SIMILARITY = 0.3
 
 #: "my dog's name", "my brother called", "my sister's wedding": the thing owned, then what of it.
 _OWNED = re.compile(r"\bmy ([a-z][a-z-]*)(?:'s|\u2019s| called| named)(?!\w)", re.I)
+
+
+#: Kinds whose members exclude each other: a person's relatives and a household's animals. Each
+#: line is one member and its other words; a kind's general words ("partner", "pet") name no
+#: member, so they exclude none.
+_KINDS = {
+    "relative": (
+        "sister sis",
+        "brother bro",
+        "mother mum mom mam mommy mummy",
+        "father dad daddy papa",
+        "son",
+        "daughter",
+        "wife",
+        "husband",
+        "girlfriend",
+        "boyfriend",
+        "grandmother grandma granny gran nan",
+        "grandfather grandpa granddad grandad",
+        "aunt auntie",
+        "uncle",
+        "niece",
+        "nephew",
+        "cousin",
+    ),
+    "animal": (
+        "dog puppy pup",
+        "cat kitten kitty",
+        "rabbit bunny",
+        "hamster",
+        "parrot budgie",
+        "horse pony",
+        "tortoise turtle",
+        "snake",
+        "ferret",
+    ),
+}
+#: Each member's index terms -> (its kind, its line).
+_MEMBER_OF: dict[str, tuple[str, int]] = {
+    t: (kind, i)
+    for kind, lines in _KINDS.items()
+    for i, line in enumerate(lines)
+    for w in line.split()
+    for t in terms(w)
+}
+
+
+def another_member(owner: frozenset[str], words: frozenset[str]) -> bool:
+    """``words`` name another member of the owned thing's kind and not the thing itself ("cat"
+    for the dog a question asks about; "brother" for its sister)."""
+    mine = {_MEMBER_OF[t] for t in owner if t in _MEMBER_OF}
+    if not mine or owner & words:
+        return False
+    kinds = {kind for kind, _ in mine}
+    theirs = {_MEMBER_OF[t] for t in words if t in _MEMBER_OF and _MEMBER_OF[t][0] in kinds}
+    return bool(theirs - mine) and not theirs & mine
 
 
 def owned_word(question: str) -> str:
@@ -37,9 +95,13 @@ def possessor(question: str) -> frozenset[str]:
 
 def holders(owner: frozenset[str], words: Sequence[frozenset[str]], owned: Sequence[float] | None = None) -> list[bool]:
     """Which candidates mention what the question asks something of: by its word (their index
-    terms) or, given ``owned`` (their similarity to the word), by meaning."""
+    terms) or, given ``owned`` (their similarity to the word), by meaning, unless they name
+    another of its kind (:func:`another_member`)."""
     near = list(owned) if owned is not None and len(owned) == len(words) else [0.0] * len(words)
-    return [bool(owner & w) or near[i] >= OWNED_MIN_SIMILARITY for i, w in enumerate(words)]
+    return [
+        bool(owner & w) or (near[i] >= OWNED_MIN_SIMILARITY and not another_member(owner, w))
+        for i, w in enumerate(words)
+    ]
 
 
 def below_holders(score: npt.NDArray[np.float64], held: Sequence[bool]) -> npt.NDArray[np.float64]:

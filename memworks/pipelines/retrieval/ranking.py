@@ -265,7 +265,19 @@ def _learned(
         changed = [says_change(t) for t in texts]
         asked = frozenset(t for _, t in content_words(q.text))
         covers = [asked & w for w in words]
-        score = latest_first(score, sims, sig.session_at, who, sig.source, summary, sig.parts, changed, covers, words)
+        score = latest_first(
+            score,
+            sims,
+            sig.session_at,
+            who,
+            sig.source,
+            summary,
+            sig.parts,
+            changed,
+            covers,
+            words,
+            anywhere=q.named is None,
+        )
     score = below_parts(score, sig.parts, sig.span if policy.spans else sig.cos)
     order = sorted(range(len(sig)), key=lambda i: (-score[i], sig.ids[i]))
     if q.named and policy.subjects:

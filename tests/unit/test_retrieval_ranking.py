@@ -469,3 +469,29 @@ def test_an_earlier_statement_in_mostly_the_same_words_is_a_restatement_not_outd
     words = [{"prefer", "dark", "mode", "editor"}, {"realli", "like", "dark", "mode", "editor"}, {"x"}, {"y"}, {"z"}]
     order = _latest([0.9, 0.5, 0.3, 0.2, 0.1], [0.50, 0.48, 0.2, 0.1, 0.05], [0, 1, 10, 20, 30], words=words)
     assert order.index(0) < 3
+
+
+def test_when_only_someone_elses_record_means_the_question_it_is_flagged_not_offered_as_theirs() -> None:
+    # "What instrument does Nadia play?": Omar's "I'm learning piano" (0) means it, name left out;
+    # Nadia's own records (1, 2) do not, though the model scores them as the person asked about
+    q = Question("What instrument does Nadia play?", "Nadia", False, None, "named")
+    sig = signals(
+        3,
+        subjects=["Omar", "Nadia", "Nadia"],
+        addressees=[None] * 3,
+        span=np.array([0.6, 0.5, 0.4]),
+        unnamed=np.array([0.55, 0.12, 0.10]),
+    )
+    policy = RankPolicy(model=model(mismatch_margin=50.0))  # no lead would flag it
+    r = rank_signals(_recs(sig), sig, q, k=3, policy=policy)
+    assert r.subject_mismatch and [h.about for h in r.hits] == ["Omar"]
+    # A record of hers that means it is answered as hers
+    own = signals(
+        3,
+        subjects=["Omar", "Nadia", "Nadia"],
+        addressees=[None] * 3,
+        span=np.array([0.6, 0.5, 0.4]),
+        unnamed=np.array([0.55, 0.40, 0.10]),
+    )
+    r = rank_signals(_recs(own), own, q, k=3, policy=policy)
+    assert not r.subject_mismatch and r.hits[0].about == "Nadia"

@@ -120,13 +120,17 @@ def _item(cls: type[Any], value: str, *, evidence: tuple[str, ...] = ("mini.s1-1
 class FixedStore:
     """Answers every question with the same hits (or an abstention), and lists the same records."""
 
-    def __init__(self, hits: list[HitOut], records: Sequence[MemoryOut] = (), profile: str = "") -> None:
-        self.hits, self.records, self.text = hits, list(records), profile
+    def __init__(
+        self, hits: list[HitOut], records: Sequence[MemoryOut] = (), profile: str = "", *, flagged: bool = False
+    ) -> None:
+        self.hits, self.records, self.text, self.flagged = hits, list(records), profile, flagged
         self.asked: list[dict[str, Any]] = []
 
     def retrieve(self, scope: Scope, query: str, **kw: Any) -> RetrieveResult:
         self.asked.append({"query": query} | kw)
-        return RetrieveResult(abstained=not self.hits, hits=self.hits)
+        return RetrieveResult(
+            abstained=not self.hits, hits=self.hits, subject_mismatch=self.flagged and bool(self.hits)
+        )
 
     def memories(self, scope: Scope, *, include_history: bool = False) -> list[MemoryOut]:
         return [m for m in self.records if include_history or not m.stale]
@@ -222,6 +226,13 @@ def test_each_kind_passes_on_the_right_answer_and_fails_on_the_wrong_one(
     assert Grader(right, conv).grade(c).ok
     failed = Grader(wrong, conv).grade(c)
     assert not failed.ok and failed.reason
+
+
+def test_every_hit_flagged_as_someone_elses_is_no_answer() -> None:
+    # "What instrument does Nadia play?": only Omar's piano, flagged as his
+    conv, c = _conv({"kind": "abstain", "query": "q"})
+    assert Grader(FixedStore([_item(H, "piano", evidence=OMAR)], flagged=True), conv).grade(c).ok
+    assert not Grader(FixedStore([_item(H, "piano", evidence=OMAR)]), conv).grade(c).ok
 
 
 def test_questions_are_asked_a_day_after_the_last_turn_unless_told() -> None:

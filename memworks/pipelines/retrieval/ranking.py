@@ -284,8 +284,11 @@ def _learned(
         content = model.logits(x, content_only=True)
         theirs = [content[i] for i, w in enumerate(who) if w == q.named]
         others = [content[i] for i, w in enumerate(who) if w is not None and w != q.named]
-        if others and max(others) - (max(theirs) if theirs else -np.inf) >= model.mismatch_margin:
-            # The best evidence is about someone else: say so, and offer nothing as theirs.
+        lead = max(others) - (max(theirs) if theirs else -np.inf) if others else -np.inf
+        if others and (lead >= model.mismatch_margin or not means_theirs(sig, who, q.named, policy)):
+            # The best evidence is about someone else, or only someone else's means the question
+            # ("What instrument does Nadia play?": "Omar is learning piano"): say so, and offer
+            # nothing as theirs.
             flagged = [hit(i, float(score[i])) for i in order if who[i] is not None and who[i] != q.named]
             return Ranking(flagged[:k], subject_mismatch=True)
     return Ranking([hit(i, float(score[i])) for i in order[:k]])
@@ -305,6 +308,14 @@ def answers(q: Question, sig: Signals, p: npt.NDArray[np.float64], model: Ranker
         sims = sig.unnamed if sig.unnamed is not None and len(sig.unnamed) else sig.span if policy.spans else sig.cos
         return float(np.max(sims)) >= NAMED_MIN_SIMILARITY
     return floor
+
+
+def means_theirs(sig: Signals, who: Sequence[str | None], named: str, policy: RankPolicy) -> bool:
+    """Whether a candidate about the person named (or about no one known) means what the question
+    asks without the name (:data:`NAMED_MIN_SIMILARITY`, as :func:`answers` asks of any)."""
+    sims = sig.unnamed if sig.unnamed is not None and len(sig.unnamed) else sig.span if policy.spans else sig.cos
+    mine = [float(s) for s, w in zip(sims, who, strict=False) if w is None or w == named]
+    return bool(mine) and max(mine) >= NAMED_MIN_SIMILARITY
 
 
 def lift_facts(

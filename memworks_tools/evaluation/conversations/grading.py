@@ -218,10 +218,11 @@ class Grader:
 
     def _abstain(self, check: Check) -> Verdict:
         r = self._ask(check)
-        if r.abstained:
-            return Verdict(True)
-        flag = " (every hit flagged subject_mismatch)" if r.subject_mismatch else ""
-        return Verdict(False, f"answered{flag}: top-1 {_show(r.hits[0]) if r.hits else 'none'}", _shown(r.hits[:3]))
+        # Every hit flagged as about someone else offers nothing as the person's: not answered,
+        # as ``eval locomo`` counts it ("What instrument does Nadia play?": only Omar's piano).
+        if r.abstained or r.subject_mismatch:
+            return Verdict(True, got=_shown(r.hits[:3]) if r.subject_mismatch else [])
+        return Verdict(False, f"answered: top-1 {_show(r.hits[0]) if r.hits else 'none'}", _shown(r.hits[:3]))
 
     def _attribution(self, check: Check) -> Verdict:
         r = self._ask(check)

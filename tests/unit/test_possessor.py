@@ -59,3 +59,17 @@ def test_a_candidate_naming_another_of_the_things_kind_does_not_hold_it(question
     owner, words = possessor(question), frozenset(terms(text))
     assert another_member(owner, words) is other
     assert holders(owner, [words], [OWNED_MIN_SIMILARITY + 0.1]) == [not other]
+
+
+def test_a_fact_whose_value_is_the_thing_itself_yields_to_a_holder_that_says_more_of_it() -> None:
+    from memworks.pipelines.retrieval.possessor import says_more
+
+    owner = possessor("What's my cat called?")
+    # "User adopted a cat." (a fact, value "cat"), "We adopted a cat! She's called Miso." (a turn)
+    assert says_more(owner, [True, True], ["cat", "We adopted a cat! She's called Miso."], [True, False]) == [
+        False,
+        True,
+    ]
+    # Alone, it still holds the thing; a fact that names it ("Miso") always does
+    assert says_more(owner, [True, False], ["cat", "Nice weather."], [True, False]) == [True, False]
+    assert says_more(owner, [True, True], ["Miso", "a cat"], [True, False]) == [True, True]

@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from memworks.pipelines.text.terms import terms
 
-__all__ = ["OWNED_MIN_SIMILARITY", "another_member", "below_holders", "holders", "owned_word", "possessor"]
+__all__ = ["OWNED_MIN_SIMILARITY", "another_member", "below_holders", "holders", "owned_word", "possessor", "says_more"]
 
 #: Similarity of a candidate's best sentence to the owned thing's word at which it means the
 #: thing without naming it ("border collie" for "dog").
@@ -102,6 +102,19 @@ def holders(owner: frozenset[str], words: Sequence[frozenset[str]], owned: Seque
         bool(owner & w) or (near[i] >= OWNED_MIN_SIMILARITY and not another_member(owner, w))
         for i, w in enumerate(words)
     ]
+
+
+def says_more(owner: frozenset[str], held: Sequence[bool], values: Sequence[str], facts: Sequence[bool]) -> list[bool]:
+    """``held``, less the facts whose value is the thing itself when another holder says more of
+    it: "User adopted a cat." (value "cat") says that there is a cat, not what "What's my cat
+    called?" asks; "We adopted a cat! ... called Miso" does."""
+    if len(values) != len(held) or len(facts) != len(held):
+        return list(held)
+    bare = [
+        bool(f) and bool(v := frozenset(terms(value))) and v <= owner for value, f in zip(values, facts, strict=True)
+    ]
+    more = [h and not b for h, b in zip(held, bare, strict=True)]
+    return more if any(more) else list(held)
 
 
 def below_holders(score: npt.NDArray[np.float64], held: Sequence[bool]) -> npt.NDArray[np.float64]:

@@ -205,6 +205,8 @@ class Signals:
     #: For a question asking something of a thing of the user's ("my dog's name"): each
     #: candidate's similarity (best sentence) to that thing's word; None when not measured.
     owned: npt.NDArray[np.float64] | None = None
+    #: Each candidate's value (a keyed fact's is what it holds: "cat" for "User adopted a cat.").
+    values: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.latest import latest_first, says_change
-from memworks.pipelines.retrieval.possessor import below_holders, holders, possessor
+from memworks.pipelines.retrieval.possessor import below_holders, holders, possessor, says_more
 from memworks.pipelines.retrieval.ranker import (
     FEATURES,
     Question,
@@ -253,6 +253,7 @@ def _learned(
         held = holders(owner, words, owned)
         if not any(held):
             return Ranking([])  # nothing said is about the dog (or sister) the question asks about
+        held = says_more(owner, held, sig.values, sig.facts.tolist())
         score = below_holders(score, held)
     if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
         score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who])

@@ -170,6 +170,7 @@ def _rank_fields(s: Session, ids: list[str]) -> list[Row[Any]]:
         col(Memory.valid_from),
         col(Memory.valid_to),
         col(Memory.text),
+        col(Memory.value),
     )
     return [r for chunk in chunks(ids) for r in s.execute(select(*cols).where(cols[0].in_(chunk)))]
 
@@ -210,6 +211,7 @@ def _signals(
         best_span=np.array([vec.best_span(m) if policy.spans else -1 for m in ids], dtype=np.int64),
         length=np.array([_length(lex, lengths, m) for m in ids]),
         texts=[r.text for r in rows],
+        values=[r.value for r in rows],
         subjects=[r.subject or (layout.speaker.get(r.memory_id) if layout else None) for r in rows],
         addressees=[layout.addressee(m) if layout else None for m in ids],
         event_at=[r.event_at or r.valid_from for r in rows],

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import and_, select
 from sqlmodel import Session, col
 
-from memworks.models.enums import Relation
+from memworks.models.enums import MemoryStatus, Relation
 from memworks.models.schemas import Scope
 from memworks.models.tables import Episode, Lineage, Memory
 from memworks.store.memories import scope_clause
@@ -37,13 +37,17 @@ class Layout:
     source: dict[str, str] = field(default_factory=dict)
     #: A summary's parts: the records (transcripts and facts) of the turns it summarises.
     parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: A transcript's replaced slots: keys of the records read from its turn that a later value
+    #: superseded ("user.home_city" for "I live in Porto ..." after the move), less those its turn
+    #: still holds a current value of.
+    replaced: dict[str, frozenset[str]] = field(default_factory=dict)
     used: float = field(default_factory=time.monotonic)
 
     @property
     def nbytes(self) -> int:
-        return 200 * (len(self.prev) + len(self.next) + len(self.speaker) + len(self.source)) + 60 * sum(
-            len(p) for p in self.parts.values()
-        )
+        return 200 * (
+            len(self.prev) + len(self.next) + len(self.speaker) + len(self.source) + len(self.replaced)
+        ) + 60 * sum(len(p) for p in self.parts.values())
 
     def addressee(self, mid: str) -> str | None:
         """Who ``mid``'s speaker was talking to: the speaker of the nearest turn by someone else."""
@@ -76,6 +80,8 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
             col(Episode.turn),
             col(Episode.metadata_json),
             col(Episode.role),
+            col(Memory.key),
+            col(Memory.status),
         )
         .join(
             Lineage,
@@ -99,9 +105,15 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
     turn_of: dict[str, str] = {}  # episode id -> its transcript record
     facts: list[tuple[str, str]] = []
     speaker: dict[str, str] = {}
-    for mid, subject, extractor, episode_id, session_id, turn, meta, role in rows:
+    gone: dict[str, set[str]] = {}  # episode id -> keys its turn said that were superseded
+    held: dict[str, set[str]] = {}  # ... and keys it still holds a current value of
+    for mid, subject, extractor, episode_id, session_id, turn, meta, role, key, status in rows:
         if extractor != "transcript":
             facts.append((mid, episode_id))
+            if key and status == MemoryStatus.SUPERSEDED:
+                gone.setdefault(episode_id, set()).add(key)
+            elif key and status == MemoryStatus.ACTIVE:
+                held.setdefault(episode_id, set()).add(key)
             continue
         at[(session_id, turn)] = turn_of[episode_id] = mid
         speaker[mid] = subject or speaker_of(meta, str(role))
@@ -125,8 +137,20 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
         )
     ):
         parts.setdefault(summary, []).extend(of_turn.get(e, ()))
+    replaced = {
+        turn_of[e]: frozenset(keys - held.get(e, set()))
+        for e, keys in gone.items()
+        if e in turn_of and keys - held.get(e, set())
+    }
     return Layout(
-        version, prev, nxt, speaker, frozenset(speaker.values()), source, {k: tuple(v) for k, v in parts.items()}
+        version,
+        prev,
+        nxt,
+        speaker,
+        frozenset(speaker.values()),
+        source,
+        {k: tuple(v) for k, v in parts.items()},
+        replaced,
     )
 
 

@@ -495,3 +495,17 @@ def test_when_only_someone_elses_record_means_the_question_it_is_flagged_not_off
     )
     r = rank_signals(_recs(own), own, q, k=3, policy=policy)
     assert not r.subject_mismatch and r.hits[0].about == "Nadia"
+
+
+def test_a_turn_whose_slot_was_replaced_leaves_the_top_when_the_slots_record_answers() -> None:
+    # "Where do I live?": "User lives in Lisbon" (0, keyed), two others, then "I'm Maya, I live in
+    # Porto" (3), whose home the move replaced, and a fifth
+    score = np.array([0.9, 0.5, 0.4, 0.45, 0.1])
+    keys = ["user.home_city", None, "user.timezone", None, None]
+    replaced = [frozenset(), frozenset(), frozenset(), frozenset({"user.home_city"}), frozenset()]
+    out = latest.below_replaced(score, keys, replaced, [False] * 5)
+    order = sorted(range(5), key=lambda i: -out[i])
+    assert order[:3] == [0, 1, 2] and order[3] == 3
+    # A question the replaced slot does not answer ("What's my name?") leaves it where it was
+    keys[0] = "user.name"
+    assert list(latest.below_replaced(score, keys, replaced, [False] * 5)) == list(score)

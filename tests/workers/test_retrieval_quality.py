@@ -183,3 +183,23 @@ def test_every_ranker_setting_answers_and_abstains(sqlite_url: str, make_memwork
     mw.drain()
     assert "Porto" in " ".join(h.text for h in mw.retrieve(U, "Where does my sister live?").hits[:2])
     assert mw.retrieve(U, "What is my blood type?").abstained
+
+
+def test_a_turn_whose_home_a_move_replaced_leaves_the_present_answer_about_home(
+    sqlite_url: str, make_memworks: Any
+) -> None:
+    # Given an introduction that says two things, one of which (the home) later changes,
+    mw = make_memworks(sqlite_url)
+    mw.enqueue_episodes([turn(0, "Hi! I'm Rosa, I live in Valencia.", session="a", when=T0)])
+    mw.drain()
+    mw.enqueue_episodes([turn(0, "We're finally in Bilbao!", session="b", when=T0 + timedelta(days=40))])
+    mw.drain()
+    later = T0 + timedelta(days=41)
+    # then a present question about home reads the new city, and the introduction is out of the top 3
+    hits = mw.retrieve(U, "Where do I live?", asked_at=later).hits
+    assert "Bilbao" in hits[0].value
+    assert not any("Valencia" in h.value for h in hits[:3])
+    # while what else it said still answers its own question, and the past still reads it
+    assert any("Rosa" in h.value for h in mw.retrieve(U, "What's my name?", asked_at=later).hits[:2])
+    before = mw.retrieve(U, "Where did I live?", as_of=T0 + timedelta(days=10)).hits
+    assert any("Valencia" in h.value for h in before[:3])

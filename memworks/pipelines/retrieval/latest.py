@@ -17,7 +17,16 @@ import numpy.typing as npt
 
 from memworks.pipelines.claims import cues as C
 
-__all__ = ["CHANGE_GAP", "LATEST_GAP", "LATEST_MIN_SIMILARITY", "LATEST_TOP", "asks_now", "latest_first", "says_change"]
+__all__ = [
+    "CHANGE_GAP",
+    "LATEST_GAP",
+    "LATEST_MIN_SIMILARITY",
+    "LATEST_TOP",
+    "asks_now",
+    "below_replaced",
+    "latest_first",
+    "says_change",
+]
 
 #: How far below its best record a demoted one scores (just below: it keeps its place among the rest).
 _BELOW = 0.999
@@ -177,11 +186,42 @@ def latest_first(
     old = {i for i in range(n) if turn[i] in old or i in old} - {answer, turn[answer]}
     # ... and a summary that repeats one of them.
     old |= {i for i in range(n) if summary[i] and len(parts) == n and old.intersection(parts[i])}
-    # Out of the top, just below the best others, in their own order: still there for a
-    # question that needs the history too. (Summaries take their places from their parts next.)
-    others = sorted((out[i] for i in range(n) if i not in old and not summary[i]), reverse=True)[:LATEST_TOP]
-    low = others[-1] * _BELOW
-    factor = min(1.0, low / max(out[i] for i in old)) if old else 1.0
+    return _out_of_top(out, old, summary)
+
+
+def _out_of_top(score: npt.NDArray[np.float64], old: set[int], summary: Sequence[bool]) -> npt.NDArray[np.float64]:
+    """``old`` out of the top, just below the best others, in their own order: still there for a
+    question that needs the history too. (Summaries take their places from their parts next.)"""
+    n = len(score)
+    others = sorted((score[i] for i in range(n) if i not in old and not summary[i]), reverse=True)[:LATEST_TOP]
+    if not old or not others:
+        return score
+    out = score.copy()
+    factor = min(1.0, others[-1] * _BELOW / max(out[i] for i in old))
     for i in old:
         out[i] *= factor
     return out
+
+
+def below_replaced(
+    score: npt.NDArray[np.float64],
+    keys: Sequence[str | None],
+    replaced: Sequence[frozenset[str]],
+    summary: Sequence[bool],
+) -> npt.NDArray[np.float64]:
+    """For a question about what holds now: a turn whose value of a slot was replaced leaves the
+    top when that slot's current record is among the best answers ("Where do I live?": "User
+    lives in Lisbon" answers; "I'm Maya, I live in Porto and ..." said the value the move
+    replaced). The turn's other facts ("I'm Maya") still answer their own questions: only a
+    question the replaced slot answers moves it.
+
+    ``keys``: each candidate's key; ``replaced``: each transcript's superseded slots
+    (:attr:`memworks.store.turns.Layout.replaced`).
+    """
+    n = len(score)
+    if n < 2 or len(keys) != n or len(replaced) != n or len(summary) != n:
+        return score
+    top = sorted(range(n), key=lambda i: -score[i])[:LATEST_TOP]
+    answering = {k for i in top if (k := keys[i])}
+    old = {i for i in range(n) if replaced[i] & answering}
+    return _out_of_top(score, old, summary)

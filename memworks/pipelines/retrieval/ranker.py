@@ -207,6 +207,10 @@ class Signals:
     owned: npt.NDArray[np.float64] | None = None
     #: Each candidate's value (a keyed fact's is what it holds: "cat" for "User adopted a cat.").
     values: list[str] = field(default_factory=list)
+    #: Each candidate's key (None for a transcript or a summary).
+    keys: list[str | None] = field(default_factory=list)
+    #: For a transcript: the keys of its turn's records that a later value superseded.
+    replaced: list[frozenset[str]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.ids)

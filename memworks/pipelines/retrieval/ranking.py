@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.models.enums import MemoryKind
-from memworks.pipelines.retrieval.latest import latest_first, says_change
+from memworks.pipelines.retrieval.latest import below_replaced, latest_first, says_change
 from memworks.pipelines.retrieval.possessor import below_holders, holders, possessor, says_more
 from memworks.pipelines.retrieval.ranker import (
     FEATURES,
@@ -279,6 +279,7 @@ def _learned(
             words,
             anywhere=q.named is None,
         )
+        score = below_replaced(score, sig.keys, sig.replaced, summary)
     score = below_parts(score, sig.parts, sig.span if policy.spans else sig.cos)
     order = sorted(range(len(sig)), key=lambda i: (-score[i], sig.ids[i]))
     if q.named and policy.subjects:

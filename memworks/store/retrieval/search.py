@@ -171,6 +171,7 @@ def _rank_fields(s: Session, ids: list[str]) -> list[Row[Any]]:
         col(Memory.valid_to),
         col(Memory.text),
         col(Memory.value),
+        col(Memory.key),
     )
     return [r for chunk in chunks(ids) for r in s.execute(select(*cols).where(cols[0].in_(chunk)))]
 
@@ -212,6 +213,8 @@ def _signals(
         length=np.array([_length(lex, lengths, m) for m in ids]),
         texts=[r.text for r in rows],
         values=[r.value for r in rows],
+        keys=[r.key for r in rows],
+        replaced=[layout.replaced.get(m, frozenset()) if layout else frozenset() for m in ids],
         subjects=[r.subject or (layout.speaker.get(r.memory_id) if layout else None) for r in rows],
         addressees=[layout.addressee(m) if layout else None for m in ids],
         event_at=[r.event_at or r.valid_from for r in rows],

@@ -190,8 +190,7 @@ class Signals:
     next_span: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     #: Position among the candidates of the turn each fact was read from (-1: none there).
     source: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    #: For a summary: the positions among the candidates of the records of the turns it
-    #: summarises (empty for any other record, or when none is there).
+    #: For a summary: the candidates' positions of the records of the turns it summarises.
     parts: list[tuple[int, ...]] = field(default_factory=list)
     #: For a short question: the vectors of the candidates' texts and sentences (rows in any
     #: order), and the vectors of :func:`phrases`.
@@ -205,11 +204,10 @@ class Signals:
     #: For a question asking something of a thing of the user's ("my dog's name"): each
     #: candidate's similarity (best sentence) to that thing's word; None when not measured.
     owned: npt.NDArray[np.float64] | None = None
-    #: Each candidate's value (a keyed fact's is what it holds: "cat" for "User adopted a cat.").
+    #: Each candidate's value ("cat" for "User adopted a cat."), key (None: no fact) and, for a
+    #: transcript, the keys of its turn's records that a later value superseded.
     values: list[str] = field(default_factory=list)
-    #: Each candidate's key (None for a transcript or a summary).
     keys: list[str | None] = field(default_factory=list)
-    #: For a transcript: the keys of its turn's records that a later value superseded.
     replaced: list[frozenset[str]] = field(default_factory=list)
 
     def __len__(self) -> int:

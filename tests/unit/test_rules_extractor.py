@@ -186,6 +186,12 @@ def test_hometown_and_work_city(text: str, expected: list[tuple[str, str, str]])
         ("I am the founder of Acme Labs", [(A, "user.job_title", "Founder"), (A, "user.employer", "Acme Labs")]),
         ("I'm a nurse practitioner", [(A, "user.job_title", "Nurse Practitioner")]),
         ("i'm an engineer at google", [(A, "user.job_title", "Engineer"), (A, "user.employer", "Google")]),
+        # no article before a title that ends in a job noun
+        ("I'm lead engineer at Stripe", [(A, "user.job_title", "Lead Engineer"), (A, "user.employer", "Stripe")]),
+        (
+            "I'm still principal architect at Arup, three days a week",
+            [(A, "user.job_title", "Principal Architect"), (A, "user.employer", "Arup")],
+        ),
     ],
 )
 def test_work(text: str, expected: list[tuple[str, str, str]]) -> None:
@@ -222,6 +228,9 @@ def test_work(text: str, expected: list[tuple[str, str, str]]) -> None:
         "She thinks I'm a nurse",
         "I work at Lisbon",  # a city is not an employer
         "My dog is sick. I work at home",
+        "I'm part of the team at Google",
+        "I'm proud of the work at Acme",
+        "I'm still in bed at noon",
     ],
 )
 def test_not_work(text: str) -> None:

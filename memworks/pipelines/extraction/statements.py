@@ -133,7 +133,7 @@ def _places(c: Clause) -> list[Fact]:
 
 # --- work -----------------------------------------------------------------------------------
 
-_TITLE_AT = ci(rf"^{IM}\s+{ADV}(?:an?|the)\s+(?P<title>.+?)\s+(?:at|for|with|of)\s+(?P<org>.+)$")
+_TITLE_AT = ci(rf"^{IM}\s+{ADV}(?:(?:an?|the)\s+)?(?P<title>.+?)\s+(?:at|for|with|of)\s+(?P<org>.+)$")
 _AS_TITLE = ci(r"\bas\s+(?P<title>(?:an?\s+|the\s+)?.+)$")
 _AT_ORG = ci(r"\s(?:at|for|with)\s+(?P<org>.+)$")
 # (rule, pattern, lowercase names accepted from all-lowercase writers)

@@ -203,3 +203,14 @@ def test_a_turn_whose_home_a_move_replaced_leaves_the_present_answer_about_home(
     assert any("Rosa" in h.value for h in mw.retrieve(U, "What's my name?", asked_at=later).hits[:2])
     before = mw.retrieve(U, "Where did I live?", as_of=T0 + timedelta(days=10)).hits
     assert any("Valencia" in h.value for h in before[:3])
+
+
+def test_a_question_about_an_order_number_nothing_holds_is_not_answered(sqlite_url: str, make_memworks: Any) -> None:
+    # Given a support conversation with tool results about one order,
+    mw = make_memworks(sqlite_url)
+    tool = dict(turn(1, "order_lookup 55120: status=shipped; carrier=DHL"), role="tool", source="verified_tool")
+    mw.enqueue_episodes([turn(0, "Where is my order 55120? It's a desk lamp."), tool])
+    mw.drain()
+    # then its order is answered, and another order number nobody mentioned is not
+    assert any("55120" in h.value for h in mw.retrieve(U, "What's the status of order 55120?").hits[:2])
+    assert mw.retrieve(U, "What's the status of order 61877?").abstained

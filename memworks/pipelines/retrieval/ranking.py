@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.models.enums import MemoryKind
+from memworks.pipelines.retrieval.identifiers import unheard_ids
 from memworks.pipelines.retrieval.latest import below_replaced, latest_first, says_change
 from memworks.pipelines.retrieval.possessor import below_holders, holders, possessor, says_more
 from memworks.pipelines.retrieval.ranker import (
@@ -239,6 +240,8 @@ def _learned(
         q, sig, min_similarity=WORD_MIN_SIMILARITY, min_residue=RESIDUE_MIN_SIMILARITY
     ):
         return Ranking([])
+    if unheard_ids(q.text, sig.unseen):
+        return Ranking([])  # an order or ticket number nothing stored holds
     if not answers(q, sig, p, model, policy):
         return Ranking([])
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])

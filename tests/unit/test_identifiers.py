@@ -1,0 +1,25 @@
+"""A question naming an order, ticket or booking number that nothing stored holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from memworks.pipelines.retrieval.identifiers import unheard_ids
+from memworks.pipelines.text.terms import terms
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "unheard"),
+    [
+        ("What's the status of order 40117?", "order_lookup 88213: status=delivered", ["40117"]),
+        ("What's the status of order 88213?", "order_lookup 88213: status=delivered", []),
+        ("Is ticket INC-3340 closed yet?", "ticket_lookup INC-2210: status=open", ["INC-3340"]),
+        ("Is booking RX-908 paid?", "booking RX-908: status=paid", []),
+        ("What did I do in 2019?", "I moved to Oslo.", []),  # a year is a time, not an identifier
+        ("Did I pay EUR 312?", "paid EUR 318", []),  # an amount, not an identifier
+        ("Is my 7:30 alarm set?", "Alarm set.", []),
+    ],
+)
+def test_an_identifier_no_record_holds_is_unheard(question: str, said: str, unheard: list[str]) -> None:
+    unseen = set(terms(question)) - set(terms(said))
+    assert unheard_ids(question, unseen) == unheard

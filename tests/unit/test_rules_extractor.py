@@ -304,6 +304,13 @@ def test_name(text: str, expected: list[tuple[str, str, str]]) -> None:
         ("I'm allergic to penicillin", [(A, "user.allergy", "penicillin")]),
         ("Please remember: I'm allergic to peanuts!", [(A, "user.allergy", "peanuts")]),
         ("I am allergic to nothing", []),
+        # the diet's word alone, or as what the first person's words come to
+        ("Vegan these days.", [(A, "user.diet", "vegan")]),
+        ("I don't eat meat or dairy, so vegan really", [(A, "user.diet", "vegan")]),
+        ("We skip meat but eat seafood, so pescatarian I guess", [(A, "user.diet", "pescatarian")]),
+        ("The menu is all plants, so vegan basically", []),
+        ("Is it vegan?", []),
+        ("My sister is vegan", []),
     ],
 )
 def test_diet(text: str, expected: list[tuple[str, str, str]]) -> None:

@@ -55,6 +55,14 @@ _DIET_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"^(?:i|we)\s+{ADV}(?:follow|eat|keep|observe|(?:'m|am)\s+on|stick\s+to)\s+(?:an?\s+|the\s+)?"
             rf"(?:strict\s+)?(?P<diet>{DIET_ALT})\b"
         ),
+    ),  # A clause that is the diet's word alone, with a filler: "so pescatarian basically", "vegan
+    # these days". In the user's own turn a bare diet word describes the user.
+    (
+        "diet.alone",
+        ci(
+            rf"^(?:(?:so|and|but|basically|pretty\s+much|mostly|now|fully)\s+)*(?P<diet>{DIET_ALT})"
+            r"(?:\s+(?:basically|really|mostly|now|these\s+days|i\s+guess|i\s+suppose))?$"
+        ),
     ),
 )
 _NO_MEAT = ci(
@@ -83,9 +91,20 @@ def _diet_fact(rule: str, diet: str) -> Fact:
     return Fact(rule, "user.diet", diet, _DIET_TEXT.get(diet, f"User is {diet}."))
 
 
+#: "I eat fish but no other meat, so pescatarian basically": the diet named as what the first
+#: person's words come to.
+_SO_DIET = ci(
+    rf"[,;]\s*(?:so|basically|i\s+guess)\s+(?:(?:basically|pretty\s+much|mostly)\s+)?(?P<diet>{DIET_ALT})"
+    r"(?:\s+(?:basically|really|i\s+guess|i\s+suppose))?$"
+)
+_FIRST_PERSON = ci(r"\b(?:i|i'm|i've|we|we're)\b")
+
+
 def diet_facts(c: Clause) -> list[Fact]:
     """The user's diet and allergies stated by the clause (two facts at most)."""
     out = [_diet_fact(rule, DIETS[norm(m["diet"])]) for rule, rx in _DIET_RULES if (m := rx.match(c.text))]
+    if not out and (m := _SO_DIET.search(c.text)) and _FIRST_PERSON.search(c.text[: m.start()]):
+        out.append(_diet_fact("diet.so", DIETS[norm(m["diet"])]))
     if m := _NO_MEAT.match(c.text):
         out.append(_diet_fact("diet.no_meat", "vegetarian" if m["what"].lower() == "meat" else "vegan"))
     m = _ALLERGIC.match(c.text) or _ALLERGY.match(c.text)

@@ -17,6 +17,11 @@ from memworks.pipelines.retrieval.possessor import OWNED_MIN_SIMILARITY, another
         ("What's my name?", ""),
         ("Where do I live?", ""),
         ("What is Melanie's dog's name?", ""),  # someone else's: the subject check's business
+        ("Where does my sister live?", "sister"),  # a relative or an animal wherever it is named
+        ("What breed is my dog?", "dog"),
+        ("Where is my brother getting married?", "brother"),
+        ("What is my job?", ""),
+        ("Where do my parents live?", ""),  # a general word names no one member
     ],
 )
 def test_owned_word_is_the_thing_of_the_users_a_question_asks_about(question: str, word: str) -> None:

@@ -24,6 +24,7 @@ OWNED_MIN_SIMILARITY = 0.3
 
 #: "my dog's name", "my brother called", "my sister's wedding": the thing owned, then what of it.
 _OWNED = re.compile(r"\bmy ([a-z][a-z-]*)(?:'s|\u2019s| called| named)(?!\w)", re.I)
+_MY = re.compile(r"\bmy ([a-z][a-z-]*)\b", re.I)
 
 
 #: Kinds whose members exclude each other: a person's relatives and a household's animals. Each
@@ -85,7 +86,12 @@ def another_member(owner: frozenset[str], words: frozenset[str]) -> bool:
 def owned_word(question: str) -> str:
     """The word of what the question asks something of ("my dog's name" -> "dog"), or ""."""
     m = _OWNED.search(question)
-    return m.group(1).casefold() if m and terms(m.group(1)) else ""
+    if m and terms(m.group(1)):
+        return m.group(1).casefold()
+    # A relative or an animal of the user's is the thing asked about wherever the question names
+    # it: "Where does my sister live?", "What breed is my dog?".
+    kin = next((w for w in _MY.findall(question) if any(t in _MEMBER_OF for t in terms(w))), "")
+    return kin.casefold()
 
 
 def possessor(question: str) -> frozenset[str]:

@@ -67,3 +67,35 @@ def test_a_past_time_the_sentence_names_dates_its_other_past_clauses(extract: Op
     assert any("climbing class" in t and "11 June 2023" in t for t in texts), texts
     texts = _texts(extract, "Last Friday we took a road trip - we went to a beautiful national park.", "Audrey")
     assert any("national park" in t and "9 June 2023" in t for t in texts), texts
+
+
+def _keys(extract: OpenVocabularyExtractor, content: str) -> list[tuple[str, str]]:
+    turn = Turn(episode_id="e1", role=Role.USER, source=Source.USER, content=content, occurred_at=NOW)
+    return [(c.key, c.value) for c in extract(turn) if c.key]
+
+
+@pytest.mark.parametrize(
+    ("content", "key"),
+    [
+        # a condition on telling, not on the fact told
+        ("My laptop is a ThinkPad X1, if that matters.", "user.laptop"),
+        ("My phone is an old Galaxy S10, if you need it for the form.", "user.phone"),
+        # a brand before a model's name says what the model is
+        ("I drive a Kia Niro these days.", "user.car"),
+        ("I have a Samsung Galaxy S23.", "user.phone"),
+    ],
+)
+def test_a_hedged_or_branded_thing_is_still_the_users(extract: OpenVocabularyExtractor, content: str, key: str) -> None:
+    assert key in [k for k, _ in _keys(extract, content)]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I'd drive a Kia Niro if it were cheaper.",  # a real condition
+        "I use an Android phone if it's the cheaper one.",
+        "I volunteer at a dog shelter.",  # a modifier's category is not the thing's
+    ],
+)
+def test_a_real_condition_or_a_modifier_keys_nothing(extract: OpenVocabularyExtractor, content: str) -> None:
+    assert [k for k, _ in _keys(extract, content) if k in ("user.car", "user.phone", "user.pets")] == []

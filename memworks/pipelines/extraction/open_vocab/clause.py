@@ -136,6 +136,21 @@ def subject_of(s: Sentence, verb: Token) -> Token | None:
     return None
 
 
+#: "..., if that matters", "..., if you need it": a condition on telling, not on the fact told.
+_HEDGE_VERBS = {
+    "that": frozenset({"matter", "help", "count"}),
+    "you": frozenset({"need", "want", "care", "ask", "wonder"}),
+}
+
+
+def _hedge(s: Sentence, cond: Token) -> bool:
+    """Whether the conditional clause headed by ``cond`` only asks whether the fact is of use ("My
+    phone is a Pixel 7, if that matters"): its subject is what was said or the listener."""
+    subj = s.child(cond.i, "nsubj")
+    who = "that" if subj is not None and subj.lower in ("that", "it", "this") else subj.lower if subj else ""
+    return who in _HEDGE_VERBS and cond.lemma in _HEDGE_VERBS[who]
+
+
 def make_clause(s: Sentence, verb: Token, state: TurnState) -> Clause | None:
     subj = subject_of(s, verb)
     if subj is None or s.child(subj.i, "conj") is not None:
@@ -146,7 +161,10 @@ def make_clause(s: Sentence, verb: Token, state: TurnState) -> Clause | None:
     kids = s.children(verb.i)
     if any(c.dep in ("aux", "auxpass") and c.lemma in _MODALS for c in kids):
         return None
-    if any(c.dep == "advcl" and any(m.lemma in _CONDITION_MARKS for m in s.children(c.i, "mark")) for c in kids):
+    if any(
+        c.dep == "advcl" and any(m.lemma in _CONDITION_MARKS for m in s.children(c.i, "mark")) and not _hedge(s, c)
+        for c in kids
+    ):
         return None
     if addresses_listener(s, verb):
         return None

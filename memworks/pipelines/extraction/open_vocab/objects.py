@@ -68,7 +68,12 @@ def category_of(c: Clause, t: Token) -> str | None:
     for n in range(len(words)):
         if cat := L.CATEGORY.get(" ".join(words[n:])):
             return cat
-    # A modifier's category is not the thing's: a "dog shelter" is no pet.
+    if t.pos in ("PROPN", "NUM"):
+        # A brand before a model's name is the model's: a "Volvo XC40" is a car (where a common
+        # noun's modifier is not: a "dog shelter" is no pet).
+        brands = [x for x in c.s.subtree(t.i) if x.i < t.i and x.pos == "PROPN"]
+        if brand := next((cat for x in brands if (cat := L.CATEGORY.get(x.lower))), None):
+            return brand
     return L.CATEGORY.get(t.lemma)
 
 

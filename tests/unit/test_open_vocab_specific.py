@@ -83,6 +83,9 @@ def _keys(extract: OpenVocabularyExtractor, content: str) -> list[tuple[str, str
         # a brand before a model's name says what the model is
         ("I drive a Kia Niro these days.", "user.car"),
         ("I have a Samsung Galaxy S23.", "user.phone"),
+        # taking a thing up begins it
+        ("I've taken up the oboe, with a teacher on Mondays.", "user.instrument.playing"),
+        ("I took up badminton last spring.", "user.sport.playing"),
     ],
 )
 def test_a_hedged_or_branded_thing_is_still_the_users(extract: OpenVocabularyExtractor, content: str, key: str) -> None:
@@ -95,7 +98,12 @@ def test_a_hedged_or_branded_thing_is_still_the_users(extract: OpenVocabularyExt
         "I'd drive a Kia Niro if it were cheaper.",  # a real condition
         "I use an Android phone if it's the cheaper one.",
         "I volunteer at a dog shelter.",  # a modifier's category is not the thing's
+        "I took up the offer.",
     ],
 )
 def test_a_real_condition_or_a_modifier_keys_nothing(extract: OpenVocabularyExtractor, content: str) -> None:
     assert [k for k, _ in _keys(extract, content) if k in ("user.car", "user.phone", "user.pets")] == []
+
+
+def test_a_description_after_the_thing_is_not_its_value(extract: OpenVocabularyExtractor) -> None:
+    assert ("user.instrument.playing", "oboe") in _keys(extract, "I've taken up the oboe, lessons on Mondays.")

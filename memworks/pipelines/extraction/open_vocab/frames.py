@@ -308,6 +308,10 @@ def _hold(c: Clause) -> list[Statement]:
     return []
 
 
+#: What taking up a thing of a category begins.
+_TAKEN_UP = {"instrument": "playing", "sport": "playing", "language": "learning"}
+
+
 def _activity(c: Clause) -> list[Statement]:
     eff = _effective(c)
     if eff is None or c.subject.lower not in FIRST and c.person.owner is None:
@@ -318,6 +322,11 @@ def _activity(c: Clause) -> list[Statement]:
     if v.lemma == "take" and (o := c.s.child(v.i, "dobj")) and o.lemma in ("lesson", "class", "course"):
         aspect = "learning"
         obj = next((m for m in c.s.children(o.i, "compound")), None) or object_of(c, o, ("in", "on"))
+    if v.lemma == "take" and any(k.lower == "up" for k in c.s.children(v.i, "prt")):
+        # "I've taken up the cello": began playing it ("taken up Portuguese": learning it).
+        o = c.s.child(v.i, "dobj")
+        aspect = _TAKEN_UP.get(category_of(c, o) or "") if o is not None else None
+        obj, how = (o, "begin") if aspect else (None, how)
     if aspect is None or v.lemma == "run":
         return []
     if how != "begin" and not _ongoing(v, c) and not (v.tag == "VBN" and _past(v, c) and how == ""):

@@ -76,6 +76,8 @@ def phrase(
                 and c.pos != "ADV"
             ):
                 continue
+            if c.dep == "appos" and depth == 0 and c.pos in ("NOUN", "PRON"):
+                continue  # a description after it ("a Volvo XC40, the electric one") is not its name
             if c.dep == "acl":
                 if noun_part(s, c):
                     keep.add(c.i)  # an "-ing" word right after the noun is part of it ("poetry reading")

@@ -16,7 +16,10 @@ from memworks.pipelines.retrieval.possessor import OWNED_MIN_SIMILARITY, another
         ("What's my ex-wife's name?", "ex-wife"),
         ("What's my name?", ""),
         ("Where do I live?", ""),
-        ("What is Melanie's dog's name?", ""),  # someone else's: the subject check's business
+        ("What is Melanie's dog's name?", "dog"),  # someone else's relative or animal whose name is asked
+        ("What's the name of Nadia's cat?", "cat"),
+        ("What happened to Melanie's son on the trip?", ""),  # anything else of theirs: the subject check's
+        ("What is Melanie's job called?", ""),  # no relative or animal
         ("Where does my sister live?", "sister"),  # a relative or an animal wherever it is named
         ("What breed is my dog?", "dog"),
         ("Where is my brother getting married?", "brother"),

@@ -24,7 +24,10 @@ OWNED_MIN_SIMILARITY = 0.3
 
 #: "my dog's name", "my brother called", "my sister's wedding": the thing owned, then what of it.
 _OWNED = re.compile(r"\bmy ([a-z][a-z-]*)(?:'s|\u2019s| called| named)(?!\w)", re.I)
-_MY = re.compile(r"\bmy ([a-z][a-z-]*)\b", re.I)
+_MY = re.compile(r"\b[Mm]y ([a-z][a-z-]*)\b")
+#: Someone else's relative or animal whose name is asked ("What's the name of Nadia's cat?").
+_THEIRS = re.compile(r"\b[A-Z][a-z]+(?:'s|\u2019s) ([a-z][a-z-]*)\b")
+_ASKS_NAME = re.compile(r"\b(?:name|names|called|named)\b", re.I)
 
 
 #: Kinds whose members exclude each other: a person's relatives and a household's animals. Each
@@ -90,7 +93,8 @@ def owned_word(question: str) -> str:
         return m.group(1).casefold()
     # A relative or an animal of the user's is the thing asked about wherever the question names
     # it: "Where does my sister live?", "What breed is my dog?".
-    kin = next((w for w in _MY.findall(question) if any(t in _MEMBER_OF for t in terms(w))), "")
+    words = _MY.findall(question) + (_THEIRS.findall(question) if _ASKS_NAME.search(question) else [])
+    kin = next((w for w in words if any(t in _MEMBER_OF for t in terms(w))), "")
     return kin.casefold()
 
 

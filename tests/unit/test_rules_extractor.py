@@ -104,6 +104,14 @@ def test_home_city(text: str, city: str, zone: str) -> None:
         ("I live in the UK now", [(A, "user.home_country", "United Kingdom")]),
         ("I live in the US", [(A, "user.home_country", "United States")]),
         ("I moved to us", []),
+        # an address (with a number in it), and the city it ends in
+        (
+            "My new address is 9 Calle Mayor in Burgos.",
+            [(A, "user.address", "9 Calle Mayor in Burgos"), (A, "user.home_city", "Burgos")],
+        ),
+        ("I live at 42 Elm Street", [(A, "user.address", "42 Elm Street")]),
+        ("My address is on the form", []),
+        ("My email address is dana@example.com", []),
     ],
 )
 def test_home_edge_cases(text: str, expected: list[tuple[str, str, str]]) -> None:

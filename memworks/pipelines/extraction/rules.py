@@ -37,18 +37,22 @@ user.timezone                    semantic    derived from user.home_city when th
 user.hometown                    semantic    I'm (originally) from X / I come from X (known
                                              city or country only), I grew up in X, I was
                                              born (and raised) in X, my hometown is X
+user.address                     semantic    my (new) address is X, I live at X (X with a
+                                             number; its city also keys user.home_city)
 user.work_city                   semantic    I work in X, my office is in X (known city only)
 user.employer                    semantic    I work at/for X, I joined X, I got a job at X,
                                              I got hired by X, I started at X, I accepted
                                              an offer from X, I'm employed
                                              by X, my employer is X, I'm an engineer at X
 user.job_title                   semantic    I'm a/an <job noun>, I work as a <job noun>, my
-                                             (job) title/role is X, I got promoted to X
+                                             (job) title/role is X, I got promoted to X, I'm
+                                             (still) head baker at X (no article: job noun)
                                              [title case; "I'm a good cook" is not a title]
 user.diet                        semantic    I'm vegetarian/vegan/pescatarian/gluten-free/
                                              lactose intolerant (→ lactose-free), I keep
                                              kosher, I eat halal, I don't eat meat
-                                             (→ vegetarian) / animal products (→ vegan)
+                                             (→ vegetarian) / animal products (→ vegan),
+                                             "…, so pescatarian basically", "Vegan now."
 user.allergy                     semantic    I'm allergic to X, I have a X allergy [lowercase]
 user.medication.<name>           semantic    X put me on Y, I was prescribed Y, I'm on /
                                              I take Y with a dose, schedule or "for my Z"

@@ -116,7 +116,31 @@ _PLACE_TEXT = {
 }
 
 
+#: "My new address is 3 place Grenette in Grenoble", "I live at 12 Rua Augusta, Lisbon": the
+#: address (a number in it), and the known city it ends in.
+_ADDRESS = ci(
+    r"^(?:(?:my|our)\s+(?:new\s+|current\s+|home\s+)?address\s+is\s+(?:now\s+)?|(?:i|we)\s+(?:now\s+)?live\s+at\s+)"
+    r"(?P<addr>[^,;]*\d[^;]{0,80}?)\.?$"
+)
+_CITY_AT_END = ci(r"(?:,|\bin)\s+(?P<place>[^,]+?)\s*$")
+
+
+def _address(c: Clause) -> list[Fact]:
+    if not (m := _ADDRESS.match(c.text)):
+        return []
+    addr = " ".join(m["addr"].split()).rstrip(" .!")
+    out = [Fact("home.address", "user.address", addr, f"User's address is {addr}.")]
+    end = _CITY_AT_END.search(addr)
+    found = take_place(end["place"]) if end else None
+    # A known city, or a capitalised place after "in" ("... in Grenoble").
+    if end and found and (found[1] == "city" or found[1] == "other" and end.group(0).lower().startswith("in")):
+        out.append(Fact("home.address_city", "user.home_city", found[0], f"User lives in {found[0]}."))
+    return out
+
+
 def _places(c: Clause) -> list[Fact]:
+    if address := _address(c):
+        return address
     out: list[Fact] = []
     for rule, rx, key, known_only, conf in _PLACE_RULES:
         m = rx.match(c.text)

@@ -194,6 +194,15 @@ def test_hometown_and_work_city(text: str, expected: list[tuple[str, str, str]])
         ("I am the founder of Acme Labs", [(A, "user.job_title", "Founder"), (A, "user.employer", "Acme Labs")]),
         ("I'm a nurse practitioner", [(A, "user.job_title", "Nurse Practitioner")]),
         ("i'm an engineer at google", [(A, "user.job_title", "Engineer"), (A, "user.employer", "Google")]),
+        # a new title begun
+        (
+            "I start as a staff engineer there on June 2",
+            [(A, "user.job_title", "Staff Engineer")],
+        ),
+        (
+            "I started as a junior analyst at Deloitte",
+            [(A, "user.job_title", "Junior Analyst"), (A, "user.employer", "Deloitte")],
+        ),
         # no article before a title that ends in a job noun
         ("I'm lead engineer at Stripe", [(A, "user.job_title", "Lead Engineer"), (A, "user.employer", "Stripe")]),
         (
@@ -239,6 +248,7 @@ def test_work(text: str, expected: list[tuple[str, str, str]]) -> None:
         "I'm part of the team at Google",
         "I'm proud of the work at Acme",
         "I'm still in bed at noon",
+        "I started as a joke",
     ],
 )
 def test_not_work(text: str) -> None:

@@ -46,7 +46,8 @@ user.employer                    semantic    I work at/for X, I joined X, I got 
                                              by X, my employer is X, I'm an engineer at X
 user.job_title                   semantic    I'm a/an <job noun>, I work as a <job noun>, my
                                              (job) title/role is X, I got promoted to X, I'm
-                                             (still) head baker at X (no article: job noun)
+                                             (still) head baker at X (no article: job noun),
+                                             I start(ed) as a <job noun>
                                              [title case; "I'm a good cook" is not a title]
 user.diet                        semantic    I'm vegetarian/vegan/pescatarian/gluten-free/
                                              lactose intolerant (→ lactose-free), I keep

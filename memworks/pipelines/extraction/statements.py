@@ -203,6 +203,13 @@ _TITLE_RULES: tuple[tuple[str, re.Pattern[str], bool], ...] = (
     ),
     ("job.job_is", ci(r"^my\s+job\s+is\s+(?P<title>.+)$"), True),
     (
+        "job.start_as",
+        ci(
+            rf"^i\s+{ADV}(?:start|started|begin|began|'ll\s+start|will\s+start|'m\s+starting|am\s+starting)\s+as\s+(?P<title>an?\s+.+)$"
+        ),
+        True,
+    ),
+    (
         "job.promoted",
         ci(rf"^i\s+{ADV}(?:got|was|'ve\s+been|have\s+been|just\s+got)\s+promoted\s+to\s+(?P<title>.+)$"),
         False,

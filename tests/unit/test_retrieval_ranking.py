@@ -509,3 +509,14 @@ def test_a_turn_whose_slot_was_replaced_leaves_the_top_when_the_slots_record_ans
     # A question the replaced slot does not answer ("What's my name?") leaves it where it was
     keys[0] = "user.name"
     assert list(latest.below_replaced(score, keys, replaced, [False] * 5)) == list(score)
+
+
+def test_when_the_best_answers_poorly_the_later_change_that_answers_best_takes_its_place() -> None:
+    # "What language is tidepool written in?": "It's written in Python" (0) shares its words but
+    # means it poorly (0.31); "… being rewritten in Rust" (1, later, a change) means it well; a
+    # still later "Started a side project … for now" (2) says "now" but means it less
+    sims = [0.31, 0.53, 0.41, 0.2, 0.1]
+    order = _latest([0.9, 0.5, 0.45, 0.2, 0.1], sims, [0, 30, 60, 10, 20], changed=[False, True, True, False, False])
+    assert order[0] == 1 and order.index(0) >= 3 and order.index(2) < order.index(0)
+    # ... and with no such statement, nothing moves
+    assert _latest([0.9, 0.5, 0.45, 0.2, 0.1], sims, [0, 30, 60, 10, 20]) == [0, 1, 2, 3, 4]

@@ -148,8 +148,10 @@ def latest_first(
     if not top:
         return score
     best = top[0]
-    if sims[best] < LATEST_MIN_SIMILARITY:
-        return score
+    # The best by score may answer the question poorly by meaning ("What language is tidepool
+    # written in?": "It's written in Python 3.12" shares its words); then only a later statement
+    # that says it changed and does answer it ("… being rewritten in Rust") can take its place.
+    weak = sims[best] < LATEST_MIN_SIMILARITY
     floor = max(LATEST_MIN_SIMILARITY, float(sims[best]) - LATEST_GAP)
     # A later statement that says it changed may answer less like the question and still rival it.
     cue_floor = max(LATEST_MIN_SIMILARITY, float(sims[best]) - CHANGE_GAP)
@@ -161,6 +163,8 @@ def latest_first(
     def rival(j: int) -> bool:
         if who[j] != who[best]:
             return False
+        if weak:
+            return j == best or (news[j] and said[j] > said[best] and sims[j] >= weak_floor)
         if sims[j] >= floor and (news[j] or asked[best] <= asked[j]):
             return True
         # A later statement that says it changed, or the earlier one it is the change of ("it's on
@@ -174,6 +178,10 @@ def latest_first(
     # the question about as well. A conversation between two people says "now" and "new" about too
     # many other things (on LoCoMo, recall@1 fell by 3 questions of 250 with questions naming them).
     pool = top + [j for j in order if anywhere and j not in top and not summary[j] and news[j]]
+    # When the best answers poorly: the later statements of change that answer it best (within
+    # the usual gap of the best of them), not any that says "now".
+    later = [float(sims[j]) for j in pool if news[j] and said[j] > said[best]]
+    weak_floor = max(LATEST_MIN_SIMILARITY, max(later, default=1.0) - LATEST_GAP)
     rivals = [j for j in pool if rival(j)]
     answer = max(rivals, key=lambda j: said[j])
     # An earlier statement in mostly the same words says it again: a restatement, not outdated.

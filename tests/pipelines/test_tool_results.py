@@ -124,3 +124,38 @@ def test_a_result_quotes_the_users_turn_it_answers() -> None:
     bot = _turn(1, "Let me look up order 88213.", source=Source.MODEL_INFERENCE, role=Role.ASSISTANT)
     (c,) = tool_result_candidates(_turn(2, result), [bot])
     assert "asked" not in c.text
+
+
+@pytest.mark.parametrize(
+    ("key", "new", "old", "old_text", "kept"),
+    [
+        (
+            "tool.rb-4410",
+            "booking_modify RB-4410: check-in 2026-07-03; status=confirmed",
+            "booking_create RB-4410: Hotel Alfama Azul, Lisbon, check-in 2026-07-01; status=pending",
+            "",
+            "Hotel Alfama Azul; Lisbon",
+        ),
+        (  # what the earlier record carried carries on
+            "tool.rb-4410",
+            "booking_cancel RB-4410: status=cancelled; refund EUR 80",
+            "booking_modify RB-4410: check-in 2026-07-03; status=confirmed",
+            "booking modify RB-4410: check-in 2026-07-03; status=confirmed (still: Hotel Alfama Azul; Lisbon)",
+            "check-in 2026-07-03; Hotel Alfama Azul; Lisbon",
+        ),
+        (  # a field that names the object is its old state, not a detail
+            "tool.inc-77",
+            "ticket_lookup INC-77: status=closed",
+            "ticket_create: INC-77 opened; category=billing (double charge)",
+            "",
+            "category=billing (double charge)",
+        ),
+        ("tool.pytest", "pytest: 12 passed in 1.0s", "pytest: 10 passed, 2 failed in 1.2s", "", ""),  # a new run
+    ],
+)
+def test_still_holds_is_what_the_later_result_does_not_restate(
+    key: str, new: str, old: str, old_text: str, kept: str
+) -> None:
+    from memworks.pipelines.extraction.tool_results import still_holds
+
+    assert still_holds(key, new, old, old_text) == kept

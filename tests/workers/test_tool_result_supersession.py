@@ -49,3 +49,26 @@ def test_the_latest_tool_result_is_the_present_one_and_history_keeps_the_rest(
     before = mw.retrieve(A, "What's the status of order 88213?", as_of="2026-06-03T00:00:00+00:00")
     assert any("awaiting stock" in h.value for h in before.hits), [h.value for h in before.hits]
     assert not any("handed to carrier" in h.value for h in before.hits)
+
+
+def test_what_the_later_result_does_not_restate_still_holds_in_its_text(sqlite_url: str, make_memworks: Any) -> None:
+    """Given a booking created with its hotel's name, then modified by a result that names only
+    the new dates, the present record is the modification and its text still names the hotel
+    (its value stays the result verbatim), so a question about the hotel reads the current one."""
+    mw = make_memworks(sqlite_url)
+    mw.enqueue_episodes(
+        [
+            _tool(
+                1,
+                "booking_create RB-4410: Hotel Alfama Azul, Lisbon, check-in 2026-07-01; status=pending",
+                "2026-06-01T10:00:00+00:00",
+            ),
+            _tool(2, "booking_modify RB-4410: check-in 2026-07-03; status=confirmed", "2026-06-05T10:00:00+00:00"),
+        ]
+    )
+    mw.drain()
+    current = [m for m in mw.memories(A) if m.key == "tool.rb-4410"]
+    assert len(current) == 1 and current[0].value.startswith("booking_modify RB-4410")
+    assert "Hotel Alfama Azul" in current[0].text and "2026-07-01" not in current[0].text
+    hits = mw.retrieve(A, "Which hotel is my Lisbon booking at?", asked_at="2026-06-06T10:00:00+00:00").hits
+    assert hits and hits[0].key == "tool.rb-4410" and "status=confirmed" in hits[0].value

@@ -23,8 +23,12 @@ snake_case API tool with no id ("search_web: ..."), whose calls are about their 
 The record's value is the result verbatim; its text names the tool in words ("order lookup
 88213: ..."), so a question about "order 88213" meets it word for word.
 
-Whole results supersede whole results: a detail only the earlier result stated (the hotel's
-name in ``booking_create``) leaves present reads with it, and ``as_of`` still finds it.
+A later result about an object supersedes the earlier one, and what the earlier one said that
+the later one does not restate still holds: the hotel's name in ``booking_create`` is not
+repeated by ``booking_modify``, nor the carrier by the delivery. :func:`still_holds` reads those
+fields so the new record's text carries them ("... (still: Hotel Marqués de Dos Aguas,
+Valencia)"); its value stays the result verbatim, and ``as_of`` reads the earlier record whole.
+A command's run ("pytest: 44 passed") is a state of its own: nothing of the previous run carries.
 
 Only episodes from ``Source.VERIFIED_TOOL`` count: a user's turn naming the id is a mention,
 not a newer state, and a model's or a retrieved document's is not authority. Pure: no I/O.
@@ -38,7 +42,16 @@ from collections.abc import Sequence
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import MemoryKind, Role, Source
 
-__all__ = ["EXTRACTOR", "KEY_PREFIX", "about", "object_of", "readable", "tool_result_candidates"]
+__all__ = [
+    "EXTRACTOR",
+    "KEY_PREFIX",
+    "STILL",
+    "about",
+    "object_of",
+    "readable",
+    "still_holds",
+    "tool_result_candidates",
+]
 
 #: ``Candidate.extractor`` of the records made here, for the audit trail.
 EXTRACTOR = "tool"
@@ -203,3 +216,42 @@ def _is_command(words: list[str]) -> bool:
 
 def _slug(token: str) -> str:
     return _SLUG.sub("_", token.lower()).strip("_-") or "_"
+
+
+#: What marks the carried fields in a record's text.
+STILL = " (still: "
+#: Most characters of carried fields.
+STILL_CHARS = 300
+_FIELD_SPLIT = re.compile(r"\s*[;,](?![^(]*\))\s*")
+
+
+def _fields(result: str) -> list[str]:
+    """The fields of a result's body ("status=confirmed", "Hotel Marqués de Dos Aguas")."""
+    end = _HEAD_END.search(result[:HEAD_CHARS])
+    body = result[end.end() :] if end else result
+    return [f.strip(" .") for f in _FIELD_SPLIT.split(body.strip()) if f.strip(" .")]
+
+
+def _name(field: str) -> str:
+    """A field's name: before "=", else its first word ("check-in 2026-06-20" → "check-in")."""
+    return (field.split("=", 1)[0] if "=" in field else field.split()[0]).strip().casefold()
+
+
+def still_holds(key: str, new_value: str, old_value: str, old_text: str) -> str:
+    """The fields of the earlier result about ``key``'s object (and those it carried) that the
+    new result does not restate, joined; "" for a command's run or when nothing is left.
+
+    A field that names the object itself ("SUP-5521 opened") is a state of it, not a detail, and
+    never carries; nor does one whose name the new result uses ("status=...")."""
+    obj = key.removeprefix(KEY_PREFIX)
+    if not _DIGIT.search(obj):
+        return ""
+    carried = old_text[old_text.rfind(STILL) + len(STILL) : -1] if STILL in old_text else ""
+    new = {_name(f) for f in _fields(new_value)}
+    out: list[str] = []
+    for f in [*_fields(old_value), *(x.strip() for x in carried.split("; ") if x.strip())]:
+        name = _name(f)
+        if name in new or _slug(name) == obj or f in out or f in new_value:
+            continue
+        out.append(f)
+    return "; ".join(out)[:STILL_CHARS]

@@ -40,6 +40,7 @@ from functools import lru_cache
 
 from memworks.models.drafts import Candidate, MemoryView
 from memworks.models.enums import CandidateOp, GateOutcome, MemoryKind, MemoryStatus, Op
+from memworks.pipelines.extraction.tool_results import KEY_PREFIX, STILL, still_holds
 from memworks.pipelines.ingest.record_ids import memory_id_for, scope_key, transcript_id
 from memworks.pipelines.ingest.retraction import end_records, erase_slot
 from memworks.pipelines.ingest.slots import is_multi_valued, values_agree
@@ -188,6 +189,8 @@ def _assert(
         new.status, new.superseded_at = MemoryStatus.SUPERSEDED, now
     elif holder.valid_to is None:
         # The usual update: the current claim ends where the new one begins.
+        if c.key.startswith(KEY_PREFIX) and (kept := still_holds(c.key, c.value, holder.value, holder.text)):
+            new.text += f"{STILL}{kept})"  # what the later tool result does not restate still holds
         plan.closes.append(CloseMemory(holder.memory_id, t, new.memory_id))
         new.supersedes = holder.memory_id
         slots.put(

@@ -520,3 +520,24 @@ def test_when_the_best_answers_poorly_the_later_change_that_answers_best_takes_i
     assert order[0] == 1 and order.index(0) >= 3 and order.index(2) < order.index(0)
     # ... and with no such statement, nothing moves
     assert _latest([0.9, 0.5, 0.45, 0.2, 0.1], sims, [0, 30, 60, 10, 20]) == [0, 1, 2, 3, 4]
+
+
+def test_someone_elses_relative_is_not_the_one_a_question_about_a_named_persons_asks() -> None:
+    # "What is Jess's sister called?": Keiko's "my sister Yumi" (0) and a summary of Keiko's turn
+    # (2) hold "sister"; Jess's own turns (1, 3) do not: nothing answers
+    q = Question("What is Jess's sister called?", "Jess", False, None, "named")
+    texts = ["my sister Yumi lives close", "I adopted a greyhound", "Session: my sister Yumi", "I bike to work"]
+    sig = signals(
+        4,
+        texts=texts,
+        subjects=["Keiko", "Jess", None, "Jess"],
+        addressees=[None] * 4,
+        unnamed=np.array([0.5, 0.3, 0.4, 0.2]),
+        owned=np.array([0.6, 0.1, 0.5, 0.1]),
+        parts=[(), (), (0,), ()],
+    )
+    assert rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(model=model())).hits == []
+    # When the sister is Jess's, she is found
+    sig.subjects[0] = "Jess"
+    hits = rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(model=model())).hits
+    assert hits and hits[0].memory.memory_id == "m0"

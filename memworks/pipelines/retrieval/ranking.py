@@ -254,6 +254,12 @@ def _learned(
     words = [frozenset(terms(t)) for t in texts] if owner or (q.present and policy.latest) else []
     if owner:
         held = holders(owner, words, owned)
+        if q.named and policy.subjects:
+            # Jess's sister is no one else's: a holder about another person does not hold it.
+            held = [h and who[i] in (None, q.named) for i, h in enumerate(held)]
+            # ... nor does a summary, about whoever its lines are, unless a record it sums up does.
+            parts = sig.parts if len(sig.parts) == len(held) else [()] * len(held)
+            held = [any(held[j] for j in parts[i]) if parts[i] else h for i, h in enumerate(held)]
         if not any(held):
             return Ranking([])  # nothing said is about the dog (or sister) the question asks about
         held = says_more(owner, held, sig.values, sig.facts.tolist())

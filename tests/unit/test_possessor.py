@@ -81,3 +81,16 @@ def test_a_fact_whose_value_is_the_thing_itself_yields_to_a_holder_that_says_mor
     # Alone, it still holds the thing; a fact that names it ("Miso") always does
     assert says_more(owner, [True, False], ["cat", "Nice weather."], [True, False]) == [True, False]
     assert says_more(owner, [True, True], ["Miso", "a cat"], [True, False]) == [True, True]
+
+
+def test_a_fact_that_only_names_the_thing_yields_when_the_question_asks_something_else_of_it() -> None:
+    from memworks.pipelines.retrieval.possessor import says_more
+
+    values = ["Rufus", "Our dog Rufus is a three-year-old whippet."]
+    texts = ["User has a dog named Rufus.", "Our dog Rufus is a three-year-old whippet."]
+    facts = [True, False]
+    breed = says_more(possessor("What breed is my dog?"), [True, True], values, facts, texts, "What breed is my dog?")
+    assert breed == [False, True]
+    # ... while it is the answer to its name
+    name = says_more(possessor("What's my dog called?"), [True, True], values, facts, texts, "What's my dog called?")
+    assert name == [True, True]

@@ -28,6 +28,8 @@ _MY = re.compile(r"\b[Mm]y ([a-z][a-z-]*)\b")
 #: Someone else's relative or animal whose name is asked ("What's the name of Nadia's cat?").
 _THEIRS = re.compile(r"\b[A-Z][a-z]+(?:'s|\u2019s) ([a-z][a-z-]*)\b")
 _ASKS_NAME = re.compile(r"\b(?:name|names|called|named)\b", re.I)
+#: A fact that gives a thing's name ("User's wife is named Efua.", "User has a dog named Biscuit.").
+_IS_NAMED = re.compile(r"\b(?:named|called)\s+[A-Z]")
 
 
 #: Kinds whose members exclude each other: a person's relatives and a household's animals. Each
@@ -114,15 +116,26 @@ def holders(owner: frozenset[str], words: Sequence[frozenset[str]], owned: Seque
     ]
 
 
-def says_more(owner: frozenset[str], held: Sequence[bool], values: Sequence[str], facts: Sequence[bool]) -> list[bool]:
-    """``held``, less the facts whose value is the thing itself when another holder says more of
-    it: "User adopted a cat." (value "cat") says that there is a cat, not what "What's my cat
-    called?" asks; "We adopted a cat! ... called Miso" does."""
+def says_more(
+    owner: frozenset[str],
+    held: Sequence[bool],
+    values: Sequence[str],
+    facts: Sequence[bool],
+    texts: Sequence[str] = (),
+    question: str = "",
+) -> list[bool]:
+    """``held``, less the facts that only say there is the thing, or only its name when the
+    question asks something else of it, when another holder says more of it: "User adopted a
+    cat." (value "cat") says that there is a cat, not what "What's my cat called?" asks; "User's
+    dog is named Biscuit" is no answer to "What breed is my dog?" where "Our dog Biscuit ... a
+    two-year-old beagle" is."""
     if len(values) != len(held) or len(facts) != len(held):
         return list(held)
     bare = [
         bool(f) and bool(v := frozenset(terms(value))) and v <= owner for value, f in zip(values, facts, strict=True)
     ]
+    if len(texts) == len(held) and question and not _ASKS_NAME.search(question):
+        bare = [b or (bool(f) and bool(_IS_NAMED.search(t))) for b, f, t in zip(bare, facts, texts, strict=True)]
     more = [h and not b for h, b in zip(held, bare, strict=True)]
     return more if any(more) else list(held)
 

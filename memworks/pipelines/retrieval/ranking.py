@@ -262,7 +262,7 @@ def _learned(
             held = [any(held[j] for j in parts[i]) if parts[i] else h for i, h in enumerate(held)]
         if not any(held):
             return Ranking([])  # nothing said is about the dog (or sister) the question asks about
-        held = says_more(owner, held, sig.values, sig.facts.tolist())
+        held = says_more(owner, held, sig.values, sig.facts.tolist(), texts, q.text)
         score = below_holders(score, held)
     if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
         score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who])

@@ -19,3 +19,12 @@ def test_a_summary_scores_just_below_the_best_of_its_records_and_others_keep_the
     assert list(out[[1, 3, 4]]) == [0.4, 0.7, 0.8]
     # And a summary already below its records is left where it is
     assert below_parts(np.array([0.3, 0.6]), [(1,), ()], np.array([0.2, 0.6]))[0] == 0.3
+
+
+def test_a_summary_of_candidates_takes_no_place_in_the_top_3_from_another_record() -> None:
+    # "What is Omar's role?": his job title (1, best), a summary repeating it (0), two other
+    # records (2, 3) and the turn that answers (4), fourth among the records
+    score = np.array([0.35, 0.9, 0.3, 0.2, 0.1])
+    out = below_parts(score, [(1,), (), (), (), ()], np.zeros(5))
+    order = sorted(range(5), key=lambda i: -out[i])
+    assert order[:3] == [1, 2, 3] and order[3] == 0  # the summary just below the third record

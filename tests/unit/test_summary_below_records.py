@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memworks.pipelines.retrieval.ranking import below_parts
+from memworks.pipelines.retrieval.summaries import below_parts
 
 
 def test_a_summary_scores_just_below_the_best_of_its_records_and_others_keep_theirs() -> None:

@@ -222,14 +222,21 @@ def _slug(token: str) -> str:
 STILL = " (still: "
 #: Most characters of carried fields.
 STILL_CHARS = 300
-_FIELD_SPLIT = re.compile(r"\s*[;,](?![^(]*\))\s*")
 
 
 def _fields(result: str) -> list[str]:
-    """The fields of a result's body ("status=confirmed", "Hotel Marqués de Dos Aguas")."""
+    """The fields of a result's body ("status=confirmed", "Hotel Marqués de Dos Aguas"): split
+    at ";" and "," outside parentheses ("category=hardware fault (earbuds, case)" is one)."""
     end = _HEAD_END.search(result[:HEAD_CHARS])
     body = result[end.end() :] if end else result
-    return [f.strip(" .") for f in _FIELD_SPLIT.split(body.strip()) if f.strip(" .")]
+    out, start, depth = [], 0, 0
+    for i, ch in enumerate(body):
+        depth += (ch == "(") - (ch == ")" and depth > 0)
+        if ch in ";," and depth == 0:
+            out.append(body[start:i])
+            start = i + 1
+    out.append(body[start:])
+    return [f.strip(" .") for f in out if f.strip(" .")]
 
 
 def _name(field: str) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from memworks.pipelines.extraction.vocabulary import RELATIONS, SPECIES
 from memworks.pipelines.text.terms import terms
 
 __all__ = ["OWNED_MIN_SIMILARITY", "another_member", "below_holders", "holders", "owned_word", "possessor", "says_more"]
@@ -32,48 +33,19 @@ _ASKS_NAME = re.compile(r"\b(?:name|names|called|named)\b", re.I)
 _IS_NAMED = re.compile(r"\b(?:named|called)\s+[A-Z]")
 
 
-#: Kinds whose members exclude each other: a person's relatives and a household's animals. Each
-#: line is one member and its other words; a kind's general words ("partner", "pet") name no
-#: member, so they exclude none.
-_KINDS = {
-    "relative": (
-        "sister sis",
-        "brother bro",
-        "mother mum mom mam mommy mummy",
-        "father dad daddy papa",
-        "son",
-        "daughter",
-        "wife",
-        "husband",
-        "girlfriend",
-        "boyfriend",
-        "grandmother grandma granny gran nan",
-        "grandfather grandpa granddad grandad",
-        "aunt auntie",
-        "uncle",
-        "niece",
-        "nephew",
-        "cousin",
-    ),
-    "animal": (
-        "dog puppy pup",
-        "cat kitten kitty",
-        "rabbit bunny",
-        "hamster",
-        "parrot budgie",
-        "horse pony",
-        "tortoise turtle",
-        "snake",
-        "ferret",
-    ),
-}
-#: Each member's index terms -> (its kind, its line).
-_MEMBER_OF: dict[str, tuple[str, int]] = {
-    t: (kind, i)
-    for kind, lines in _KINDS.items()
-    for i, line in enumerate(lines)
-    for w in line.split()
-    for t in terms(w)
+#: Kinds whose members exclude each other: a person's relatives and a household's animals, from
+#: the extractor's vocabularies (each word -> the member it names: "mum" -> mother, "puppy" ->
+#: dog). A kind's general words name no one member, so they exclude none ("partner" may be the
+#: wife, a "bird" the parrot).
+_KINDS = {"relative": RELATIONS, "animal": SPECIES}
+_GENERAL = frozenset({"partner", "spouse", "fiance", "bird", "fish"})
+#: Each member's index terms -> (its kind, the member).
+_MEMBER_OF: dict[str, tuple[str, str]] = {
+    t: (kind, member)
+    for kind, words in _KINDS.items()
+    for word, member in words.items()
+    if member not in _GENERAL
+    for t in terms(word)
 }
 
 

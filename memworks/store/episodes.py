@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import select, tuple_, update
+from sqlalchemy import and_, or_, select, tuple_, update
 from sqlmodel import Session, col
 
 from memworks.models.enums import EpisodeState
@@ -114,23 +114,42 @@ def earlier_received(session: Session, *, ahead_of: Sequence[Episode]) -> list[E
     return [e for e in rows if e.id not in have and (e.id or 0) < latest[(e.tenant_id, e.user_id)]]
 
 
-def session_context(session: Session, *, episode: Episode, limit: int) -> list[Episode]:
-    """Earlier turns of the same session (oldest first), for extractors that look back."""
-    if limit <= 0:
-        return []
-    rows = session.scalars(
-        select(Episode)
-        .where(
-            col(Episode.tenant_id) == episode.tenant_id,
-            col(Episode.user_id) == episode.user_id,  # session ids are the client's, not unique across users
-            col(Episode.session_id) == episode.session_id,
-            col(Episode.turn) < episode.turn,
-            col(Episode.tombstoned_at).is_(None),
+def session_contexts(session: Session, wanted: Sequence[tuple[Episode, int]]) -> dict[int, list[Episode]]:
+    """For each (episode, limit): up to ``limit`` earlier turns of its session (oldest first), for
+    extractors that look back. One query for the whole batch: per session, the turns between the
+    earliest one needed and the last episode asking."""
+    spans: dict[tuple[str, str, str], tuple[int, int]] = {}
+    for e, limit in wanted:
+        if limit > 0:
+            # Session ids are the client's, not unique across users.
+            k = (e.tenant_id, e.user_id, e.session_id)
+            lo, hi = spans.get(k, (e.turn - limit, e.turn))
+            spans[k] = (min(lo, e.turn - limit), max(hi, e.turn))
+    out: dict[int, list[Episode]] = {e.id: [] for e, _ in wanted if e.id is not None}
+    if not spans:
+        return out
+    within = or_(
+        *(
+            and_(
+                col(Episode.tenant_id) == t,
+                col(Episode.user_id) == u,
+                col(Episode.session_id) == sid,
+                col(Episode.turn) >= lo,
+                col(Episode.turn) < hi,
+            )
+            for (t, u, sid), (lo, hi) in spans.items()
         )
-        .order_by(col(Episode.turn).desc())
-        .limit(limit)
-    ).all()
-    return list(reversed(rows))
+    )
+    by_session: dict[tuple[str, str, str], list[Episode]] = {}
+    for r in session.scalars(
+        select(Episode).where(within, col(Episode.tombstoned_at).is_(None)).order_by(col(Episode.turn))
+    ):
+        by_session.setdefault((r.tenant_id, r.user_id, r.session_id), []).append(r)
+    for e, limit in wanted:
+        if limit > 0 and e.id is not None:
+            earlier = [r for r in by_session.get((e.tenant_id, e.user_id, e.session_id), []) if r.turn < e.turn]
+            out[e.id] = earlier[-limit:]
+    return out
 
 
 def mark_processed(session: Session, *, ids: Sequence[int], now: datetime) -> None:

@@ -174,9 +174,8 @@ class _Judge:
         """``rows`` judged and their accepted texts embedded. With ``most_candidates``, only
         those (in arrival order) judged before that many candidates (transcripts aside) were: a
         prefix of every scope's arrivals, so none is left behind an earlier one of its scope."""
-        contexts = {
-            e.id: [to_turn(c) for c in episodes.session_context(s, episode=e, limit=self._context_of(e))] for e in rows
-        }
+        earlier = episodes.session_contexts(s, [(e, self._context_of(e)) for e in rows])
+        contexts = {e.id: [to_turn(c) for c in earlier.get(e.id or 0, [])] for e in rows}
         turns = [to_turn(e) for e in rows]
         warm = getattr(self.extractor, "warm", None)  # a BatchExtractor parses the batch at once
         if callable(warm) and turns:

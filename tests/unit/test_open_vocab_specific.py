@@ -107,3 +107,19 @@ def test_a_real_condition_or_a_modifier_keys_nothing(extract: OpenVocabularyExtr
 
 def test_a_description_after_the_thing_is_not_its_value(extract: OpenVocabularyExtractor) -> None:
     assert ("user.instrument.playing", "oboe") in _keys(extract, "I've taken up the oboe, lessons on Mondays.")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I've taken up tennis, lessons on Sundays.",
+        "I've taken up the piano, lessons twice a week.",
+        "I've taken up the harp, classes every Friday.",
+    ],
+)
+def test_words_apart_in_the_sentence_stay_apart_in_the_record(extract: OpenVocabularyExtractor, content: str) -> None:
+    # A comma left out between two kept words must not glue them ("oboelessons").
+    words = content.replace(",", "").rstrip(".").split()
+    glued = {a + b for a, b in zip(words, words[1:], strict=False)}
+    texts = _texts(extract, content)
+    assert texts and not glued.intersection(w.strip(".,") for t in texts for w in t.split())

@@ -249,3 +249,41 @@ def test_forget_request_in_the_same_batch_drops_the_new_transcript_too() -> None
     plan = decide_writes(items, [], scope_key=SCOPE, now=NOW)
     assert plan.new == []
     assert transcript_id(SCOPE, "e1") in plan.deleted
+
+
+def test_leaving_an_employer_ends_the_title_said_with_it_and_only_that() -> None:
+    """ "I'm head baker at Ovenly" then "I quit Ovenly": the title of that job ends with it; a
+    title said in another turn, and another person's, stay."""
+    said = [
+        item("Ovenly", day(0), ep="e1", key="user.employer"),
+        item("Head Baker", day(0), ep="e1", key="user.job_title"),
+        item("Brooklyn", day(0), ep="e1", key="user.work_city"),
+        item("Baker", day(0), ep="e1", key="person.sam.job_title"),
+    ]
+    rows = apply(decide_writes(said, [], scope_key=SCOPE, now=NOW), [])
+    quit_ = item("", day(30), ep="e2", key="user.employer", op=CandidateOp.RETRACT)
+    rows = apply(decide_writes([quit_], rows, scope_key=SCOPE, now=NOW), rows)
+    assert sorted((m.key, m.value) for m in current(rows)) == [("person.sam.job_title", "Baker")]
+    assert {m.key: m.valid_to for m in rows if m.valid_to} == {
+        "user.employer": day(30),
+        "user.job_title": day(30),
+        "user.work_city": day(30),
+    }
+
+
+def test_leaving_an_employer_keeps_a_title_said_on_its_own() -> None:
+    rows = apply(
+        decide_writes(
+            [
+                item("Ovenly", day(0), ep="e1", key="user.employer"),
+                item("Pastry Chef", day(5), ep="e2", key="user.job_title"),
+            ],
+            [],
+            scope_key=SCOPE,
+            now=NOW,
+        ),
+        [],
+    )
+    quit_ = item("", day(30), ep="e3", key="user.employer", op=CandidateOp.RETRACT)
+    rows = apply(decide_writes([quit_], rows, scope_key=SCOPE, now=NOW), rows)
+    assert [(m.key, m.value) for m in current(rows)] == [("user.job_title", "Pastry Chef")]

@@ -9,7 +9,7 @@ from datetime import datetime
 from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryStatus
 from memworks.pipelines.ingest.record_ids import transcript_id
-from memworks.pipelines.ingest.slots import in_family, names_value
+from memworks.pipelines.ingest.slots import companions, in_family, names_value
 from memworks.pipelines.ingest.working_records import WorkingRecords, with_changes
 from memworks.pipelines.ingest.write_plan import Accepted, CloseMemory, WritePlan
 
@@ -39,8 +39,14 @@ def end_records(plan: WritePlan, slots: WorkingRecords, item: Accepted, now: dat
         key=lambda m: (m.valid_from, m.memory_id),
     )
     ids = {m.memory_id for m in ended}
+    # What was derived from an ended record, and its companions said in the same turn, end with it.
+    said_with = {(k, e) for m in ended for k in companions(m.key) for e in m.evidence}
     ended += [
-        m for m in slots.records.values() if current(m) and m.memory_id not in ids and ids.intersection(m.derived_from)
+        m
+        for m in slots.records.values()
+        if current(m)
+        and m.memory_id not in ids
+        and (ids.intersection(m.derived_from) or any((m.key, e) in said_with for e in m.evidence))
     ]
     for m in ended:
         plan.closes.append(CloseMemory(m.memory_id, t, None))

@@ -79,6 +79,17 @@ def is_multi_valued(key: str | None) -> bool:
     return parts[-1] in MULTI_VALUED_TAILS or tuple(parts[-2:]) in MULTI_VALUED_PAIRS
 
 
+#: Slots said of one job: when the employer a record names ends ("I quit Ovenly"), the title and
+#: the work city said with it in the same turn ("I'm still head baker at Ovenly") end too.
+COMPANION_TAILS: dict[str, tuple[str, ...]] = {"employer": ("job_title", "work_city")}
+
+
+def companions(key: str | None) -> frozenset[str]:
+    """The slots that end with ``key``'s record when they were said with it (same person)."""
+    head, _, tail = (key or "").rpartition(".")
+    return frozenset(f"{head}.{t}" for t in COMPANION_TAILS.get(tail, ())) if head else frozenset()
+
+
 def in_family(key: str | None, family: str) -> bool:
     """``key`` is ``family`` or a slot under it (``user.instrument.learning`` in ``user.instrument``)."""
     return key is not None and (key == family or key.startswith(family + "."))

@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from memworks.models.drafts import Candidate, MemoryView, Turn
-from memworks.models.enums import EpisodeState, GateOutcome, MemoryKind, MemoryStatus, Op, Source
+from memworks.models.enums import CandidateOp, EpisodeState, GateOutcome, MemoryKind, MemoryStatus, Op, Source
 from memworks.models.schemas import EpisodeIn
 from memworks.models.tables import Episode, Memory
 from memworks.pipelines.consolidation import EvictionPolicy
@@ -22,7 +22,7 @@ from memworks.pipelines.deletion.forget import ForgetMatch, needs_matching, reso
 from memworks.pipelines.extraction.base import Extractor
 from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest import DEFAULT_CAPS, EpisodeCaps, EpisodeJudgement, Judged, bounded_turn, judge_episode
-from memworks.pipelines.ingest.slots import index_text
+from memworks.pipelines.ingest.slots import companions, index_text
 from memworks.pipelines.ingest.supersession import (
     Accepted,
     decide_writes,
@@ -343,6 +343,7 @@ def _write_scope(
         items, where = [a for _, a in resolved.items], [where[i] for i, _ in resolved.items]
         matches = resolved.matches
     keys = {a.candidate.key for a in items if a.candidate.key}
+    keys |= {k for a in items if a.candidate.op is CandidateOp.RETRACT for k in companions(a.candidate.key)}
     prefixes = {a.candidate.key for a in items if a.candidate.key and a.candidate.key_is_prefix}
     texts = {a.candidate.text for a in items if a.candidate.key is None}
     existing = memories.load_slots(s, tenant_id=tenant, user_id=user, keys=keys, texts=texts, prefixes=prefixes)

@@ -178,8 +178,12 @@ def render(
         out.append((person.name if first_person else phrase(s, subject)) + " ")
         after_subject = True
     said = {x.i for x in s.subtree(subject.i)} if subject is not None and not first_person else set()
+    prev = -2
     for t in tokens:
         low = t.lower
+        if t.i > prev + 1 and out and not out[-1].endswith(" ") and t.pos != "PUNCT":
+            out[-1] += " "  # words apart in the sentence stay apart ("the cello, lessons" is not "cellolessons")
+        prev = t.i
         if t.pos == "INTJ" or (t.dep == "advmod" and low in _FILLER and s.tokens[t.head].pos in ("VERB", "AUX", "ADJ")):
             continue
         if t.i in said and subject is not None and t.i != subject.i:

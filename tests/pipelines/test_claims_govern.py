@@ -130,3 +130,48 @@ def test_turns_keyed_into_other_slots_only_are_never_decided(answers: dict) -> N
         answers[(new.claim.text, old.claim.text)] = Decision.CHANGED
     plan = g.govern([food, blue], [colour])
     assert sorted((c.old, c.by) for c in plan.closings) == [("a", "c")]
+
+
+def _with_parts(s: g.Statement, *sentences: str) -> g.Statement:
+    """``s`` with its sentences read from the parser, as ingestion reads them."""
+    from memworks.adapters.nlp import SpacyParser
+    from memworks.pipelines.claims import join_sentences, read_claim
+
+    parsed = SpacyParser().parse(list(sentences))
+    parts = tuple(
+        read_claim(
+            t,
+            subject="user",
+            said_at=s.claim.said_at,
+            source="user",
+            vector=s.claim.vector,
+            sentence=join_sentences(p, t),
+        )
+        for t, p in zip(sentences, parsed, strict=True)
+    )
+    return dataclasses.replace(s, parts=parts)
+
+
+def test_a_sentence_of_a_turn_closes_what_its_cue_acts_on(answers: dict) -> None:
+    old = st("a", "And I've got a PureGym membership, I lift there on Saturday mornings.", 0, vec(1, 0.1, 0))
+    new = _with_parts(
+        st("b", "Cancelled the PureGym membership. I climb at The Depot now.", 20, vec(1, 0.2, 0)),
+        "Cancelled the PureGym membership.",
+        "I climb at The Depot now.",
+    )
+    answers[("Cancelled the PureGym membership.", old.claim.text)] = Decision.ENDED
+    plan = g.govern([new], [old])
+    assert [(c.old, c.by, c.decision, c.sentence) for c in plan.closings] == [
+        ("a", "b", Decision.ENDED, "Cancelled the PureGym membership.")
+    ]
+
+
+def test_a_sentence_whose_cue_names_nothing_of_the_old_claim_closes_nothing(answers: dict) -> None:
+    old = st("a", "Thanks! I'm going for my dreams!", 0, vec(1, 0.1, 0))
+    new = _with_parts(
+        st("b", "Sure thing, Gina! I'm not giving up.", 20, vec(1, 0.2, 0)), "Sure thing, Gina!", "I'm not giving up."
+    )
+    answers[("I'm not giving up.", old.claim.text)] = Decision.ENDED
+    answers[("Sure thing, Gina!", old.claim.text)] = Decision.RESTATED  # only closings are taken from a sentence
+    plan = g.govern([new], [old])
+    assert plan.closings == [] and plan.restatements == []

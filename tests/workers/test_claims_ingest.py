@@ -156,3 +156,28 @@ def test_a_turn_said_again_after_its_slot_changed_sets_the_slot_again(make_memwo
             mw.enqueue_episodes(b)
             mw.drain()
         assert [m.value for m in mw.memories(S) if m.key == "user.employer"] == ["Acme"], name
+
+
+def test_one_sentence_of_a_turn_ends_what_an_earlier_turn_said(make_memworks: Any, db_url: str) -> None:
+    """A turn of several sentences closes an earlier statement when one of its sentences ends a
+    thing the earlier one named; chit-chat that names nothing of it closes nothing."""
+    mw = make_memworks(db_url, claims=True)
+    mw.enqueue_episodes(
+        [
+            ep(1, "2026-02-01", "And I've got a PureGym membership, I lift there on Saturday mornings."),
+            ep(2, "2026-02-02", "Thanks! I'm going for my dreams!"),
+        ]
+    )
+    mw.drain()
+    cancelled = "Cancelled the PureGym membership. I climb at The Depot on Monday and Wednesday evenings now."
+    mw.enqueue_episodes([ep(3, "2026-03-01", cancelled), ep(4, "2026-03-02", "Sure thing! I'm not giving up.")])
+    mw.drain()
+
+    rows = {m.text: m for m in mw.memories(S, include_history=True) if m.key is None and m.value == m.text}
+    gym = rows["And I've got a PureGym membership, I lift there on Saturday mornings."]
+    assert gym.status is MemoryStatus.SUPERSEDED and gym.superseded_by == rows[cancelled].memory_id
+    assert rows["Thanks! I'm going for my dreams!"].status is MemoryStatus.ACTIVE
+    with Session(get_engine(db_url)) as s:
+        audited = s.exec(select(GateDecision).where(GateDecision.extractor == "claims")).all()
+    assert [(a.episode_id, a.memory_id) for a in audited] == [("u1-3", gym.memory_id)]
+    assert "by the sentence 'Cancelled the PureGym membership.'" in audited[0].reason

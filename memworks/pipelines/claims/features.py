@@ -170,6 +170,19 @@ def other_person(n: Reading, o: Reading) -> bool:
     return n.person not in o.content | o.nouns | o.propns and stem(n.person) not in o.content | o.nouns
 
 
+def cue_acts_on(new: ClaimText, old: ClaimText) -> bool:
+    """Whether ``new``'s cue of ending or change acts on a thing ``old`` said ("Cancelled the
+    PureGym membership" on "I've got a PureGym membership"; "I'm not giving up" on nothing):
+    the thing a named noun, a name or a number of ``old``'s."""
+    n, o = new.reading, old.reading
+    if n.negated or n.question or n.hypothetical:
+        return False  # "I'm not giving up" ends nothing
+    named = o.nouns | o.propns | o.numbers
+    return bool(
+        n.end_heads & named or (n.change_verb and n.change_heads & named) or n.replaced & (o.content | o.propns)
+    )
+
+
 def pair_features(new: ClaimText, old: ClaimText) -> npt.NDArray[np.float64]:
     """One row of :data:`FEATURE_NAMES` for the pair (``new`` said after ``old``)."""
     n, o = new.reading, old.reading

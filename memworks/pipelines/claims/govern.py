@@ -30,7 +30,7 @@ from datetime import datetime
 import numpy as np
 
 from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_all
-from memworks.pipelines.claims.features import ClaimText
+from memworks.pipelines.claims.features import ClaimText, cue_acts_on
 
 __all__ = [
     "MENTION_COSINE",
@@ -56,6 +56,8 @@ MIN_COSINE = 0.45
 #: gives me hives" after "I'm allergic to penicillin": 0.74; "The XC40 needs new tyres" after "I
 #: drive a Volvo XC40": 0.48, news about the car, not the car again).
 MENTION_COSINE = 0.6
+#: Decisions that close the earlier claim.
+_CLOSING = (Decision.CHANGED, Decision.ENDED)
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,10 @@ class Statement:
     copy: bool = False
     #: Keys of the keyed records its turn said ("user.home_city"): the precise layer's slots.
     keys: tuple[str, ...] = ()
+    #: Each sentence of a turn of several, read as a claim of its own: a turn's one sentence may
+    #: end what an earlier one said ("Cancelled the PureGym membership. I climb at The Depot now.")
+    #: though the turn as a whole reads as neither (the model learnt its decisions on sentences).
+    parts: tuple[ClaimText, ...] = ()
 
     def holds_at(self, t: datetime) -> bool:
         return not self.copy and (self.ends_at is None or self.ends_at > t)
@@ -86,6 +92,8 @@ class Closing:
     new: Statement
     decision: Decision
     probability: float
+    #: The sentence of ``new`` that decided it, when one of its sentences did, not the whole turn.
+    sentence: str = ""
 
     @property
     def by(self) -> str:
@@ -178,6 +186,7 @@ def govern(
         by_late.setdefault(late.memory_id, []).append(early)
         lates[late.memory_id] = late
     decided: list[tuple[Statement, Statement, Decision, float]] = []
+    by_sentence: dict[tuple[str, str], str] = {}
     for lid, all_earlies in by_late.items():
         late = lates[lid]
         # Turns the rules keyed into other slots only are about other things, however alike
@@ -185,13 +194,24 @@ def govern(
         earlies = [o for o in all_earlies if not o.keys or not late.keys or set(o.keys) & set(late.keys)]
         if not earlies:
             continue
-        for o, (d, p) in zip(earlies, decide_all(late.claim, [o.claim for o in earlies], model), strict=True):
+        olds = [o.claim for o in earlies]
+        whole = decide_all(late.claim, olds, model)
+        # Each sentence of a turn of several is decided too: a closing one of them makes, the whole
+        # turn makes (the likeliest, where the turn as a whole closes nothing), when the sentence's
+        # cue acts on a thing the earlier one said.
+        sentences = [(part, decide_all(part, olds, model)) for part in late.parts]
+        for i, (o, (d, p)) in enumerate(zip(earlies, whole, strict=True)):
+            closing = [
+                (ds[i], part.text) for part, ds in sentences if ds[i][0] in _CLOSING and cue_acts_on(part, o.claim)
+            ]
+            if d not in _CLOSING and closing:
+                (d, p), by_sentence[(o.memory_id, late.memory_id)] = max(closing, key=lambda c: c[0][1])
             decided.append((o, late, d, p))
     plan = ClaimPlan()
     ends = {s.memory_id: s.ends_at for s in (*stored, *new)}
     for o, n, d, p in decided:
-        if d in (Decision.CHANGED, Decision.ENDED):
-            plan.closings.append(Closing(o.memory_id, n, d, p))
+        if d in _CLOSING:
+            plan.closings.append(Closing(o.memory_id, n, d, p, by_sentence.get((o.memory_id, n.memory_id), "")))
             t = n.claim.said_at
             ends[o.memory_id] = t if ends[o.memory_id] is None else min(t, ends[o.memory_id])  # type: ignore[type-var]
     copies = {s.memory_id for s in (*stored, *new) if s.copy}

@@ -37,6 +37,7 @@ from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest import MAX_CHARS_READ, Judged, bounded_text
 from memworks.pipelines.ingest.supersession import same_value
 from memworks.pipelines.ingest.write_plan import Reinforce, WritePlan
+from memworks.pipelines.text.spans import spans
 from memworks.store import audit, memories
 from memworks.store.records import claims
 
@@ -85,38 +86,48 @@ def govern_statements(
     """Decide the scope's new transcripts ``fresh`` (transcript id → episode id) against its
     stored statements, earlier and later, and write what the decisions say. A statement is read
     as far as its episode's extractor reads (``max_chars``): a long turn costs no more here."""
-    rows = claims.statements(s, tenant_id=tenant, user_id=user)
-    new_rows = [(m, v) for m, v in rows if m.memory_id in fresh]
+    found = claims.statements(s, tenant_id=tenant, user_id=user)
+    rows = {m.memory_id: sp for m, _, sp in found}
+    new_rows = [(m, v) for m, v, _ in found if m.memory_id in fresh]
     if not new_rows:
         return ClaimsOutcome()
-    old_rows = _candidates(new_rows, [(m, v) for m, v in rows if m.memory_id not in fresh])
+    old_rows = _candidates(new_rows, [(m, v) for m, v, _ in found if m.memory_id not in fresh])
     episodes = dict(fresh) | claims.episodes_of(s, tenant_id=tenant, ids=[m.memory_id for m, _ in old_rows])
     said = claims.records_of_episodes(s, tenant_id=tenant, user_id=user, episodes=sorted(set(episodes.values())))
     read = {m.memory_id: bounded_text(m.text, max_chars) for m, _ in (*new_rows, *old_rows)}
-    parsed = parse(list(read.values())) if parse is not None else {}
+    parts = {mid: _sentences(read[mid], rows.get(mid)) for mid in read}
+    texts = [*read.values(), *(t for ps in parts.values() for t, _ in ps)]
+    parsed = parse(list(dict.fromkeys(texts))) if parse is not None else {}
+
+    def claim_of(m: Memory, text: str, v: npt.NDArray[np.float32]) -> ClaimText:
+        sentence = join_sentences(list(parsed.get(text, ())), text) if parsed else None
+        return read_claim(
+            text, subject=m.subject or "user", said_at=m.valid_from, source=m.source.value, vector=v, sentence=sentence
+        )
 
     def statement(m: Memory, v: npt.NDArray[np.float32]) -> Statement:
-        text = read[m.memory_id]
-        sentence = join_sentences(list(parsed.get(text, ())), text) if parsed else None
-        claim: ClaimText = read_claim(
-            text,
-            subject=m.subject or "user",
-            said_at=m.valid_from,
-            source=m.source.value,
-            vector=v,
-            sentence=sentence,
-        )
+        claim = claim_of(m, read[m.memory_id], v)
         episode = episodes.get(m.memory_id, "")
         records = said.get(episode, ())
         values = tuple(r.value for r in records)
         keys = tuple(sorted({r.key for r in records if r.key}))
-        return Statement(m.memory_id, episode, claim, values, m.valid_to, _is_copy(m), keys)
+        sentences = tuple(claim_of(m, t, sv) for t, sv in parts[m.memory_id])
+        return Statement(m.memory_id, episode, claim, values, m.valid_to, _is_copy(m), keys, sentences)
 
     plan = govern(
         [statement(m, v) for m, v in new_rows],
         [statement(m, v) for m, v in old_rows if m.memory_id in episodes],
     )
     return _apply(s, tenant, user, plan, now)
+
+
+def _sentences(text: str, vectors: npt.NDArray[np.float32] | None) -> list[tuple[str, npt.NDArray[np.float32]]]:
+    """The sentences of a turn of several (as its vector row holds them), each with its vector;
+    none for a turn of one, or one whose stored sentences do not match its text."""
+    said = spans(text)
+    if vectors is None or len(said) < 2 or len(vectors) != len(said):
+        return []
+    return list(zip(said, vectors, strict=True))
 
 
 def _is_copy(m: Memory) -> bool:
@@ -227,6 +238,8 @@ def _audit(tenant: str, user: str, plan: ClaimPlan) -> list[audit.Decided]:
     rows: list[audit.Decided] = []
     for c in plan.closings:
         reason = f"claims: {c.decision.value} {c.old} (p={c.probability:.2f})"
+        if c.sentence:
+            reason += f" by the sentence {c.sentence[:200]!r}"
         cand = Candidate(text=reason, source=Source(c.new.claim.source), extractor="claims")
         judged = Judged(cand, Verdict(GateOutcome.ACCEPTED, reason, MemoryKind.EPISODIC, True))
         rows.append((tenant, user, c.new.episode_id, [judged], {0: (Op.UPDATE, c.old)}))

@@ -33,10 +33,14 @@ STATEMENT_SOURCES = (Source.USER, Source.VERIFIED_TOOL)
 _KEPT = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
 
 
-def statements(session: Session, *, tenant_id: str, user_id: str) -> list[tuple[Memory, npt.NDArray[np.float32]]]:
-    """The scope's transcripts of trusted turns, current or closed, each with its stored vector."""
+def statements(
+    session: Session, *, tenant_id: str, user_id: str
+) -> list[tuple[Memory, npt.NDArray[np.float32], npt.NDArray[np.float32] | None]]:
+    """The scope's transcripts of trusted turns, current or closed, each with its stored vector
+    and its sentences' vectors (rows, in the order of :func:`memworks.pipelines.text.spans.spans`;
+    None for a turn of one sentence)."""
     rows = session.execute(
-        select(Memory, col(VectorEntry.vector))
+        select(Memory, col(VectorEntry.vector), col(VectorEntry.spans))
         .join(VectorEntry, col(VectorEntry.memory_id) == col(Memory.memory_id))
         .where(
             col(Memory.tenant_id) == tenant_id,
@@ -50,7 +54,12 @@ def statements(session: Session, *, tenant_id: str, user_id: str) -> list[tuple[
         # again, not taken from the session's stale objects.
         .execution_options(populate_existing=True)
     ).all()
-    return [(m, np.frombuffer(v, dtype=np.float32)) for m, v in rows]
+    out = []
+    for m, v, sp in rows:
+        vector = np.frombuffer(v, dtype=np.float32)
+        sentences = np.frombuffer(sp, dtype=np.float32).reshape(-1, vector.size) if sp else None
+        out.append((m, vector, sentences))
+    return out
 
 
 def episodes_of(session: Session, *, tenant_id: str, ids: Sequence[str]) -> dict[str, str]:

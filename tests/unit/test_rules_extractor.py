@@ -393,6 +393,10 @@ def test_pets(text: str, expected: list[tuple[str, str, str]]) -> None:
         ("my son is called tom and he is 6", [(A, "user.family.son", "Tom")]),
         ("my mom lives in Lisbon and my dad is called Joe", [(A, "user.family.father", "Joe")]),
         ("my daughter is 5", []),
+        # a plan still names the relative or pet it is about (the plan itself is no slot's value)
+        ("My sister Ines is moving to Amsterdam next month.", [(A, "user.family.sister", "Ines")]),
+        ("My nephew Karim is going to start university in October.", [(A, "user.family.nephew", "Karim")]),
+        ("my sister is moving to Amsterdam", []),
     ],
 )
 def test_family(text: str, expected: list[tuple[str, str, str]]) -> None:

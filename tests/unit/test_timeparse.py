@@ -280,3 +280,29 @@ def test_an_explicit_tense_overrides_the_words() -> None:
     """Given a caller that knows the tense (a parse), its reading wins over the words'."""
     assert resolve_time("the wedding on May 29", ANCHOR, future=True) == day(2025, 5, 29)
     assert resolve_time("the wedding is on May 29", ANCHOR, future=False) == day(2024, 5, 29)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I play bass in a covers band on Friday nights.",
+        "We do the big shop on Sunday mornings.",
+        "I run with the club every Tuesday.",
+        "The kids have swimming each Thursday afternoon.",
+        "I see my mum every other Sunday.",
+    ],
+)
+def test_a_weekday_said_of_a_habit_names_no_day(text: str) -> None:
+    assert find_time(text, ANCHOR) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("We met on Friday night at the bar.", day(2024, 6, 14)),
+        ("I'm seeing the dentist on Tuesday morning.", day(2024, 6, 18)),
+    ],
+)
+def test_one_weekday_with_its_part_of_the_day_is_still_that_day(text: str, expected: datetime) -> None:
+    found = find_time(text, ANCHOR)
+    assert found is not None and found.when.date() == expected.date()

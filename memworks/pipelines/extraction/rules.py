@@ -109,6 +109,7 @@ from memworks.models.enums import CandidateOp, Role, Source
 from memworks.pipelines.extraction.clauses import Clause, clauses_of
 from memworks.pipelines.extraction.dates.timeparse import TimeMatch, find_time, has_future_marker
 from memworks.pipelines.extraction.facts import HEDGED, Fact
+from memworks.pipelines.extraction.personal import member_facts
 from memworks.pipelines.extraction.places import timezone_for_city
 from memworks.pipelines.extraction.plans import plan_facts
 from memworks.pipelines.extraction.preferences import preferences_for
@@ -125,7 +126,8 @@ def _facts(c: Clause) -> list[Fact]:
     if changes := forget_facts(c) or change_facts(c):
         return changes
     if has_future_marker(c.text):  # a plan is an event, never the current value of a slot
-        return plan_facts(c) + preferences_for(c)
+        # ... but the relative or pet it names is theirs now ("My sister Ines is moving to Amsterdam").
+        return plan_facts(c) + preferences_for(c) + member_facts(c)
     return facts_for(c)
 
 

@@ -271,8 +271,17 @@ def _relative_period(m: re.Match[str], anchor: datetime, future: bool | None) ->
     return _shift(anchor, 1, period, sign)
 
 
+#: A weekday said of a habit, not of one day: "on Friday nights", "every Tuesday evening".
+_HABIT_AFTER = re.compile(r"[ \t](?:nights|mornings|evenings|afternoons|lunchtimes)\b", re.IGNORECASE)
+_HABIT_BEFORE = re.compile(r"\b(?:every|each)[ \t](?:other[ \t])?$", re.IGNORECASE)
+
+
 def _weekday_rule(m: re.Match[str], anchor: datetime, future: bool | None) -> datetime | None:
     mod = (m["mod"] or "").lower().split()
+    if mod in ([], ["on"]) and (
+        _HABIT_AFTER.match(m.string, m.end()) or _HABIT_BEFORE.search(m.string[: m.start("wd")])
+    ):
+        return None  # a habit names no day
     wd = WEEKDAYS.index(m["wd"].lower())
     if mod[:1] in (["last"], ["past"]):
         return _weekday(anchor, wd, "last")

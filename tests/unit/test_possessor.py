@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from memworks.pipelines.retrieval.possessor import OWNED_MIN_SIMILARITY, another_member, holders, owned_word, possessor
+from memworks.pipelines.retrieval.possessor import (
+    OWNED_MIN_SIMILARITY,
+    another_member,
+    holders,
+    known_names,
+    owned_word,
+    possessor,
+)
+from memworks.pipelines.text.terms import terms
 
 
 @pytest.mark.parametrize(
@@ -94,3 +102,11 @@ def test_a_fact_that_only_names_the_thing_yields_when_the_question_asks_somethin
     # ... while it is the answer to its name
     name = says_more(possessor("What's my dog called?"), [True, True], values, facts, texts, "What's my dog called?")
     assert name == [True, True]
+
+
+def test_the_names_keyed_records_give_the_thing_asked_about_are_known() -> None:
+    keys = ["user.family.sister", "user.family.brother", "user.pet.cat", None, "person.ines.home_city"]
+    values = ["Inês Costa", "Tom", "Miso", "Inês", "Porto"]
+    assert known_names(possessor("Where does my sister live?"), keys, values) == frozenset(terms("Inês Costa"))
+    assert known_names(possessor("What breed is my cat?"), keys, values) == frozenset(terms("Miso"))
+    assert known_names(possessor("Where do I live?"), keys, values) == frozenset()

@@ -214,3 +214,22 @@ def test_a_question_about_an_order_number_nothing_holds_is_not_answered(sqlite_u
     # then its order is answered, and another order number nobody mentioned is not
     assert any("55120" in h.value for h in mw.retrieve(U, "What's the status of order 55120?").hits[:2])
     assert mw.retrieve(U, "What's the status of order 61877?").abstained
+
+
+def test_a_relative_named_by_the_name_the_store_knows_is_the_relative_asked_about(
+    sqlite_url: str, make_memworks: Any
+) -> None:
+    # "Ines" is the user's sister (a keyed record says so); a later turn names her alone.
+    mw = make_memworks(sqlite_url)
+    said = [
+        "My sister Ines is a vet in Porto.",
+        "I'm learning to bake sourdough.",
+        "We adopted a cat called Miso.",
+        "Ines got a job at a clinic in Copenhagen and moved there in May.",
+        "My favourite film is Paddington 2.",
+    ]
+    mw.enqueue_episodes([turn(i, c, when=T0 + timedelta(days=30 * i)) for i, c in enumerate(said)])
+    mw.drain()
+    for q in ("Where does my sister live?", "Where does my sister work?"):
+        top = [h.text for h in mw.retrieve(U, q, k=3).hits]
+        assert said[3] in top, (q, top)

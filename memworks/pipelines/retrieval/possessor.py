@@ -17,7 +17,16 @@ import numpy.typing as npt
 from memworks.pipelines.extraction.vocabulary import RELATIONS, SPECIES
 from memworks.pipelines.text.terms import terms
 
-__all__ = ["OWNED_MIN_SIMILARITY", "another_member", "below_holders", "holders", "owned_word", "possessor", "says_more"]
+__all__ = [
+    "OWNED_MIN_SIMILARITY",
+    "another_member",
+    "below_holders",
+    "holders",
+    "known_names",
+    "owned_word",
+    "possessor",
+    "says_more",
+]
 
 #: Similarity of a candidate's best sentence to the owned thing's word at which it means the
 #: thing without naming it ("border collie" for "dog").
@@ -75,6 +84,23 @@ def owned_word(question: str) -> str:
 def possessor(question: str) -> frozenset[str]:
     """The index terms of :func:`owned_word`."""
     return frozenset(terms(owned_word(question)))
+
+
+#: A keyed record naming one of the user's relatives or animals ("user.family.sister").
+_MEMBER_KEY = re.compile(r"^user\.(?:family|pet)\.([a-z_]+)$")
+
+
+def known_names(owner: frozenset[str], keys: Sequence[str | None], values: Sequence[str]) -> frozenset[str]:
+    """The index terms of the names the candidates' keyed records give the thing asked about
+    ("Ines" for "my sister" beside "User's sister is named Ines."): a record naming her holds her
+    ("Ines moved to Copenhagen" for "Where does my sister live?")."""
+    mine = {_MEMBER_OF[t][1] for t in owner if t in _MEMBER_OF}
+    out: set[str] = set()
+    for key, value in zip(keys, values, strict=False):
+        m = _MEMBER_KEY.match(key or "")
+        if m and m[1] in mine:
+            out |= set(terms(value))
+    return frozenset(out)
 
 
 def holders(owner: frozenset[str], words: Sequence[frozenset[str]], owned: Sequence[float] | None = None) -> list[bool]:

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.identifiers import unheard_ids
 from memworks.pipelines.retrieval.latest import below_replaced, latest_first, says_change
-from memworks.pipelines.retrieval.possessor import below_holders, holders, possessor, says_more
+from memworks.pipelines.retrieval.possessor import below_holders, holders, known_names, possessor, says_more
 from memworks.pipelines.retrieval.ranker import (
     FEATURES,
     Question,
@@ -254,6 +254,9 @@ def _learned(
     # Each candidate's index terms, read once for the two stages that weigh them.
     words = [frozenset(terms(t)) for t in texts] if owner or (q.present and policy.latest) else []
     if owner:
+        # A record naming the thing by the name a keyed record gives it mentions it ("Ines").
+        names = known_names(owner, sig.keys, sig.values) if len(sig.keys) == len(sig.values) == len(sig) else None
+        words = [w | owner if names and w & names else w for w in words]
         held = holders(owner, words, owned)
         if q.named and policy.subjects:
             # Jess's sister is no one else's: a holder about another person does not hold it.

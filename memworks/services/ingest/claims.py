@@ -86,15 +86,15 @@ def govern_statements(
     """Decide the scope's new transcripts ``fresh`` (transcript id → episode id) against its
     stored statements, earlier and later, and write what the decisions say. A statement is read
     as far as its episode's extractor reads (``max_chars``): a long turn costs no more here."""
-    found = claims.statements(s, tenant_id=tenant, user_id=user)
-    sentence_vectors = {m.memory_id: sp for m, _, sp in found}
-    new_rows = [(m, v) for m, v, _ in found if m.memory_id in fresh]
+    rows = claims.statements(s, tenant_id=tenant, user_id=user)
+    new_rows = [(m, v) for m, v in rows if m.memory_id in fresh]
     if not new_rows:
         return ClaimsOutcome()
-    old_rows = _candidates(new_rows, [(m, v) for m, v, _ in found if m.memory_id not in fresh])
+    old_rows = _candidates(new_rows, [(m, v) for m, v in rows if m.memory_id not in fresh])
     episodes = dict(fresh) | claims.episodes_of(s, tenant_id=tenant, ids=[m.memory_id for m, _ in old_rows])
     said = claims.records_of_episodes(s, tenant_id=tenant, user_id=user, episodes=sorted(set(episodes.values())))
     read = {m.memory_id: bounded_text(m.text, max_chars) for m, _ in (*new_rows, *old_rows)}
+    sentence_vectors = claims.sentence_vectors(s, ids=list(read))
     parts = {mid: _sentences(read[mid], sentence_vectors.get(mid)) for mid in read}
     texts = [*read.values(), *(t for ps in parts.values() for t, _ in ps)]
     parsed = parse(list(dict.fromkeys(texts))) if parse is not None else {}

@@ -20,6 +20,7 @@ __all__ = [
     "STATEMENT_SOURCES",
     "close_records",
     "reopen_copies",
+    "sentence_vectors",
     "statements",
     "episodes_of",
     "records_of_episodes",
@@ -33,14 +34,10 @@ STATEMENT_SOURCES = (Source.USER, Source.VERIFIED_TOOL)
 _KEPT = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
 
 
-def statements(
-    session: Session, *, tenant_id: str, user_id: str
-) -> list[tuple[Memory, npt.NDArray[np.float32], npt.NDArray[np.float32] | None]]:
-    """The scope's transcripts of trusted turns, current or closed, each with its stored vector
-    and its sentences' vectors (rows, in the order of :func:`memworks.pipelines.text.spans.spans`;
-    None for a turn of one sentence)."""
+def statements(session: Session, *, tenant_id: str, user_id: str) -> list[tuple[Memory, npt.NDArray[np.float32]]]:
+    """The scope's transcripts of trusted turns, current or closed, each with its stored vector."""
     rows = session.execute(
-        select(Memory, col(VectorEntry.vector), col(VectorEntry.spans))
+        select(Memory, col(VectorEntry.vector))
         .join(VectorEntry, col(VectorEntry.memory_id) == col(Memory.memory_id))
         .where(
             col(Memory.tenant_id) == tenant_id,
@@ -54,11 +51,20 @@ def statements(
         # again, not taken from the session's stale objects.
         .execution_options(populate_existing=True)
     ).all()
-    out = []
-    for m, v, sp in rows:
-        vector = np.frombuffer(v, dtype=np.float32)
-        sentences = np.frombuffer(sp, dtype=np.float32).reshape(-1, vector.size) if sp else None
-        out.append((m, vector, sentences))
+    return [(m, np.frombuffer(v, dtype=np.float32)) for m, v in rows]
+
+
+def sentence_vectors(session: Session, *, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+    """The sentences' vectors of the statements ``ids`` that have several (rows, in the order of
+    :func:`memworks.pipelines.text.spans.spans`); read only for the statements being decided."""
+    out: dict[str, npt.NDArray[np.float32]] = {}
+    for chunk in chunks(list(ids)):
+        for mid, v, sp in session.execute(
+            select(col(VectorEntry.memory_id), col(VectorEntry.vector), col(VectorEntry.spans)).where(
+                col(VectorEntry.memory_id).in_(chunk), col(VectorEntry.spans).is_not(None)
+            )
+        ):
+            out[mid] = np.frombuffer(sp, dtype=np.float32).reshape(-1, len(v) // 4)
     return out
 
 

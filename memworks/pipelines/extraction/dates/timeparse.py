@@ -279,7 +279,7 @@ _HABIT_BEFORE = re.compile(r"\b(?:every|each)[ \t](?:other[ \t])?$", re.IGNORECA
 def _weekday_rule(m: re.Match[str], anchor: datetime, future: bool | None) -> datetime | None:
     mod = (m["mod"] or "").lower().split()
     if mod in ([], ["on"]) and (
-        _HABIT_AFTER.match(m.string, m.end()) or _HABIT_BEFORE.search(m.string[: m.start("wd")])
+        _HABIT_AFTER.match(m.string, m.end()) or _HABIT_BEFORE.search(m.string, 0, m.start("wd"))
     ):
         return None  # a habit names no day
     wd = WEEKDAYS.index(m["wd"].lower())

@@ -9,6 +9,7 @@ from memworks.pipelines.retrieval.possessor import (
     another_member,
     holders,
     known_names,
+    named_question,
     owned_word,
     possessor,
 )
@@ -110,3 +111,13 @@ def test_the_names_keyed_records_give_the_thing_asked_about_are_known() -> None:
     assert known_names(possessor("Where does my sister live?"), keys, values) == frozenset(terms("Inês Costa"))
     assert known_names(possessor("What breed is my cat?"), keys, values) == frozenset(terms("Miso"))
     assert known_names(possessor("Where do I live?"), keys, values) == frozenset()
+
+
+def test_a_question_about_a_named_relative_is_asked_again_by_the_name() -> None:
+    keys = ["user.family.brother", "user.family.sister", None, "person.ines.home_city"]
+    values = ["Tom", "Inês", "Inês", "Porto"]
+    assert named_question("Where does my sister live?", keys, values) == "Where does Inês live?"
+    assert named_question("What does my brother do now?", keys, values) == "What does Tom do now?"
+    # No keyed record names the dog; the question is not about a relative or an animal.
+    assert named_question("What breed is my dog?", keys, values) == ""
+    assert named_question("Where do I live?", keys, values) == ""

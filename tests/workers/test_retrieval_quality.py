@@ -233,3 +233,20 @@ def test_a_relative_named_by_the_name_the_store_knows_is_the_relative_asked_abou
     for q in ("Where does my sister live?", "Where does my sister work?"):
         top = [h.text for h in mw.retrieve(U, q, k=3).hits]
         assert said[3] in top, (q, top)
+
+
+def test_a_relatives_news_said_by_name_is_the_present_answer(sqlite_url: str, make_memworks: Any) -> None:
+    # The later turn names the brother only by his name: asked of him by that name, it answers
+    # "Where does my brother live?" as well as the earlier turn saying "brother" does, and is later.
+    mw = make_memworks(sqlite_url)
+    said = [
+        "My brother Tomasz is moving to Gdansk, he got a job at the shipyard.",
+        "I live in Warsaw, near the old town.",
+        "We adopted a cat called Miso.",
+        "Tomasz changed jobs again and moved to Krakow, he's working for a bank.",
+        "My favourite film is Paddington 2.",
+    ]
+    mw.enqueue_episodes([turn(i, c, when=T0 + timedelta(days=30 * i)) for i, c in enumerate(said)])
+    mw.drain()
+    top = [h.text for h in mw.retrieve(U, "Where does my brother live?", k=3).hits]
+    assert top[0] == said[3], top

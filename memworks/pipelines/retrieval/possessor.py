@@ -23,6 +23,7 @@ __all__ = [
     "below_holders",
     "holders",
     "known_names",
+    "named_question",
     "owned_word",
     "possessor",
     "says_more",
@@ -101,6 +102,24 @@ def known_names(owner: frozenset[str], keys: Sequence[str | None], values: Seque
         if m and m[1] in mine:
             out |= set(terms(value))
     return frozenset(out)
+
+
+def named_question(question: str, keys: Sequence[str | None], values: Sequence[str]) -> str:
+    """``question`` asked of the thing by the name a candidate's keyed record gives it ("Where
+    does Ines live?" for "Where does my sister live?" beside "User's sister is named Ines."), or ""
+    when none does. A record that names her but not the relation ("Ines moved to Copenhagen")
+    means this question about as well as a record saying "sister" means the other."""
+    word = owned_word(question)
+    mine = {_MEMBER_OF[t][1] for t in terms(word) if t in _MEMBER_OF}
+    if not mine:
+        return ""
+    name = next(
+        (v for k, v in zip(keys, values, strict=False) if (m := _MEMBER_KEY.match(k or "")) and m[1] in mine), ""
+    )
+    if not name.strip():
+        return ""
+    said = re.sub(rf"\bmy {re.escape(word)}\b", name.strip(), question, count=1, flags=re.I)
+    return said if said != question else ""
 
 
 def holders(owner: frozenset[str], words: Sequence[frozenset[str]], owned: Sequence[float] | None = None) -> list[bool]:

@@ -204,6 +204,9 @@ class Signals:
     #: For a question asking something of a thing of the user's ("my dog's name"): each
     #: candidate's similarity (best sentence) to that thing's word; None when not measured.
     owned: npt.NDArray[np.float64] | None = None
+    #: For a present question about the user's relative or animal that a keyed record names: each
+    #: candidate's similarity to the question asked of it by that name (:func:`named_question`).
+    renamed: npt.NDArray[np.float64] | None = None
     #: Each candidate's value ("cat" for "User adopted a cat."), key (None: no fact) and, for a
     #: transcript, the keys of its turn's records that a later value superseded.
     values: list[str] = field(default_factory=list)

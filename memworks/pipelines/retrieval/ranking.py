@@ -19,7 +19,13 @@ import numpy.typing as npt
 from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.identifiers import unheard_ids
 from memworks.pipelines.retrieval.latest import below_replaced, latest_first, says_change
-from memworks.pipelines.retrieval.possessor import below_holders, holders, known_names, possessor, says_more
+from memworks.pipelines.retrieval.possessor import (
+    below_holders,
+    holders,
+    known_names,
+    possessor,
+    says_more,
+)
 from memworks.pipelines.retrieval.ranker import (
     FEATURES,
     Question,
@@ -275,6 +281,8 @@ def _learned(
         sims = sig.span if policy.spans else sig.cos
         if q.named is not None and sig.unnamed is not None and len(sig.unnamed) == len(sig):
             sims = sig.unnamed
+        if sig.renamed is not None and len(sig.renamed) == len(sig):
+            sims = np.maximum(sims, sig.renamed)
         summary = [memories[mid].extractor == "summary" for mid in sig.ids]
         changed = [says_change(t) for t in texts]
         asked = frozenset(t for _, t in content_words(q.text))

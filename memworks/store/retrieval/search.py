@@ -22,7 +22,7 @@ from memworks.models.schemas import HitOut, RetrieveResult, Scope
 from memworks.models.tables import Memory
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.retrieval.latest import asks_now
-from memworks.pipelines.retrieval.possessor import owned_word
+from memworks.pipelines.retrieval.possessor import named_question, owned_word
 from memworks.pipelines.retrieval.ranker import (
     Question,
     Signals,
@@ -135,6 +135,14 @@ def measure(
         # border collie called Loke")? One more embedding, only for such a question.
         owned = vector.score(s, scope=scope, query=embedder.embed([word])[0], version=version, spans=True, also=ids)
         sig.owned = np.array([(owned.of(m) or (0.0, 0.0))[1] for m in ids])
+        if q.present and (renamed := named_question(query, sig.keys, sig.values)):
+            # "Where does my sister live?" asked of her by name ("Where does Ines live?"): her news
+            # said by name ("Ines moved to Copenhagen") means it as well. Only for a present read
+            # of a relative or animal a keyed record names.
+            by_name = vector.score(
+                s, scope=scope, query=embedder.embed([renamed])[0], version=version, spans=policy.spans, also=ids
+            )
+            sig.renamed = np.array([(by_name.of(m) or (0.0, 0.0))[1] for m in ids])
     if q.words and embedder is not None and any(t in sig.unseen for _, t in q.words):
         # A short question with a word no record uses: does some candidate mean it? Its words
         # are embedded only then (one more small batch), not on every read.

@@ -541,3 +541,21 @@ def test_someone_elses_relative_is_not_the_one_a_question_about_a_named_persons_
     sig.subjects[0] = "Jess"
     hits = rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(model=model())).hits
     assert hits and hits[0].memory.memory_id == "m0"
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted", "left_out"),
+    [
+        ("Where do I work out these days?", set(), {"work"}),
+        ("Where do I work?", {"work"}, set()),
+        ("What did I give up last year?", {"last", "year"}, {"give"}),
+        # "out of", "up to": a preposition, not a particle.
+        ("What did I run out of?", {"run"}, set()),
+    ],
+)
+def test_the_verb_of_a_phrasal_verb_is_no_query_term(question: str, wanted: set[str], left_out: set[str]) -> None:
+    from memworks.pipelines.text.terms import query_terms, terms
+
+    got = set(query_terms(question))
+    assert {t for w in wanted for t in terms(w)} <= got
+    assert not {t for w in left_out for t in terms(w)} & got

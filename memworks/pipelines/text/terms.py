@@ -40,6 +40,12 @@ def term_counts(text: str) -> Counter[str]:
     return Counter(terms(text))
 
 
+#: A verb and its particle mean what the verb alone does not ("work out" is no "work").
+_PHRASAL = re.compile(r"\b([a-z]+)\s+(?:out|up|off)\b(?!\s+(?:of|to|with|for|on|at|in)\b)")
+
+
 def query_terms(query: str, limit: int = 32) -> list[str]:
-    """Distinct terms of a query, in order."""
-    return list(dict.fromkeys(terms(query)))[:limit]
+    """Distinct terms of a query, in order. The verb of a phrasal verb is left out: "Where do I
+    work out?" asks nothing of the records that say "work" (those say where the user works)."""
+    phrasal = _PHRASAL.sub(" ", query.casefold())
+    return list(dict.fromkeys(terms(phrasal)))[:limit]

@@ -229,7 +229,7 @@ def test_worker_processes_serve_queue_and_memworks_metrics(
 #: The suite's chaos stream: every fault (several kills at random moments, one emptied queue) on a
 #: stream small enough for CI. MEMWORKS_SOAK=1 runs the full soak stream (1,000 episodes, 10 kills).
 SOAK = os.environ.get("MEMWORKS_SOAK", "") == "1"
-CHAOS_EPISODES, CHAOS_KILLS = (1000, 10) if SOAK else (400, 4)
+CHAOS_EPISODES, CHAOS_KILLS = (1000, 10) if SOAK else (240, 4)
 
 
 @pytest.mark.timeout(800 if SOAK else 300)  # the soak takes minutes beside another test process

@@ -322,6 +322,17 @@ def test_a_named_persons_fact_that_means_the_question_keeps_its_place() -> None:
     assert list(out) == [0.9, 0.2]  # the turn is not better by the margin
 
 
+def test_a_named_persons_fact_is_judged_by_its_whole_text_not_its_slot_words() -> None:
+    # "(home, where I live, city)", a sentence of its own in the fact's index text, is as close to
+    # "What does do for work now?" as her stall turn is; the whole fact is not.
+    score = np.array([0.9, 0.2])
+    facts, theirs = np.array([True, False]), [True, True]
+    best_sentence, whole = np.array([0.24, 0.25]), np.array([0.11, 0.20])
+    assert list(ranking.facts_meet_turns(score, facts, best_sentence, theirs)) == [0.9, 0.2]
+    out = ranking.facts_meet_turns(score, facts, best_sentence, theirs, whole)
+    assert out[0] < out[1] and out[1] == 0.2  # the turn keeps its own (best sentence) measure
+
+
 @pytest.mark.parametrize(
     ("question", "now"),
     [

@@ -201,6 +201,8 @@ class Signals:
     #: For a question naming someone: each candidate's similarity (best sentence, with spans)
     #: to the question without the name (:func:`without_name`); None when not measured.
     unnamed: npt.NDArray[np.float64] | None = None
+    #: ... and of its whole index text (a fact's slot words are a sentence of their own there).
+    unnamed_whole: npt.NDArray[np.float64] | None = None
     #: For a question asking something of a thing of the user's ("my dog's name"): each
     #: candidate's similarity (best sentence) to that thing's word; None when not measured.
     owned: npt.NDArray[np.float64] | None = None

@@ -275,7 +275,8 @@ def _learned(
         held = says_more(owner, held, sig.values, sig.facts.tolist(), texts, q.text)
         score = below_holders(score, held)
     if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
-        score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who])
+        whole = sig.unnamed_whole if sig.unnamed_whole is not None and len(sig.unnamed_whole) == len(sig) else None
+        score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who], whole)
     if q.present and policy.latest:
         # A named person's records all share the name: how well each answers is judged without it.
         sims = sig.span if policy.spans else sig.cos
@@ -368,13 +369,21 @@ def facts_meet_turns(
     facts: npt.NDArray[np.bool_],
     unnamed: npt.NDArray[np.float64],
     theirs: Sequence[bool],
+    whole: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
     """For a question naming someone: a fact of theirs ranks just below the best of their turns
     that mean the question better, the name left out of both sides (``unnamed``). A short fact
     holds the name in a few words, so its similarity is mostly the name's ("What does Keiko do
-    for work?": "Keiko lives in Astoria" 0.70, "I'm opening my own stall at Smorgasburg" 0.26)."""
+    for work?": "Keiko lives in Astoria" 0.70, "I'm opening my own stall at Smorgasburg" 0.26).
+
+    With ``whole`` (each candidate's similarity by its whole index text), a fact is judged by it:
+    its slot's words, a sentence of their own beside the fact, mean any question of their kind
+    about anyone ("(home, where I live, city)" and "What does do for work now?" 0.24; the whole
+    fact "Keiko's home city is Astoria. (home, ...)" 0.11)."""
     if len(facts) != len(score):
         return score
+    if whole is not None and len(whole) == len(score):
+        unnamed = np.where(facts, np.minimum(unnamed, whole), unnamed)
     out = score.copy()
     turns = [j for j in range(len(score)) if theirs[j] and not facts[j]]
     for i in range(len(score)):

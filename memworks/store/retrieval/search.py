@@ -130,6 +130,7 @@ def measure(
             s, scope=scope, query=embedder.embed([rest])[0], version=version, spans=policy.spans, also=ids
         )
         sig.unnamed = np.array([(unnamed.of(m) or (0.0, 0.0))[1] for m in ids])
+        sig.unnamed_whole = np.array([(unnamed.of(m) or (0.0, 0.0))[0] for m in ids])
     if (word := owned_word(query)) and embedder is not None:
         # "What's my dog's name?": which candidates mean the dog, even without the word ("an old
         # border collie called Loke")? One more embedding, only for such a question.

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memworks.pipelines.retrieval.facts import lift_facts
 from memworks.pipelines.retrieval.ranker import (
     FEATURES,
     MODEL_FILE,
@@ -43,7 +44,7 @@ from memworks.pipelines.retrieval.ranker import (
     features,
     sigmoid,
 )
-from memworks.pipelines.retrieval.ranking import PERIOD_BOOST, RESIDUE_MIN_SIMILARITY, WORD_MIN_SIMILARITY, lift_facts
+from memworks.pipelines.retrieval.ranking import PERIOD_BOOST, RESIDUE_MIN_SIMILARITY, WORD_MIN_SIMILARITY
 from memworks_tools.evaluation import locomo
 
 #: Questions of other conversations asked of each store (no evidence there: they should abstain).

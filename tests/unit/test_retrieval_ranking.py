@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from memworks.models.enums import MemoryKind
-from memworks.pipelines.retrieval import latest, ranker, ranking, timerange
+from memworks.pipelines.retrieval import latest, names, ranker, ranking, timerange
+from memworks.pipelines.retrieval.facts import facts_meet_turns
 from memworks.pipelines.retrieval.ranker import FEATURES, Question, RankerModel, Signals, features, read_question
 from memworks.pipelines.retrieval.ranking import RankPolicy, rank_signals
 from memworks.pipelines.text import spans
@@ -247,9 +248,9 @@ def test_a_fact_about_something_else_its_turn_said_does_not_stand_for_it() -> No
 
 
 def test_a_question_naming_someone_is_measured_without_the_name() -> None:
-    assert ranker.without_name("What's the name of Nadia's cat?", "Nadia") == "What's the name of cat?"
-    assert ranker.without_name("Where does Omar Haddad live?", "Omar Haddad") == "Where does live?"
-    assert ranker.without_name("Is Omarion here?", "Omar") == "Is Omarion here?"
+    assert names.without_name("What's the name of Nadia's cat?", "Nadia") == "What's the name of cat?"
+    assert names.without_name("Where does Omar Haddad live?", "Omar Haddad") == "Where does live?"
+    assert names.without_name("Is Omarion here?", "Omar") == "Is Omarion here?"
 
 
 def test_a_question_naming_someone_abstains_when_no_record_means_what_it_asks() -> None:
@@ -311,14 +312,14 @@ def test_a_named_persons_fact_ranks_below_their_turn_that_means_the_question_bet
     facts = np.array([True, False, True, False])
     unnamed = np.array([0.10, 0.40, 0.30, 0.60])
     theirs = [True, True, False, False]  # the last two are someone else's
-    out = ranking.facts_meet_turns(score, facts, unnamed, theirs)
+    out = facts_meet_turns(score, facts, unnamed, theirs)
     assert out[0] < out[1] and out[0] > 0.19  # just below her better turn, not to the bottom
     assert list(out[1:]) == [0.2, 0.5, 0.4]  # others' records and the turns themselves keep their scores
 
 
 def test_a_named_persons_fact_that_means_the_question_keeps_its_place() -> None:
     score = np.array([0.9, 0.2])
-    out = ranking.facts_meet_turns(score, np.array([True, False]), np.array([0.50, 0.52]), [True, True])
+    out = facts_meet_turns(score, np.array([True, False]), np.array([0.50, 0.52]), [True, True])
     assert list(out) == [0.9, 0.2]  # the turn is not better by the margin
 
 
@@ -328,8 +329,8 @@ def test_a_named_persons_fact_is_judged_by_its_whole_text_not_its_slot_words() -
     score = np.array([0.9, 0.2])
     facts, theirs = np.array([True, False]), [True, True]
     best_sentence, whole = np.array([0.24, 0.25]), np.array([0.11, 0.20])
-    assert list(ranking.facts_meet_turns(score, facts, best_sentence, theirs)) == [0.9, 0.2]
-    out = ranking.facts_meet_turns(score, facts, best_sentence, theirs, whole)
+    assert list(facts_meet_turns(score, facts, best_sentence, theirs)) == [0.9, 0.2]
+    out = facts_meet_turns(score, facts, best_sentence, theirs, whole)
     assert out[0] < out[1] and out[1] == 0.2  # the turn keeps its own (best sentence) measure
 
 

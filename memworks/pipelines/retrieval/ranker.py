@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memworks.pipelines.retrieval.names import named_subjects
 from memworks.pipelines.retrieval.timerange import TimeRange, asks_when, interval_match, question_range, range_match
 from memworks.pipelines.text.spans import spans, voice
 from memworks.pipelines.text.terms import terms
@@ -133,29 +134,6 @@ def read_question(text: str, *, subjects: Iterable[str], asked_at: datetime) -> 
     short = not when and one is None and 0 < len(words) <= SHORT_TERMS
     kind = "when" if when else "short" if short else "named" if one else "other"
     return Question(text, one, when, period, kind, tuple(words) if short else ())
-
-
-def named_subjects(text: str, subjects: Iterable[str]) -> list[str]:
-    """``subjects`` the text names by their first name, as a capitalised word ("Caroline's" names Caroline)."""
-    out = []
-    for s in subjects:
-        first = s.split()[0] if s.split() else ""
-        if len(first) >= 2 and first[0].isupper() and re.search(rf"\b{re.escape(first)}\b", text):
-            out.append(s)
-    return out
-
-
-def without_name(text: str, subject: str) -> str:
-    """``text`` with ``subject``'s name (whole, or first name, and its possessive) taken out.
-
-    Whether some record means what a question naming someone asks is judged without the name:
-    with it, any record that repeats the name ("Omar's sister is named Leila") looks like an
-    answer to "Where did Omar grow up?". (The ranking keeps the name: its model learnt so.)
-    """
-    names = [subject, *subject.split()[:1]]
-    for name in dict.fromkeys(n for n in names if n):
-        text = re.sub(rf"\b{re.escape(name)}(?:['\u2019]s?)?(?!\w)", " ", text)
-    return " ".join(text.split())
 
 
 @dataclass

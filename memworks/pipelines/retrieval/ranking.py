@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.models.enums import MemoryKind
+from memworks.pipelines.retrieval.facts import facts_meet_turns, lift_facts
 from memworks.pipelines.retrieval.identifiers import unheard_ids
 from memworks.pipelines.retrieval.latest import below_replaced, latest_first, says_change
 from memworks.pipelines.retrieval.possessor import (
@@ -68,14 +69,6 @@ RESIDUE_MIN_SIMILARITY = 0.28
 #: questions about what nobody said 0.18-0.23 ("husband", "football team", "college"), answered
 #: ones 0.27-0.69; on LoCoMo (2 conversations) 199 of 205 such questions at 0.25 or more.
 NAMED_MIN_SIMILARITY = 0.25
-#: How much less like the question (cosine) a fact may be than the turn it was read from and
-#: still stand for it (:func:`lift_facts`): a relevant fact is usually as close as its turn or
-#: closer ("Omar is learning piano" 0.54, its turn 0.30); one about another thing the turn said
-#: falls 0.13-0.17 below it ("User's name is Kwame" under "I'm Kwame, I work at Aviva").
-LIFT_MAX_GAP = 0.1
-#: How much better a turn of the person named must mean the question (name left out) for their
-#: fact to rank below it (:func:`facts_meet_turns`).
-FACT_TURN_GAP = 0.05
 #: Log-odds added to a record of the period a question names ("in May 2023"), beside what the
 #: model learnt from the few such questions it saw: between two like records, the period decides
 #: (on LoCoMo, leave-one-conversation-out: recall@1 +0.01 on temporal and single-hop questions,
@@ -340,59 +333,6 @@ def means_theirs(sig: Signals, who: Sequence[str | None], named: str, policy: Ra
     sims = sig.unnamed if sig.unnamed is not None and len(sig.unnamed) else sig.span if policy.spans else sig.cos
     mine = [float(s) for s, w in zip(sims, who, strict=False) if w is None or w == named]
     return bool(mine) and max(mine) >= NAMED_MIN_SIMILARITY
-
-
-def lift_facts(
-    p: npt.NDArray[np.float64],
-    source: npt.NDArray[np.int64],
-    sims: npt.NDArray[np.float64] | None = None,
-) -> npt.NDArray[np.float64]:
-    """A fact stands for the turn it was read from: it scores at least as that turn does (and,
-    by its kind's prior, ranks just above it). ``source[i]``: the turn's position, or -1.
-
-    With ``sims`` (each candidate's similarity to the question), only for the part of the turn
-    it holds: a fact much less like the question than its turn is about something else the turn
-    said ("Who do I work for?": "I'm Kwame, I work at Aviva" lifts "User's name is Kwame" no more).
-    """
-    if len(source) != len(p):
-        return p
-    out = p.copy()
-    has = source >= 0
-    if sims is not None and len(sims) == len(p):
-        has &= sims >= sims[np.where(has, source, 0)] - LIFT_MAX_GAP
-    out[has] = np.maximum(p[has], p[source[has]])
-    return out
-
-
-def facts_meet_turns(
-    score: npt.NDArray[np.float64],
-    facts: npt.NDArray[np.bool_],
-    unnamed: npt.NDArray[np.float64],
-    theirs: Sequence[bool],
-    whole: npt.NDArray[np.float64] | None = None,
-) -> npt.NDArray[np.float64]:
-    """For a question naming someone: a fact of theirs ranks just below the best of their turns
-    that mean the question better, the name left out of both sides (``unnamed``). A short fact
-    holds the name in a few words, so its similarity is mostly the name's ("What does Keiko do
-    for work?": "Keiko lives in Astoria" 0.70, "I'm opening my own stall at Smorgasburg" 0.26).
-
-    With ``whole`` (each candidate's similarity by its whole index text), a fact is judged by it:
-    its slot's words, a sentence of their own beside the fact, mean any question of their kind
-    about anyone ("(home, where I live, city)" and "What does do for work now?" 0.24; the whole
-    fact "Keiko's home city is Astoria. (home, ...)" 0.11)."""
-    if len(facts) != len(score):
-        return score
-    if whole is not None and len(whole) == len(score):
-        unnamed = np.where(facts, np.minimum(unnamed, whole), unnamed)
-    out = score.copy()
-    turns = [j for j in range(len(score)) if theirs[j] and not facts[j]]
-    for i in range(len(score)):
-        if not (facts[i] and theirs[i]):
-            continue
-        better = [score[j] for j in turns if unnamed[j] > unnamed[i] + FACT_TURN_GAP]
-        if better and max(better) < score[i]:
-            out[i] = max(better) * _BELOW
-    return out
 
 
 #: How far below its best record a summary scores (just below: it keeps its place among the rest).

@@ -22,6 +22,7 @@ from memworks.models.schemas import HitOut, RetrieveResult, Scope
 from memworks.models.tables import Memory
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.retrieval.latest import asks_now
+from memworks.pipelines.retrieval.names import without_name
 from memworks.pipelines.retrieval.possessor import named_question, owned_word
 from memworks.pipelines.retrieval.ranker import (
     Question,
@@ -29,7 +30,6 @@ from memworks.pipelines.retrieval.ranker import (
     phrases,
     read_question,
     residue,
-    without_name,
 )
 from memworks.pipelines.retrieval.ranking import Ranking, RankPolicy, rank_signals
 from memworks.pipelines.retrieval.timerange import TimeRange
@@ -122,7 +122,7 @@ def measure(
     sig = _signals(ids, fields, lex, vec, layout, policy)
     sig.unseen = lex.unseen if lex is not None else frozenset(t for _, t in q.words)
     # Whether some record means what a question naming someone asks is measured without the
-    # name (one more small embedding; :func:`ranker.without_name`). Only for that: the ranker
+    # name (one more small embedding; :func:`names.without_name`). Only for that: the ranker
     # learnt its features with the name in the question, and fed the question without it, it
     # left 0.09 of LoCoMo's answerable questions unanswered (was 0.02) and lost recall.
     if q.named is not None and embedder is not None and terms(rest := without_name(query, q.named)):

@@ -20,13 +20,7 @@ from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.facts import facts_meet_turns, lift_facts
 from memworks.pipelines.retrieval.identifiers import unheard_ids
 from memworks.pipelines.retrieval.latest import below_replaced, latest_first, says_change
-from memworks.pipelines.retrieval.possessor import (
-    below_holders,
-    holders,
-    known_names,
-    possessor,
-    says_more,
-)
+from memworks.pipelines.retrieval.possessor import below_holders, holders, known_names, possessor, says_more
 from memworks.pipelines.retrieval.ranker import (
     FEATURES,
     Question,

@@ -563,6 +563,8 @@ def test_someone_elses_relative_is_not_the_one_a_question_about_a_named_persons_
         ("What did I give up last year?", {"last", "year"}, {"give"}),
         # "out of", "up to": a preposition, not a particle.
         ("What did I run out of?", {"run"}, set()),
+        # A noun after a determiner: "my day off" is a day.
+        ("When is my next day off?", {"day"}, set()),
     ],
 )
 def test_the_verb_of_a_phrasal_verb_is_no_query_term(question: str, wanted: set[str], left_out: set[str]) -> None:

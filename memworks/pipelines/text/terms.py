@@ -40,8 +40,12 @@ def term_counts(text: str) -> Counter[str]:
     return Counter(terms(text))
 
 
-#: A verb and its particle mean what the verb alone does not ("work out" is no "work").
-_PHRASAL = re.compile(r"\b([a-z]+)\s+(?:out|up|off)\b(?!\s+(?:of|to|with|for|on|at|in)\b)")
+#: A verb and its particle mean what the verb alone does not ("work out" is no "work"); not a
+#: preposition's object ("out of", "up to") nor a noun after a determiner ("my day off").
+_PHRASAL = re.compile(
+    r"\b(?<!\bmy\s)(?<!\bthe\s)(?<!\ba\s)(?<!\bour\s)(?<!\byour\s)(?<!\bnext\s)"
+    r"([a-z]+)\s+(?:out|up|off)\b(?!\s+(?:of|to|with|for|on|at|in)\b)"
+)
 
 
 def query_terms(query: str, limit: int = 32) -> list[str]:

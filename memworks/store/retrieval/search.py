@@ -133,16 +133,15 @@ def measure(
         sig.unnamed_whole = np.array([(unnamed.of(m) or (0.0, 0.0))[0] for m in ids])
     if (word := owned_word(query)) and embedder is not None:
         # "What's my dog's name?": which candidates mean the dog, even without the word ("an old
-        # border collie called Loke")? One more embedding, only for such a question.
-        owned = vector.score(s, scope=scope, query=embedder.embed([word])[0], version=version, spans=True, also=ids)
+        # border collie called Loke")? And, in a present read of a relative or animal a keyed
+        # record names, the question asked of it by that name ("Where does Ines live?"): her news
+        # said by name ("Ines moved to Copenhagen") means it as well. One small batch, only then.
+        renamed = named_question(query, sig.keys, sig.values) if q.present else ""
+        qv = embedder.embed([word, renamed] if renamed else [word])
+        owned = vector.score(s, scope=scope, query=qv[0], version=version, spans=True, also=ids)
         sig.owned = np.array([(owned.of(m) or (0.0, 0.0))[1] for m in ids])
-        if q.present and (renamed := named_question(query, sig.keys, sig.values)):
-            # "Where does my sister live?" asked of her by name ("Where does Ines live?"): her news
-            # said by name ("Ines moved to Copenhagen") means it as well. Only for a present read
-            # of a relative or animal a keyed record names.
-            by_name = vector.score(
-                s, scope=scope, query=embedder.embed([renamed])[0], version=version, spans=policy.spans, also=ids
-            )
+        if renamed:
+            by_name = vector.score(s, scope=scope, query=qv[1], version=version, spans=policy.spans, also=ids)
             sig.renamed = np.array([(by_name.of(m) or (0.0, 0.0))[1] for m in ids])
     if q.words and embedder is not None and any(t in sig.unseen for _, t in q.words):
         # A short question with a word no record uses: does some candidate mean it? Its words

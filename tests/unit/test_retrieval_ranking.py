@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from memworks.models.enums import MemoryKind
-from memworks.pipelines.retrieval import latest, names, ranker, ranking, timerange
+from memworks.pipelines.retrieval import names, ranker, ranking, timerange
 from memworks.pipelines.retrieval.facts import facts_meet_turns
 from memworks.pipelines.retrieval.ranker import FEATURES, Question, RankerModel, Signals, features, read_question
 from memworks.pipelines.retrieval.ranking import RankPolicy, rank_signals
@@ -334,155 +334,6 @@ def test_a_named_persons_fact_is_judged_by_its_whole_text_not_its_slot_words() -
     assert out[0] < out[1] and out[1] == 0.2  # the turn keeps its own (best sentence) measure
 
 
-@pytest.mark.parametrize(
-    ("question", "now"),
-    [
-        ("Which bank am I with?", True),
-        ("What phone have I got?", True),
-        ("What phone do I have?", True),
-        ("Where do I live these days?", True),
-        ("Where did I live?", False),
-        ("When did I move?", False),
-        ("What books has Melanie read?", False),
-        ("What pets do I have?", False),
-        ("What are Melanie's pets' names?", False),
-        ("How many cats do I have?", False),
-        ("When is the conference?", True),
-        ("When's my dentist appointment?", True),
-        ("When did the conference start?", False),
-        ("When do we usually meet?", False),
-    ],
-)
-def test_asks_now_is_a_question_for_the_one_thing_that_holds_now(question: str, now: bool) -> None:
-    assert latest.asks_now(question) is now
-
-
-def _latest(
-    score: list[float],
-    sims: list[float],
-    days: list[int],
-    source: list[int] | None = None,
-    changed: list[bool] | None = None,
-    covers: list[set[str]] | None = None,
-    words: list[set[str]] | None = None,
-    anywhere: bool = False,
-) -> list[int]:
-    said = [datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=d) for d in days]
-    n = len(score)
-    out = latest.latest_first(
-        np.array(score),
-        np.array(sims),
-        said,
-        [None] * n,
-        np.array(source if source is not None else [-1] * n),
-        [False] * n,
-        [()] * n,
-        changed or [],
-        [frozenset(c) for c in covers] if covers else [],
-        [frozenset(w) for w in words] if words else [],
-        anywhere=anywhere,
-    )
-    return sorted(range(n), key=lambda i: -out[i])
-
-
-@pytest.mark.parametrize(
-    ("text", "change"),
-    [
-        ("Switched banks while I was at it, everything's with Revolut now.", True),
-        ("Also I finally left Android behind, I'm on an iPhone 15 now.", True),
-        ("Decision made: tidepool is being rewritten in Rust.", True),
-        ("I gave up swimming.", True),
-        ("I bank with Millennium BCP, if you need that for the form.", False),
-        ("My phone is a Pixel 7.", False),
-        ("Cancelled the PureGym membership.", True),
-        ("User likes light mode in the terminal.", False),  # "terminal" is no form of "terminate"
-    ],
-)
-def test_says_change_reads_a_verb_or_a_word_of_change(text: str, change: bool) -> None:
-    assert latest.says_change(text) is change
-
-
-def test_a_later_statement_that_says_it_changed_rivals_from_further_below() -> None:
-    sims = [0.55, 0.41, 0.2, 0.1, 0.05]  # "My phone is a Pixel 7" / "I'm on an iPhone 15 now"
-    assert _latest([0.9, 0.5, 0.3, 0.2, 0.1], sims, [0, 60, 10, 20, 30])[0] == 0
-    assert (
-        _latest([0.9, 0.5, 0.3, 0.2, 0.1], sims, [0, 60, 10, 20, 30], changed=[False, True, False, False, False])[0]
-        == 1
-    )
-
-
-def test_a_statement_that_says_it_changed_rivals_from_anywhere_below_for_a_question_naming_no_one() -> None:
-    # "What phone do I use?": "I'm on an iPhone 15 now" (index 4) shares no word with it, so the
-    # ranker puts it last, though it means the question about as well as "My phone is a Pixel 7".
-    score, sims, days = [0.9, 0.5, 0.3, 0.2, 0.1], [0.55, 0.2, 0.15, 0.1, 0.44], [0, 10, 20, 30, 60]
-    changed = [False, False, False, False, True]
-    assert _latest(score, sims, days, changed=changed)[0] == 0  # outside the top 3: no rival
-    order = _latest(score, sims, days, changed=changed, anywhere=True)
-    assert order[0] == 4 and order.index(0) == 3
-
-
-def test_an_earlier_statement_that_the_best_answer_changes_leaves_the_top() -> None:
-    # "When is the conference?": "it's on October 12 now" (index 0, the best) after "on October 5"
-    # (index 1), which means the question a little less well
-    order = _latest(
-        [0.9, 0.7, 0.3, 0.2, 0.1], [0.69, 0.60, 0.3, 0.2, 0.1], [80, 0, 10, 20, 30], changed=[True] + [False] * 4
-    )
-    assert order[0] == 0 and order.index(1) == 3
-    # ... but not without the word of change
-    assert _latest([0.9, 0.7, 0.3, 0.2, 0.1], [0.69, 0.60, 0.3, 0.2, 0.1], [80, 0, 10, 20, 30])[:2] == [0, 1]
-
-
-def test_without_a_word_of_change_a_statement_lacking_a_word_of_the_question_is_no_rival() -> None:
-    # "Which mode do I like in the editor?": "dark mode in the editor", then "light mode in the terminal"
-    covers = [{"mode", "editor"}, {"mode"}, set(), set(), set()]
-    order = _latest([0.9, 0.5, 0.3, 0.2, 0.1], [0.50, 0.46, 0.2, 0.1, 0.05], [0, 2, 10, 20, 30], covers=covers)
-    assert order == [0, 1, 2, 3, 4]
-
-
-def test_the_latest_of_rival_answers_ranks_first_and_the_earlier_leaves_the_top_3() -> None:
-    # Given "I bank with Millennium" (day 0, best), "everything's with Revolut now" (day 60,
-    # about as like the question) and three other candidates
-    order = _latest([0.9, 0.5, 0.3, 0.2, 0.1], [0.50, 0.46, 0.20, 0.10, 0.05], [0, 60, 10, 20, 30])
-    # Then the later statement leads and the earlier one drops just out of the top 3
-    assert order[0] == 1 and order.index(0) == 3
-
-
-def test_a_fact_goes_with_its_turn_and_takes_its_time() -> None:
-    # Given a fact (index 0) read from an old turn (index 2), and a later rival turn (index 1)
-    order = _latest(
-        [0.9, 0.5, 0.45, 0.2, 0.1, 0.05],
-        [0.50, 0.46, 0.48, 0.1, 0.1, 0.1],
-        [90, 60, 0, 5, 6, 7],
-        [2, -1, -1, -1, -1, -1],
-    )
-    # Then the fact is as old as its turn (its own time is the event's), and both leave the top 3
-    assert order[0] == 1 and min(order.index(0), order.index(2)) >= 3
-
-
-@pytest.mark.parametrize(
-    ("sims", "days"),
-    [
-        ([0.50, 0.30, 0.2], [0, 60, 10]),  # the later one answers much less well: another topic
-        ([0.30, 0.29, 0.2], [0, 60, 10]),  # nothing answers well enough to judge
-        ([0.50, 0.46, 0.2], [60, 0, 10]),  # the best is already the latest
-    ],
-)
-def test_no_rival_no_change_but_the_best_latest_still_outdates_the_earlier(sims: list[float], days: list[int]) -> None:
-    order = _latest([0.9, 0.5, 0.3, 0.2, 0.1], [*sims, 0.1, 0.05], [*days, 20, 30])
-    assert order[0] == 0
-    if days[0] > days[1] and sims[1] >= sims[0] - latest.LATEST_GAP:
-        assert order.index(1) == 3
-    else:
-        assert order == [0, 1, 2, 3, 4]
-
-
-def test_an_earlier_statement_in_mostly_the_same_words_is_a_restatement_not_outdated() -> None:
-    # "I prefer dark mode in the editor" (day 0) and "I really like dark mode in my editor" (day 1)
-    words = [{"prefer", "dark", "mode", "editor"}, {"realli", "like", "dark", "mode", "editor"}, {"x"}, {"y"}, {"z"}]
-    order = _latest([0.9, 0.5, 0.3, 0.2, 0.1], [0.50, 0.48, 0.2, 0.1, 0.05], [0, 1, 10, 20, 30], words=words)
-    assert order.index(0) < 3
-
-
 def test_when_only_someone_elses_record_means_the_question_it_is_flagged_not_offered_as_theirs() -> None:
     # "What instrument does Nadia play?": Omar's "I'm learning piano" (0) means it, name left out;
     # Nadia's own records (1, 2) do not, though the model scores them as the person asked about
@@ -507,31 +358,6 @@ def test_when_only_someone_elses_record_means_the_question_it_is_flagged_not_off
     )
     r = rank_signals(_recs(own), own, q, k=3, policy=policy)
     assert not r.subject_mismatch and r.hits[0].about == "Nadia"
-
-
-def test_a_turn_whose_slot_was_replaced_leaves_the_top_when_the_slots_record_answers() -> None:
-    # "Where do I live?": "User lives in Lisbon" (0, keyed), two others, then "I'm Maya, I live in
-    # Porto" (3), whose home the move replaced, and a fifth
-    score = np.array([0.9, 0.5, 0.4, 0.45, 0.1])
-    keys = ["user.home_city", None, "user.timezone", None, None]
-    replaced = [frozenset(), frozenset(), frozenset(), frozenset({"user.home_city"}), frozenset()]
-    out = latest.below_replaced(score, keys, replaced, [False] * 5)
-    order = sorted(range(5), key=lambda i: -out[i])
-    assert order[:3] == [0, 1, 2] and order[3] == 3
-    # A question the replaced slot does not answer ("What's my name?") leaves it where it was
-    keys[0] = "user.name"
-    assert list(latest.below_replaced(score, keys, replaced, [False] * 5)) == list(score)
-
-
-def test_when_the_best_answers_poorly_the_later_change_that_answers_best_takes_its_place() -> None:
-    # "What language is tidepool written in?": "It's written in Python" (0) shares its words but
-    # means it poorly (0.31); "… being rewritten in Rust" (1, later, a change) means it well; a
-    # still later "Started a side project … for now" (2) says "now" but means it less
-    sims = [0.31, 0.53, 0.41, 0.2, 0.1]
-    order = _latest([0.9, 0.5, 0.45, 0.2, 0.1], sims, [0, 30, 60, 10, 20], changed=[False, True, True, False, False])
-    assert order[0] == 1 and order.index(0) >= 3 and order.index(2) < order.index(0)
-    # ... and with no such statement, nothing moves
-    assert _latest([0.9, 0.5, 0.45, 0.2, 0.1], sims, [0, 30, 60, 10, 20]) == [0, 1, 2, 3, 4]
 
 
 def test_someone_elses_relative_is_not_the_one_a_question_about_a_named_persons_asks() -> None:

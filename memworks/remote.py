@@ -174,13 +174,15 @@ class RemoteMemworks:
         known_at: datetime | str | None = None,
         k: int = 5,
         asked_at: datetime | str | None = None,
+        include_profile: bool = False,
     ) -> RetrieveResult:
         """Memories relevant to ``query`` in ``scope`` (required), or an abstention.
 
         ``as_of``, ``known_at`` and ``asked_at`` (when the question is asked) are aware
-        datetimes or ISO 8601 strings with an offset.
+        datetimes or ISO 8601 strings with an offset. ``include_profile``: also the user's
+        profile lines that bear on the question.
         """
-        body: dict[str, Any] = {**_read(scope), "query": query, "k": k}
+        body: dict[str, Any] = {**_read(scope), "query": query, "k": k, "include_profile": include_profile}
         for name, t in (("as_of", as_of), ("known_at", known_at), ("asked_at", asked_at)):
             if (when := check_time(t, name)) is not None:
                 body[name] = when.isoformat()

@@ -13,7 +13,10 @@ memworks governs what is remembered, so this is not a plain key-value store:
   worth keeping; ``source`` defaults to ``model_inference`` (untrusted until confirmed). In the
   embedded mode the store waits for the gate, so the next search sees the write.
 - ``search(ns, query=...)`` returns the governed memories ranked for the query (an empty list
-  is an abstention); without a query, every current record. Items' keys are memory ids.
+  is an abstention); without a query, every current record. Items' keys are memory ids. A store
+  made with ``include_profile=True`` puts first the user's profile lines that bear on the
+  question (value ``{"text", "tier", "profile": True}``; tier ``constraint`` first): an allergy or
+  an aversion reaches the agent before it recommends, though no word of the question names it.
 - ``get(ns, memory_id)`` returns one record; ``delete(ns, memory_id)`` erases it everywhere
   through a deletion request (its manifest id is in the log, and ``mw.manifest`` reads it).
 """
@@ -43,7 +46,7 @@ from memworks.client import Memworks
 from memworks.errors import InvalidInput, NotFound
 from memworks.logging import get_logger
 from memworks.models.enums import Source
-from memworks.models.schemas import HitOut, MemoryOut, Scope
+from memworks.models.schemas import HitOut, MemoryOut, ProfileLineOut, Scope
 
 log = get_logger("memworks.agents")
 #: Turn numbers are seconds since this instant, so a session's turns sort like their event times.
@@ -82,6 +85,12 @@ def _record_value(m: MemoryOut) -> dict[str, Any]:
     }
 
 
+def _profile_items(lines: Iterable[ProfileLineOut]) -> list[tuple[str, dict[str, Any], datetime, float | None]]:
+    # A line is read now, from the user's current records: its time is the read's.
+    now = datetime.now(UTC)
+    return [(ln.memory_id, {"text": ln.text, "tier": ln.tier, "profile": True}, now, None) for ln in lines]
+
+
 def _matches(value: dict[str, Any], wanted: dict[str, Any] | None) -> bool:
     return not wanted or all(value.get(k) == v for k, v in wanted.items())
 
@@ -89,13 +98,16 @@ def _matches(value: dict[str, Any], wanted: dict[str, Any] | None) -> bool:
 class MemworksStore(BaseStore):
     """LangGraph's ``BaseStore`` over a ``Memworks`` facade, bound to ``tenant_id`` (and ``user_id``)."""
 
-    def __init__(self, mw: Memworks, tenant_id: str, *, user_id: str | None = None) -> None:
+    def __init__(
+        self, mw: Memworks, tenant_id: str, *, user_id: str | None = None, include_profile: bool = False
+    ) -> None:
         try:
             Scope(tenant_id=tenant_id, user_id=user_id)
         except ValidationError as exc:
             err = exc.errors()[0]
             raise InvalidInput(f"store binding: {err['loc'][0]}: {err['msg']}", field=str(err["loc"][0])) from None
         self.mw, self.tenant_id, self.user_id = mw, tenant_id, user_id
+        self.include_profile = include_profile
 
     # -- the two methods BaseStore asks for ---------------------------------------------------
 
@@ -157,8 +169,13 @@ class MemworksStore(BaseStore):
         scope = self._scope(ns, need_user=False)
         found: list[tuple[str, dict[str, Any], datetime, float | None]]
         if op.query:
-            res = self.mw.retrieve(scope, op.query, k=op.limit + op.offset)
-            found = [(h.memory_id, _hit_value(h), h.recorded_at, h.score) for h in res.hits]
+            # A profile is one user's: a tenant-wide search has none.
+            with_profile = self.include_profile and scope.user_id is not None
+            res = self.mw.retrieve(scope, op.query, k=op.limit + op.offset, include_profile=with_profile)
+            found = _profile_items(res.profile.lines if res.profile else [])
+            shown = {f[0] for f in found}
+            hits = [h for h in res.hits if h.memory_id not in shown]
+            found += [(h.memory_id, _hit_value(h), h.recorded_at, h.score) for h in hits]
         else:
             found = [(m.memory_id, _record_value(m), m.recorded_at, None) for m in self.mw.memories(scope)]
         kept = [f for f in found if _matches(f[1], op.filter)][op.offset : op.offset + op.limit]

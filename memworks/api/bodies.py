@@ -19,6 +19,7 @@ from pydantic import (
     GetJsonSchemaHandler,
     PrivateAttr,
     RootModel,
+    StrictBool,
     StrictInt,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
@@ -176,6 +177,10 @@ class RetrieveBody(ScopedBody):
     k: StrictInt = Field(default=5, ge=1, le=100)
     asked_at: BoundedTime | None = Field(
         default=None, description="when the question is asked (default now): periods it names resolve against it"
+    )
+    include_profile: StrictBool = Field(
+        default=False,
+        description="also return the user's present profile lines that bear on the question, constraints first",
     )
 
 

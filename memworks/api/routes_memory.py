@@ -67,7 +67,15 @@ def post_retrieve(body: RetrieveBody, p: Caller, mw: Facade) -> JSONResponse:
     """Memories relevant to the query in the user's scope (or tenant-wide), or an abstention."""
     scope = read_scope(p, body.tenant_id, body.user_id, body.scope)
     return as_json(
-        mw.retrieve(scope, body.query, as_of=body.as_of, known_at=body.known_at, k=body.k, asked_at=body.asked_at)
+        mw.retrieve(
+            scope,
+            body.query,
+            as_of=body.as_of,
+            known_at=body.known_at,
+            k=body.k,
+            asked_at=body.asked_at,
+            include_profile=body.include_profile,
+        )
     )
 
 

@@ -131,17 +131,28 @@ class Memworks(LessonsMixin, DeletionMixin):
         known_at: datetime | str | None = None,
         k: int = 5,
         asked_at: datetime | str | None = None,
+        include_profile: bool = False,
     ) -> RetrieveResult:
         """Memories relevant to ``query`` in ``scope`` (required), or an abstention.
 
         ``as_of`` and ``known_at`` are aware datetimes or ISO 8601 strings with an offset
         (``"2025-02-01T00:00:00Z"``); a time without one raises ``InvalidInput`` naming the field.
         ``asked_at`` (the same forms): when the question is asked (default now); "last year" or
-        "in May" in it resolve against that time.
+        "in May" in it resolve against that time. ``include_profile``: the result's ``profile``
+        holds the user's present profile lines that bear on the question (all of them when they
+        fit), constraints first: what the agent must keep in mind before it answers.
         """
         now = utcnow()
         result = retrieval.retrieve(
-            self.runtime, scope, query, as_of=as_of, known_at=known_at, k=k, asked_at=asked_at, now=now
+            self.runtime,
+            scope,
+            query,
+            as_of=as_of,
+            known_at=known_at,
+            k=k,
+            asked_at=asked_at,
+            include_profile=include_profile,
+            now=now,
         )
         self._send_attention(self._attention.add((h.memory_id for h in result.hits), now))
         return result

@@ -29,10 +29,19 @@ class Hit(BaseModel):
     subject_mismatch: bool = Field(description="true when the record may be about someone else than asked")
 
 
+class ProfileLine(BaseModel):
+    memory_id: str
+    text: str
+    tier: str = Field(description="constraint (allergies, diets, hard limits), preference or fact")
+
+
 class SearchResult(BaseModel):
     abstained: bool = Field(description="true when nothing remembered answers the query")
     hits: list[Hit]
     note: str
+    profile: list[ProfileLine] | None = Field(
+        default=None, description="with include_profile: what to keep in mind for this user, constraints first"
+    )
 
 
 class Record(BaseModel):

@@ -54,6 +54,9 @@ TaskText = Annotated[
 ]
 RelaysUser = Annotated[bool, Field(description="true only when content is the user's own words")]
 History = Annotated[bool, Field(description="also list superseded values (what was true before a change)")]
+WithProfile = Annotated[
+    bool, Field(description="also return the user's constraints and preferences that bear on the question")
+]
 Everything = Annotated[bool, Field(description="true to erase everything about the user")]
 Success = Annotated[bool, Field(description="whether the task succeeded")]
 Action = Annotated[str, Field(min_length=1, max_length=200)]
@@ -80,7 +83,10 @@ DESCRIPTIONS = {
         "ranked hits, best first, each with the value, its key (slot), kind, when it became true (valid_from) "
         "and stopped being true (valid_to), the evidence turn ids, and two warnings: `stale` (may be out of "
         "date) and `subject_mismatch` (may be about someone else). When `abstained` is true nothing answers "
-        "the question: say you do not know instead of guessing. Use `as_of` to ask about a past moment."
+        "the question: say you do not know instead of guessing. Use `as_of` to ask about a past moment. Set "
+        "`include_profile` before you advise, recommend or plan for the user: `profile` then lists their "
+        "standing constraints and preferences that bear on the question (an allergy, a diet, something they "
+        "avoid), constraints first, even when no word of the question names them."
     ),
     "memory_list": (
         "List every record remembered about the user, with status, source and trust. Set `include_history` "
@@ -189,9 +195,9 @@ def build_server(get_mw: Callable[[], Memworks], bind: Binder, *, name: str = "m
             )
 
     @server.tool(description=DESCRIPTIONS["memory_search"], annotations=read_only)
-    def memory_search(query: Query, k: K = 5, as_of: AsOf = None) -> SearchResult:
+    def memory_search(query: Query, k: K = 5, as_of: AsOf = None, include_profile: WithProfile = False) -> SearchResult:
         with _tool_errors():
-            return tools.search(get_mw(), bind(), query=query, k=k, as_of=as_of)
+            return tools.search(get_mw(), bind(), query=query, k=k, as_of=as_of, include_profile=include_profile)
 
     @server.tool(description=DESCRIPTIONS["memory_list"], annotations=read_only)
     def memory_list(include_history: History = False, limit: Limit = 200) -> ListResult:

@@ -25,6 +25,7 @@ from memworks.mcp.results import (
     Hit,
     ListResult,
     OutcomeResult,
+    ProfileLine,
     Record,
     SearchResult,
 )
@@ -148,13 +149,20 @@ def _hit(h: HitOut) -> Hit:
     )
 
 
-def search(mw: Memworks, b: Binding, *, query: str, k: int, as_of: datetime | None) -> SearchResult:
-    """What is remembered about the query in the bound scope, or an explicit abstention."""
-    res = mw.retrieve(b.scope, query, as_of=as_of, k=k)
+def search(
+    mw: Memworks, b: Binding, *, query: str, k: int, as_of: datetime | None, include_profile: bool = False
+) -> SearchResult:
+    """What is remembered about the query in the bound scope, or an explicit abstention; with
+    ``include_profile``, also the user's profile lines that bear on it."""
+    scope = b.user_scope("include_profile") if include_profile else b.scope
+    res = mw.retrieve(scope, query, as_of=as_of, k=k, include_profile=include_profile)
+    profile = None
+    if res.profile is not None:
+        profile = [ProfileLine(memory_id=ln.memory_id, text=ln.text, tier=ln.tier) for ln in res.profile.lines]
     if res.abstained or not res.hits:
-        return SearchResult(abstained=True, hits=[], note=ABSTAIN_NOTE)
+        return SearchResult(abstained=True, hits=[], note=ABSTAIN_NOTE, profile=profile)
     note = "Hits are ranked; the first is the best answer. Cite memory_id when you rely on one."
-    return SearchResult(abstained=False, hits=[_hit(h) for h in res.hits], note=note)
+    return SearchResult(abstained=False, hits=[_hit(h) for h in res.hits], note=note, profile=profile)
 
 
 def list_records(mw: Memworks, b: Binding, *, include_history: bool, limit: int) -> ListResult:

@@ -119,11 +119,32 @@ class HitOut(BaseModel):
         return _stale(self.status, self.valid_to)
 
 
+class ProfileLineOut(BaseModel):
+    """One line of the injected profile and the record it cites."""
+
+    memory_id: str
+    text: str
+    #: ``constraint`` (health and safety, hard limits), ``preference`` or ``fact``.
+    tier: str
+
+
+class ProfileOut(BaseModel):
+    """The user's profile for one question: all of it when it fits its cap, else the lines that
+    bear on the question, constraints first."""
+
+    text: str
+    tokens: int
+    lines: list[ProfileLineOut]
+
+
 class RetrieveResult(BaseModel):
     abstained: bool
     hits: list[HitOut]
     #: Every hit is about someone other than the person the question names: not an answer.
     subject_mismatch: bool = False
+    #: With ``include_profile``: the user's present profile for this question (whatever
+    #: ``as_of`` says: what the agent must keep in mind now); None when not asked for.
+    profile: ProfileOut | None = None
 
 
 class EvidenceOut(BaseModel):

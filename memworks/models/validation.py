@@ -15,6 +15,9 @@ M = TypeVar("M", bound=BaseModel)
 
 #: Errors of one value an error message lists before it counts the rest.
 MAX_ERRORS = 10
+#: Longest question one read may ask (characters): a question, not a document; reading it
+#: (its periods, names and words) then costs a bounded amount on every door.
+MAX_QUERY_CHARS = 1000
 
 
 def parse_model(model: type[M], data: M | dict[str, Any], where: str) -> M:
@@ -59,6 +62,22 @@ def check_time(value: datetime | str | None, field: str) -> datetime | None:
         if err["type"] == "timezone_aware":
             msg = "needs a UTC offset, e.g. 2025-02-01T00:00:00+00:00 or 2025-02-01T00:00:00Z"
         raise InvalidInput(f"{field}: {msg}", field=field) from None
+
+
+def check_query(query: object) -> str:
+    """A read's question: a non-empty string of at most :data:`MAX_QUERY_CHARS` characters.
+
+    Raises:
+        InvalidInput: naming ``query``.
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("query must be a non-empty string", field="query")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(
+            f"query must be at most {MAX_QUERY_CHARS} characters, got {len(query)}: ask a shorter question",
+            field="query",
+        )
+    return query
 
 
 def require_scope(scope: object) -> Scope:

@@ -9,15 +9,16 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from sqlmodel import Session
 
 from memworks.errors import InvalidInput
-from memworks.models.schemas import Scope
+from memworks.models.schemas import ProfileLineOut, ProfileOut, Scope
 from memworks.models.tables import Profile
+from memworks.models.validation import check_query
 from memworks.pipelines.consolidation import Profile as ProfileBlock
-from memworks.pipelines.consolidation import fit_lines, profile_lines, select_profile
+from memworks.pipelines.consolidation import choose_lines, fit_lines
 from memworks.services.deps import Deps
-from memworks.services.retrieval import MAX_QUERY_CHARS
 from memworks.store import profiles
 from memworks.store.sql.db import session_scope
 
@@ -51,17 +52,12 @@ def read_profile(deps: Deps, scope: Scope, *, query: str | None = None, now: dat
 
     Raises:
         InvalidInput: naming ``scope`` without a user, or ``query`` when it is not a non-empty
-            string of at most :data:`~memworks.services.retrieval.MAX_QUERY_CHARS` characters.
+            string of at most :data:`~memworks.models.validation.MAX_QUERY_CHARS` characters.
     """
     if not isinstance(scope, Scope) or scope.user_id is None:
         raise InvalidInput("profile needs a scope with a user: Scope(tenant_id=..., user_id=...)", field="scope")
-    if query is not None and (not isinstance(query, str) or not query.strip()):
-        raise InvalidInput("query must be a non-empty string, or left out for the stored profile", field="query")
-    if query is not None and len(query) > MAX_QUERY_CHARS:
-        raise InvalidInput(
-            f"query must be at most {MAX_QUERY_CHARS} characters, got {len(query)}: ask a shorter question",
-            field="query",
-        )
+    if query is not None:
+        check_query(query)
     base = {"tenant_id": scope.tenant_id, "user_id": scope.user_id}
     if query is None:
         with session_scope(deps.engine, write=False) as s:
@@ -74,22 +70,49 @@ def read_profile(deps: Deps, scope: Scope, *, query: str | None = None, now: dat
             "lines": json.loads(row.lines_json),
             "built_at": row.built_at,
         }
-    block = _for_question(deps, scope.tenant_id, scope.user_id, query, now)
-    lines = [{"memory_id": ln.memory_id, "text": ln.text, "tier": profiles.TIER_NAMES[ln.tier]} for ln in block.lines]
-    return base | {"text": block.text, "tokens": block.tokens, "lines": lines, "built_at": now, "query": query}
+    out = for_question(deps, scope, query, now=now)
+    return base | out.model_dump() | {"built_at": now, "query": query}
 
 
-def _for_question(deps: Deps, tenant: str, user: str, query: str, now: datetime) -> ProfileBlock:
-    cap, count = deps.settings.profile_max_tokens, deps.count_tokens
+def for_question(
+    deps: Deps,
+    scope: Scope,
+    query: str,
+    *,
+    now: datetime,
+    qvec: npt.NDArray[np.float32] | None = None,
+    version: tuple[int, int] | None = None,
+) -> ProfileOut:
+    """The profile for ``query``: all of the user's profile lines when they fit the cap, else the
+    lines nearest the question, constraints first. ``qvec`` is the question's embedding and
+    ``version`` the scope's, when the caller has them (a read embeds its question once)."""
+    block = _for_question(deps, scope, query, now, qvec, version)
+    tiers = profiles.TIER_NAMES
+    lines = [ProfileLineOut(memory_id=ln.memory_id, text=ln.text, tier=tiers[ln.tier]) for ln in block.lines]
+    return ProfileOut(text=block.text, tokens=block.tokens, lines=lines)
+
+
+def _for_question(
+    deps: Deps,
+    scope: Scope,
+    query: str,
+    now: datetime,
+    qvec: npt.NDArray[np.float32] | None,
+    version: tuple[int, int] | None,
+) -> ProfileBlock:
+    cap, count, model = deps.settings.profile_max_tokens, deps.count_tokens, deps.embedder.name
     with session_scope(deps.engine, write=False) as s:
-        lines = profile_lines(profiles.current_records(s, tenant_id=tenant, user_id=user), now=now)
-        whole = fit_lines(lines, count_tokens=count, max_tokens=cap)
-        if len(whole.lines) == len(lines):
-            return whole  # everything fits: no line needs choosing
-        vectors = profiles.line_vectors(s, memory_ids=[ln.memory_id for ln in lines], model=deps.embedder.name)
-    # Lines the vector projection does not hold (another model, not indexed yet) are embedded here.
-    missing = [ln for ln in lines if ln.memory_id not in vectors]
-    embedded = deps.embedder.embed([query, *(ln.text for ln in missing)])
-    vectors.update((ln.memory_id, v) for ln, v in zip(missing, embedded[1:], strict=True))
-    similarity = [float(np.dot(vectors[ln.memory_id], embedded[0])) for ln in lines]
-    return select_profile(lines, similarity, count_tokens=count, max_tokens=cap)
+        held = profiles.held_lines(s, scope, version=version, now=now, model=model)
+        if cap not in held.fits:
+            whole = fit_lines(held.lines, count_tokens=count, max_tokens=cap)
+            held.fits[cap] = whole if len(whole.lines) == len(held.lines) else None
+        if (fits := held.fits[cap]) is not None:
+            return fits  # everything fits: no line needs choosing
+        # Lines the vector projection does not hold (another model, not indexed yet) are embedded.
+        matrix = profiles.vectors(s, held, model=model, embed=lambda texts: deps.embedder.embed(texts))
+    if held.sizes is None:
+        held.sizes = np.array([count(ln.text) for ln in held.lines], dtype=np.int64)
+    if qvec is None:
+        qvec = deps.embedder.embed([query])[0]
+    similarity = matrix @ qvec.astype(np.float32)
+    return choose_lines(held.lines, similarity, held.sizes, count_tokens=count, max_tokens=cap)

@@ -15,9 +15,10 @@ from datetime import datetime
 
 from memworks.errors import InvalidInput
 from memworks.models.schemas import RetrieveResult, Scope
-from memworks.models.validation import check_time
+from memworks.models.validation import MAX_QUERY_CHARS, check_query, check_time
 from memworks.pipelines.retrieval.ranking import RankPolicy
 from memworks.services.deps import Deps, utcnow
+from memworks.services.profiles import for_question
 from memworks.store import versions
 from memworks.store.projections.cache import cache_key
 from memworks.store.retrieval.search import search
@@ -27,9 +28,6 @@ __all__ = ["MAX_K", "MAX_QUERY_CHARS", "retrieve"]
 
 #: Most hits one read may ask for.
 MAX_K = 100
-#: Longest question one read may ask (characters): a question, not a document; reading it
-#: (its periods, names and words) then costs a bounded amount on every door.
-MAX_QUERY_CHARS = 1000
 
 
 def retrieve(
@@ -41,6 +39,7 @@ def retrieve(
     known_at: datetime | str | None = None,
     k: int = 5,
     asked_at: datetime | str | None = None,
+    include_profile: bool = False,
     now: datetime | None = None,
     policy: RankPolicy | None = None,
     cache_ttl_s: float | None = None,
@@ -49,15 +48,18 @@ def retrieve(
 
     ``as_of``, ``known_at`` and ``asked_at`` are aware datetimes or ISO 8601 strings with an
     offset; ``asked_at`` (default ``now``) is when the question is asked, and a period it names
-    ("last year", "in May") resolves against it. ``policy`` and ``cache_ttl_s`` default to the
-    settings' (an evaluation compares other stages on the same store with them).
+    ("last year", "in May") resolves against it. With ``include_profile`` (a scope with a user),
+    the result also carries the user's present profile for the question
+    (:func:`~memworks.services.profiles.for_question`), chosen with the same question embedding.
+    ``policy`` and ``cache_ttl_s`` default to the settings' (an evaluation compares other stages
+    on the same store with them).
 
     Raises:
         InvalidInput: naming the field that is wrong; nothing is read.
     """
     valid_at, believed_at = check_time(as_of, "as_of"), check_time(known_at, "known_at")
     asked_time = check_time(asked_at, "asked_at")
-    _check(scope, query, k)
+    _check(scope, query, k, include_profile)
     now = now or utcnow()
     asked = asked_time or now
     policy = policy or deps.policy
@@ -68,7 +70,7 @@ def retrieve(
     key = cache_key(
         tenant_id=scope.tenant_id,
         user_id=scope.user_id,
-        query=json.dumps([query, asked.date().isoformat(), stages]),
+        query=json.dumps([query, asked.date().isoformat(), stages, include_profile]),
         as_of=valid_at.isoformat() if valid_at else None,
         known_at=believed_at.isoformat() if believed_at else None,
         k=k,
@@ -93,20 +95,21 @@ def retrieve(
             version=ver,
             asked_at=asked,
         )
+    if include_profile:
+        result.profile = for_question(deps, scope, query, now=now, qvec=qvec, version=ver)
     ttl = deps.settings.cache_ttl_s if cache_ttl_s is None else cache_ttl_s
     deps.cache.put(key, result.model_dump_json(), ttl_s=ttl, tenant_id=scope.tenant_id)
     return result
 
 
-def _check(scope: object, query: str, k: int) -> None:
+def _check(scope: object, query: str, k: int, include_profile: bool) -> None:
     if not isinstance(scope, Scope):
         raise InvalidInput("scope is required: retrieve(Scope(tenant_id=..., user_id=...), query)", field="scope")
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidInput("query must be a non-empty string", field="query")
-    if len(query) > MAX_QUERY_CHARS:
-        raise InvalidInput(
-            f"query must be at most {MAX_QUERY_CHARS} characters, got {len(query)}: ask a shorter question",
-            field="query",
-        )
+    check_query(query)
     if not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise InvalidInput(f"k must be between 1 and {MAX_K}, got {k}", field="k")
+    if not isinstance(include_profile, bool):
+        raise InvalidInput(f"include_profile must be true or false, got {include_profile!r}", field="include_profile")
+    if include_profile and scope.user_id is None:
+        msg = "include_profile needs a scope with a user: a profile is one user's"
+        raise InvalidInput(msg, field="include_profile")

@@ -16,8 +16,9 @@ statistics with ``ANALYZE`` after each load, as the nightly run does.
 
 ``stages``: at the sizes in ``retrieve.stage_sizes`` the same queries run again through facades
 with the read path's stages switched on one after another (fusion alone; + sentence spans;
-the learned ranker; + neighbouring turns; + time and subject checks: every stage, the default),
-so each stage's cost shows as the step between two rows. The loader's records are single
+the learned ranker; + neighbouring turns; + time and subject checks: the default; + the
+user's profile chosen for the question, ``include_profile=True``: every stage), so each stage's
+cost shows as the step between two rows. The loader's records are single
 sentences, so before the stage runs each record of the scope is given two sentence vectors
 (its own vector plus noise): a LoCoMo turn has 2.6 on average.
 
@@ -161,7 +162,8 @@ STAGES: dict[str, dict[str, Any]] = {
         "retrieve_subjects": False,
         "retrieve_latest": False,
     },
-    "+ time, subjects, latest (all)": {},
+    "+ time, subjects, latest": {},
+    "+ profile for the question (all)": {"include_profile": True},
 }
 #: Sentence vectors given to each record before the stage runs.
 SPANS_PER_RECORD = 2
@@ -212,9 +214,12 @@ def _stages(
     """Latency with the read path's stages switched on one after another (see the module doc)."""
     _add_spans(url)
     out: dict[str, Any] = {}
-    for name, settings in STAGES.items():
+    for name, stage in STAGES.items():
+        settings = {k: v for k, v in stage.items() if k != "include_profile"}
         with _memworks(url, **settings) as mw:
-            out[name] = _measure(opts, mw, loaded, warm, timed, qvecs, budget_s, f"{label}, {name}")
+            label_ = f"{label}, {name}"
+            profiled = bool(stage.get("include_profile"))
+            out[name] = _measure(opts, mw, loaded, warm, timed, qvecs, budget_s, label_, include_profile=profiled)
     return out
 
 
@@ -331,20 +336,22 @@ def _measure(
     qvecs: npt.NDArray[np.float32],
     budget_s: float,
     label: str,
+    *,
+    include_profile: bool = False,
 ) -> dict[str, Any]:
     from memworks.models.schemas import Scope
     from memworks_tools.bench.common import progress
 
     scope = Scope(tenant_id=TENANT, user_id=USER)
     for q in warm:
-        mw.retrieve(scope, q)
+        mw.retrieve(scope, q, include_profile=include_profile)
     latencies: list[float] = []
     abstained = 0
     deadline = time.perf_counter() + budget_s
     with statements_on_this_thread(mw.runtime.engine) as sql:
         for q in progress(timed, total=len(timed), desc=f"retrieve {label}", enabled=opts.progress):
             with stopwatch() as t:
-                result = mw.retrieve(scope, q)
+                result = mw.retrieve(scope, q, include_profile=include_profile)
             latencies.append(t[0] * 1000)
             abstained += result.abstained
             if time.perf_counter() > deadline and len(latencies) >= 20:

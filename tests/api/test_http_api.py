@@ -271,6 +271,24 @@ def test_profile_and_consolidation(told: Any, key: dict[str, str], make_key: Cal
     assert denied.status_code == 403 and denied.json()["error"]["field"] == "Authorization"
 
 
+def test_retrieve_with_include_profile(told: Any, key: dict[str, str]) -> None:
+    """``POST /v1/retrieve`` with ``include_profile`` carries the user's profile for the question;
+    without it ``profile`` is null; tenant-wide or not a boolean: 422 naming the field."""
+    body = {"user_id": "u1", "query": "Where should we go for dinner?"}
+    plain = told.post("/v1/retrieve", json=body, headers=key).json()
+    assert plain["profile"] is None
+    r = told.post("/v1/retrieve", json=body | {"include_profile": True}, headers=key)
+    assert r.status_code == 200, r.text
+    profile = r.json()["profile"]
+    assert "Berlin" in profile["text"] and profile["tokens"] > 0
+    assert {ln["tier"] for ln in profile["lines"]} <= {"constraint", "preference", "fact"}
+    tenant_wide = {"query": body["query"], "scope": "tenant", "include_profile": True}
+    wide = told.post("/v1/retrieve", json=tenant_wide, headers=key)
+    assert wide.status_code == 422 and wide.json()["error"]["field"] == "include_profile", wide.text
+    bad = told.post("/v1/retrieve", json=body | {"include_profile": "yes"}, headers=key)
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "include_profile", bad.text
+
+
 # -- operations ---------------------------------------------------------------------------------
 
 

@@ -97,3 +97,18 @@ def test_a_user_bound_store_refuses_other_users_namespaces(make_memworks: Any, s
         store.search(("u2",), query="Where do I live?")
     assert mw.memories(Scope(tenant_id="t1", user_id="u2")) == []
     assert store.list_namespaces() == [("u1",)]
+
+
+def test_a_store_with_the_profile_puts_the_users_constraint_first(make_memworks: Any, sqlite_url: str) -> None:
+    """A store made with include_profile answers a search with the user's profile lines first (the
+    allergy, tier constraint), then the ranked hits without repeating them; a plain store does not."""
+    mw = make_memworks(sqlite_url)
+    plain, with_profile = MemworksStore(mw, "t1"), MemworksStore(mw, "t1", include_profile=True)
+    plain.put(("u1", "chat"), "a1", {"content": "I'm allergic to peanuts.", "source": "user"})
+    plain.put(("u1", "chat"), "a2", {"content": "I live in Lisbon.", "source": "user"})
+    ask = "Which snacks should I buy for the road trip?"
+    items = with_profile.search(("u1",), query=ask, limit=10)
+    assert items[0].value["profile"] is True and items[0].value["tier"] == "constraint"
+    assert "peanuts" in items[0].value["text"]
+    assert len({i.key for i in items}) == len(items)
+    assert not any(i.value.get("profile") for i in plain.search(("u1",), query=ask, limit=10))

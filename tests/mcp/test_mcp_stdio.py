@@ -40,6 +40,25 @@ def test_the_profile_resource_is_the_users_injected_layer(server_env: dict[str, 
     asyncio.run(story())
 
 
+def test_search_with_include_profile_brings_the_allergy_before_a_recommendation(
+    server_env: dict[str, str], tmp_path: Path
+) -> None:
+    """memory_search with include_profile returns the user's constraint as a profile line, even
+    when the question (an advice question) has no word in common with it and no hit answers it."""
+
+    async def story() -> None:
+        async with stdio_session(server_env, tmp_path / "stderr.log", "--tenant", "t1", "--user", "u1") as s:
+            await call(s, "memory_add", content="I'm allergic to shellfish.", relays_user=True)
+            ask = "Which restaurant should I book in Lisbon tonight?"
+            plain = await call(s, "memory_search", query=ask)
+            assert plain["profile"] is None
+            found = await call(s, "memory_search", query=ask, include_profile=True)
+            lines = found["profile"]
+            assert [ln["tier"] for ln in lines] == ["constraint"] and "shellfish" in lines[0]["text"]
+
+    asyncio.run(story())
+
+
 def test_model_authored_content_is_not_trusted_as_a_fact(server_env: dict[str, str], tmp_path: Path) -> None:
     """Content the model writes (relays_user false) is stored as model inference: it is recorded,
     untrusted, and not served as the answer; the same words relayed from the user are."""

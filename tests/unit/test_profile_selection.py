@@ -13,9 +13,12 @@ from memworks.models.enums import MemoryKind, MemoryStatus, Source
 from memworks.pipelines.consolidation import (
     CONSTRAINT,
     FACT,
+    HEADER,
     PREFERENCE,
     TIER_PRIORITY,
+    ProfileLine,
     build_profile,
+    choose_lines,
     profile_lines,
     select_profile,
     tier_of,
@@ -143,3 +146,28 @@ def test_the_cap_is_hard_for_a_chosen_profile() -> None:
 def test_one_similarity_per_line_is_required() -> None:
     with pytest.raises(ValueError, match="similarities"):
         select_profile(profile_lines(RECORDS, now=NOW), [0.1], count_tokens=words, max_tokens=20)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_choosing_stops_early_and_equals_taking_every_line_best_first(seed: int) -> None:
+    # Given many lines of several sizes, When the read chooses among them with their sizes, Then
+    # the block equals the greedy pass over the whole ranking that skips what does not fit (the
+    # early stop only leaves out lines that could not fit)
+    import random
+
+    rng = random.Random(seed)
+    lines = [
+        ProfileLine(f"m{i}", "- " + " ".join(["w"] * rng.randint(1, 9)) + f" [m:{i}]", rng.choice([0, 1, 2]))
+        for i in range(300)
+    ]
+    sim = [rng.random() for _ in lines]
+    sizes = [words(ln.text) for ln in lines]
+    got = choose_lines(lines, sim, sizes, count_tokens=words, max_tokens=60)
+    ranked = sorted(range(len(lines)), key=lambda i: (-(sim[i] + TIER_PRIORITY[lines[i].tier]), i))
+    budget, keep = 60 - words(HEADER), set()
+    for i in ranked:
+        if sizes[i] <= budget:
+            keep.add(i)
+            budget -= sizes[i]
+    assert [ln.memory_id for ln in got.lines] == [lines[i].memory_id for i in sorted(keep)]
+    assert got.tokens == words(got.text) <= 60

@@ -82,3 +82,63 @@ def test_a_bad_question_is_refused_naming_the_field(sqlite_url: str, make_memwor
     with pytest.raises(InvalidInput) as exc:
         mw.profile(U, query=query)
     assert exc.value.field == "query"
+
+
+def test_a_read_with_include_profile_brings_the_constraint_that_bears_on_it(db_url: str, make_memworks: Any) -> None:
+    # Given the same user, read with a cap that leaves room for one line
+    mw = make_memworks(db_url)
+    mw.enqueue_episodes([episode(n, text, when=f"2025-01-0{n}T09:00:00+00:00") for n, text in enumerate(TURNS, 1)])
+    mw.drain()
+    said = _stated(mw)
+    tiny = make_memworks(db_url, profile_max_tokens=30)
+
+    # When an advice question is read with include_profile
+    res = tiny.retrieve(U, "Which snacks should I buy at the night market?", include_profile=True)
+
+    # Then the result carries the allergy (no word in common), as profile(query=...) picks it
+    assert res.profile is not None
+    assert [(said[ln.memory_id], ln.tier) for ln in res.profile.lines] == [("t1-u1-2", "constraint")]
+    assert 0 < res.profile.tokens <= 30 and "peanuts" in res.profile.text
+    chosen = tiny.profile(U, query="Which snacks should I buy at the night market?")
+    assert [ln["memory_id"] for ln in chosen["lines"]] == [ln.memory_id for ln in res.profile.lines]
+    # and a read without it carries none; the full cap carries every line, constraints first
+    assert tiny.retrieve(U, "Which snacks should I buy at the night market?").profile is None
+    whole = mw.retrieve(U, "Which snacks should I buy at the night market?", include_profile=True).profile
+    assert whole is not None and [ln.tier for ln in whole.lines][:2] == ["constraint", "preference"]
+
+
+@pytest.mark.parametrize(
+    ("scope", "flag"),
+    [(Scope(tenant_id="t1"), True), (U, "yes")],
+)
+def test_include_profile_needs_a_user_and_a_flag(sqlite_url: str, make_memworks: Any, scope: Scope, flag: Any) -> None:
+    mw = make_memworks(sqlite_url)
+    with pytest.raises(InvalidInput) as exc:
+        mw.retrieve(scope, "What should I cook tonight?", include_profile=flag)
+    assert exc.value.field == "include_profile"
+
+
+def test_a_held_profile_line_leaves_once_its_record_expires(sqlite_url: str, make_memworks: Any) -> None:
+    """The lines a question chooses among are held per scope version; a record's expiry inside
+    that version still takes its line out of the next read (no write, same version)."""
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from memworks.models.tables import Memory
+    from memworks.services.profiles import for_question
+    from memworks.store.sql.db import session_scope
+
+    mw = make_memworks(sqlite_url)
+    mw.enqueue_episodes([episode(n, text, when=f"2025-01-0{n}T09:00:00+00:00") for n, text in enumerate(TURNS, 1)])
+    mw.drain()
+    said = _stated(mw)
+    allergy = next(mid for mid, ep in said.items() if ep == "t1-u1-2")
+    ends = max(m.recorded_at for m in mw.memories(U)) + timedelta(days=30)
+    with session_scope(mw.runtime.engine) as s:  # as if it had been written with a time to live
+        s.execute(update(Memory).where(Memory.memory_id == allergy).values(expires_at=ends))
+    ask = "Which snacks should I buy at the night market?"
+    before = for_question(mw.runtime, U, ask, now=ends - timedelta(days=1))
+    after = for_question(mw.runtime, U, ask, now=ends + timedelta(seconds=1))
+    assert allergy in {ln.memory_id for ln in before.lines}
+    assert allergy not in {ln.memory_id for ln in after.lines} and after.lines

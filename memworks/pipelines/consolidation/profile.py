@@ -25,6 +25,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
+import numpy.typing as npt
+
 from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryKind, MemoryStatus
 from memworks.pipelines.gate import value_instruction
@@ -224,7 +227,39 @@ def select_profile(
     whole = fit_lines(lines, count_tokens=count_tokens, max_tokens=max_tokens)
     if len(whole.lines) == len(lines):
         return whole
-    ranked = sorted(range(len(lines)), key=lambda i: (-(similarity[i] + priority.get(lines[i].tier, 0.0)), i))
-    chosen = fit_lines([lines[i] for i in ranked], count_tokens=count_tokens, max_tokens=max_tokens)
-    keep = {line.memory_id for line in chosen.lines}
-    return fit_lines([ln for ln in lines if ln.memory_id in keep], count_tokens=count_tokens, max_tokens=max_tokens)
+    sizes = [count_tokens(ln.text) for ln in lines]
+    return choose_lines(lines, similarity, sizes, count_tokens=count_tokens, max_tokens=max_tokens, priority=priority)
+
+
+def choose_lines(
+    lines: Sequence[ProfileLine],
+    similarity: Sequence[float] | npt.NDArray[np.float32],
+    sizes: Sequence[int] | npt.NDArray[np.int64],
+    *,
+    count_tokens: Callable[[str], int],
+    max_tokens: int,
+    priority: Mapping[int, float] = TIER_PRIORITY,
+) -> Profile:
+    """The lines that bear on one question, for lines that do not all fit (see :func:`select_profile`).
+
+    ``sizes[i]`` is line ``i``'s tokens. Lines are taken best first by similarity plus their
+    tier's priority while the cap allows (ties in the profile's order), and shown in the
+    profile's own order.
+    """
+    n = len(lines)
+    if len(similarity) != n or len(sizes) != n:
+        raise ValueError(f"{n} lines but {len(similarity)} similarities and {len(sizes)} sizes")
+    bonus = np.fromiter((priority.get(ln.tier, 0.0) for ln in lines), dtype=np.float64, count=n)
+    order = np.argsort(-(np.asarray(similarity, dtype=np.float64) + bonus), kind="stable")
+    size = np.asarray(sizes, dtype=np.int64)
+    smallest = int(size.min()) if n else 0
+    budget = max_tokens - count_tokens(HEADER)
+    keep: list[int] = []
+    # A block holds a few dozen lines: once no line could fit, the rest of the ranking is not read.
+    for i in order.tolist():
+        if budget < smallest:
+            break
+        if size[i] <= budget:
+            keep.append(i)
+            budget -= int(size[i])
+    return fit_lines([lines[i] for i in sorted(keep)], count_tokens=count_tokens, max_tokens=max_tokens)

@@ -106,8 +106,10 @@ def cached(
     projection: str,
     load: Callable[[tuple[int, int]], E],
     version: tuple[int, int] | None = None,
+    fresh: Callable[[E], bool] | None = None,
 ) -> E:
-    """The scope's ``projection`` index at its current version, loaded with ``load`` if stale."""
+    """The scope's ``projection`` index at its current version, loaded with ``load`` if stale
+    (or if ``fresh`` says a held entry no longer holds, e.g. a time it depends on has passed)."""
     if version is None:
         version = versions.read(session, tenant_id=scope.tenant_id, user_id=scope.user_id)
     # Keyed by database too: one process may hold facades of several stores.
@@ -118,7 +120,7 @@ def cached(
         projection,
     )
     hit: E | None = SCOPES.get(key, version)
-    if hit is not None:
+    if hit is not None and (fresh is None or fresh(hit)):
         return hit
     entry = load(version)
     SCOPES.put(key, entry)

@@ -13,8 +13,11 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
+import numpy as np
+import numpy.typing as npt
+
 from memworks.errors import InvalidInput
-from memworks.models.schemas import RetrieveResult, Scope
+from memworks.models.schemas import ProfileOut, RetrieveResult, Scope
 from memworks.models.validation import MAX_QUERY_CHARS, check_query, check_time
 from memworks.pipelines.retrieval.ranking import RankPolicy
 from memworks.services.deps import Deps, utcnow
@@ -79,13 +82,17 @@ def retrieve(
     # Present reads also depend on the clock (expiry): cached ones live for the TTL only.
     if (cached := deps.cache.get(key)) is not None:
         return RetrieveResult.model_validate_json(cached)
-    qvec = deps.embedder.embed([query])[0]
+
+    def profile_for(qvec: npt.NDArray[np.float32]) -> ProfileOut:
+        return for_question(deps, scope, query, now=now, qvec=qvec, version=ver)
+
     with session_scope(deps.engine, write=False) as s:
+        # The question is embedded there, in one batch with the other texts the read embeds.
         result = search(
             s,
             scope,
             query,
-            qvec,
+            None,
             as_of=valid_at,
             known_at=believed_at,
             k=k,
@@ -94,9 +101,8 @@ def retrieve(
             now=now,
             version=ver,
             asked_at=asked,
+            profile_for=profile_for if include_profile else None,
         )
-    if include_profile:
-        result.profile = for_question(deps, scope, query, now=now, qvec=qvec, version=ver)
     ttl = deps.settings.cache_ttl_s if cache_ttl_s is None else cache_ttl_s
     deps.cache.put(key, result.model_dump_json(), ttl_s=ttl, tenant_id=scope.tenant_id)
     return result

@@ -143,3 +143,30 @@ def test_retrieval_refreshes_attention_not_truth(sqlite_url: str, make_memworks:
     assert before[hit.memory_id].last_retrieved_at is None and after[hit.memory_id].last_retrieved_at is not None
     for field in ("valid_from", "valid_to", "recorded_at", "confidence", "status"):
         assert getattr(before[hit.memory_id], field) == getattr(after[hit.memory_id], field)
+
+
+def test_a_read_embeds_its_question_and_what_it_measures_in_one_call(
+    sqlite_url: str, make_memworks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a store, When questions that also measure an owned thing ("my dog") or a word no
+    # record uses ("blood type") are read, Then each read calls the model once, and still answers
+    # (a present question about the dog asks again by its name, which needs the candidates: an
+    # as_of read does not)
+    mw = make_memworks(sqlite_url)
+    mw.enqueue_episodes(story("ta"))
+    mw.drain()
+    embedder = mw.runtime.embedder
+    calls: list[list[str]] = []
+    real = embedder.embed
+
+    def counted(texts: Any) -> Any:
+        calls.append(list(texts))
+        return real(texts)
+
+    monkeypatch.setattr(embedder, "embed", counted)
+    dog = mw.retrieve(A, "What is my dog called?", as_of=FEB)
+    assert values(dog, "user.pet.dog") == ["Pixel"]
+    assert len(calls) == 1 and calls[0][0] == "What is my dog called?" and "dog" in calls[0][1:], calls
+    calls.clear()
+    assert mw.retrieve(A, "What is my blood type?").abstained
+    assert len(calls) == 1 and len(calls[0]) > 1, calls

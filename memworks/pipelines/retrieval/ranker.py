@@ -176,6 +176,8 @@ class Signals:
     phrase_vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     #: The question's terms that no record of the scope holds.
     unseen: frozenset[str] = frozenset()
+    #: The question's own vector (empty when not measured).
+    question_vector: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     #: For a question naming someone: each candidate's similarity (best sentence, with spans)
     #: to the question without the name (:func:`without_name`); None when not measured.
     unnamed: npt.NDArray[np.float64] | None = None

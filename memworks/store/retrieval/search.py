@@ -9,7 +9,8 @@ someone else than the person asked about.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -18,7 +19,7 @@ import numpy.typing as npt
 from sqlalchemy import Row, and_, or_, select
 from sqlmodel import Session, col
 
-from memworks.models.schemas import HitOut, RetrieveResult, Scope
+from memworks.models.schemas import HitOut, ProfileOut, RetrieveResult, Scope
 from memworks.models.tables import Memory
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.retrieval.latest import asks_now
@@ -48,7 +49,7 @@ def search(
     s: Session,
     scope: Scope,
     query: str,
-    qvec: npt.NDArray[np.float32],
+    qvec: npt.NDArray[np.float32] | None,
     *,
     as_of: datetime | None,
     known_at: datetime | None,
@@ -58,9 +59,11 @@ def search(
     now: datetime,
     version: tuple[int, int],
     asked_at: datetime,
+    profile_for: Callable[[npt.NDArray[np.float32]], ProfileOut] | None = None,
 ) -> RetrieveResult:
-    """Hits with provenance for ``query`` (embedded as ``qvec``) in ``scope``, or an abstention:
-    candidates filtered by scope and time, measured, then ranked."""
+    """Hits with provenance for ``query`` (embedded as ``qvec``, or here when None) in ``scope``,
+    or an abstention: candidates filtered by scope and time, measured, then ranked.
+    ``profile_for``: the profile for the question, given its vector, for the result to carry."""
     where = visible(scope, now=now, as_of=as_of, known_at=known_at)
     q, sig, fields = measure(
         s,
@@ -80,14 +83,17 @@ def search(
     top = [r.memory.memory_id for r in ranking.hits]
     rows = {m.memory_id: m for m in memories.get_rows(s, ids=top)}
     evidence = memories.evidence_of(s, tenant_id=scope.tenant_id, ids=top)
-    return _result(ranking, rows, evidence, sig)
+    result = _result(ranking, rows, evidence, sig)
+    if profile_for is not None:
+        result.profile = profile_for(sig.question_vector)
+    return result
 
 
 def measure(
     s: Session,
     scope: Scope,
     query: str,
-    qvec: npt.NDArray[np.float32],
+    qvec: npt.NDArray[np.float32] | None,
     *,
     where: list[Any],
     version: tuple[int, int],
@@ -111,6 +117,18 @@ def measure(
         q = Question(q.text, q.named, q.asks_when, None, q.kind)
     q = replace(q, present=present and q.period is None and asks_now(query))
     lex = lexical.score(s, scope=scope, query=query, version=version)
+    unseen = lex.unseen if lex is not None else frozenset(t for _, t in q.words)
+    more = _Extra.of(query, q, unseen) if embedder is not None else _Extra()
+    # The question and the extra texts this read embeds go to the model in one batch: a second
+    # call was what made a read slow (about 7% of the benchmark's reads, and its whole p95).
+    texts = ([query] if qvec is None else []) + more.texts()
+    if texts:
+        assert embedder is not None, "measure needs an embedder when it is not given the question's vector"
+        batch = embedder.embed(texts)
+        if qvec is None:
+            qvec, batch = batch[0], batch[1:]
+        more.vectors = batch
+    assert qvec is not None
     lex_ids = lexical.top(s, lex, where=where, present=present, now=now) if lex is not None else []
     period = _in_period(s, where, q.period) if q.period is not None else []
     vec = vector.score(s, scope=scope, query=qvec, version=version, spans=policy.spans, also=[*lex_ids, *period])
@@ -120,39 +138,77 @@ def measure(
     fields = {r.memory_id: r for r in _rank_fields(s, ids)}
     ids = [m for m in ids if m in fields]
     sig = _signals(ids, fields, lex, vec, layout, policy)
-    sig.unseen = lex.unseen if lex is not None else frozenset(t for _, t in q.words)
-    # Whether some record means what a question naming someone asks is measured without the
-    # name (one more small embedding; :func:`names.without_name`). Only for that: the ranker
-    # learnt its features with the name in the question, and fed the question without it, it
-    # left 0.09 of LoCoMo's answerable questions unanswered (was 0.02) and lost recall.
-    if q.named is not None and embedder is not None and terms(rest := without_name(query, q.named)):
-        unnamed = vector.score(
-            s, scope=scope, query=embedder.embed([rest])[0], version=version, spans=policy.spans, also=ids
-        )
+    sig.unseen = unseen
+    sig.question_vector = qvec
+    if (rest := more.vector("rest")) is not None:
+        unnamed = vector.score(s, scope=scope, query=rest, version=version, spans=policy.spans, also=ids)
         sig.unnamed = np.array([(unnamed.of(m) or (0.0, 0.0))[1] for m in ids])
         sig.unnamed_whole = np.array([(unnamed.of(m) or (0.0, 0.0))[0] for m in ids])
-    if (word := owned_word(query)) and embedder is not None:
-        # "What's my dog's name?": which candidates mean the dog, even without the word ("an old
-        # border collie called Loke")? And, in a present read of a relative or animal a keyed
-        # record names, the question asked of it by that name ("Where does Ines live?"): her news
-        # said by name ("Ines moved to Copenhagen") means it as well. One small batch, only then.
-        renamed = named_question(query, sig.keys, sig.values) if q.present else ""
-        qv = embedder.embed([word, renamed] if renamed else [word])
-        owned = vector.score(s, scope=scope, query=qv[0], version=version, spans=True, also=ids)
+    if (word := more.vector("word")) is not None:
+        owned = vector.score(s, scope=scope, query=word, version=version, spans=True, also=ids)
         sig.owned = np.array([(owned.of(m) or (0.0, 0.0))[1] for m in ids])
-        if renamed:
-            by_name = vector.score(s, scope=scope, query=qv[1], version=version, spans=policy.spans, also=ids)
+        # In a present read of a relative or animal a keyed record names, the question asked of
+        # it by that name ("Where does Ines live?"): her news said by name ("Ines moved to
+        # Copenhagen") means it as well. It needs the candidates, so it is embedded only then.
+        if embedder is not None and q.present and (renamed := named_question(query, sig.keys, sig.values)):
+            by_name = vector.score(
+                s, scope=scope, query=embedder.embed([renamed])[0], version=version, spans=policy.spans, also=ids
+            )
             sig.renamed = np.array([(by_name.of(m) or (0.0, 0.0))[1] for m in ids])
-    if q.words and embedder is not None and any(t in sig.unseen for _, t in q.words):
-        # A short question with a word no record uses: does some candidate mean it? Its words
-        # are embedded only then (one more small batch), not on every read.
+    if (short := more.vectors_of("short")) is not None:
         e = vec.matrix
         rows = [e.index[m] for m in ids if m in e.index]
         # The candidates' whole texts and their sentences: a word may mean one sentence of a turn.
         sentences = [e.spans[e.start[i] : e.start[i] + e.count[i]] for i in rows if e.count[i]]
         sig.vectors = np.concatenate([e.matrix[rows], *sentences]) if rows else np.zeros((0, 0), dtype=np.float32)
-        sig.phrase_vectors = embedder.embed([*phrases(q.words), residue(q.text, sig.unseen)])
+        sig.phrase_vectors = short
     return q, sig, fields
+
+
+@dataclass
+class _Extra:
+    """What a read embeds besides its question, known before its candidates are:
+
+    * ``rest``: a question naming someone, without the name (:func:`names.without_name`).
+      Whether some record means what it asks is measured without the name. Only for that: the
+      ranker learnt its features with the name in the question, and fed the question without
+      it, it left 0.09 of LoCoMo's answerable questions unanswered (was 0.02) and lost recall.
+    * ``word``: the owned thing of "What's my dog's name?": which candidates mean the dog, even
+      without the word ("an old border collie called Loke")?
+    * ``short``: a short question with a word no record uses: its words and pairs, and what is
+      left of it (:func:`phrases`, :func:`residue`): does some candidate mean them?
+    """
+
+    parts: dict[str, list[str]] = field(default_factory=dict)
+    vectors: npt.NDArray[np.float32] | None = None
+
+    @classmethod
+    def of(cls, query: str, q: Question, unseen: frozenset[str]) -> _Extra:
+        parts: dict[str, list[str]] = {}
+        if q.named is not None and terms(rest := without_name(query, q.named)):
+            parts["rest"] = [rest]
+        if word := owned_word(query):
+            parts["word"] = [word]
+        if q.words and any(t in unseen for _, t in q.words):
+            parts["short"] = [*phrases(q.words), residue(q.text, unseen)]
+        return cls(parts)
+
+    def texts(self) -> list[str]:
+        return [t for texts in self.parts.values() for t in texts]
+
+    def vectors_of(self, name: str) -> npt.NDArray[np.float32] | None:
+        if name not in self.parts or self.vectors is None:
+            return None
+        start = 0
+        for key, texts in self.parts.items():
+            if key == name:
+                return self.vectors[start : start + len(texts)]
+            start += len(texts)
+        return None
+
+    def vector(self, name: str) -> npt.NDArray[np.float32] | None:
+        found = self.vectors_of(name)
+        return None if found is None else found[0]
 
 
 def _in_period(s: Session, where: list[Any], period: TimeRange) -> list[str]:

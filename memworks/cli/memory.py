@@ -68,6 +68,9 @@ def register(sub: Any) -> None:
     r.add_argument("--known-at", type=iso_time)
     r.add_argument("-k", type=int, default=5)
     r.add_argument("--asked-at", type=iso_time, help="when the question is asked (default now)")
+    r.add_argument(
+        "--profile", action="store_true", help="also show the user's profile lines for the question, constraints first"
+    )
     r.add_argument("--json", action="store_true")
     r.set_defaults(handler=_retrieve)
 
@@ -250,7 +253,15 @@ def _retrieve(args: argparse.Namespace) -> int:
 
     scope = scope_of(args)
     with Memworks.from_settings() as mw:
-        res = mw.retrieve(scope, args.query, as_of=args.as_of, known_at=args.known_at, k=args.k, asked_at=args.asked_at)
+        res = mw.retrieve(
+            scope,
+            args.query,
+            as_of=args.as_of,
+            known_at=args.known_at,
+            k=args.k,
+            asked_at=args.asked_at,
+            include_profile=args.profile,
+        )
         # An abstention over an empty scope is not a gap in memory: most often a wrong
         # --tenant/--user, or nothing ingested yet. Asked only when nothing was found.
         empty = not res.hits and not holds_memory(mw.runtime, scope)
@@ -283,6 +294,10 @@ def _retrieve(args: argparse.Namespace) -> int:
                 ["score", "kind", "key", "value", "subject", "event_time", "valid_from", "valid_to", "evidence"],
             )
         )
+    if res.profile is not None and not args.json:
+        tiers = ", ".join(f"{ln.tier} {ln.memory_id[:8]}" for ln in res.profile.lines)
+        print(f"\nprofile for this question ({res.profile.tokens} tokens; {tiers or 'no line'}):")
+        print(res.profile.text or "(nothing known about this user yet)")
     return EXIT_OK
 
 

@@ -136,6 +136,21 @@ def test_retrieve_abstains_and_other_tenant_sees_nothing(tmp_path: Path) -> None
     assert other["abstained"] is True
 
 
+def test_retrieve_with_the_profile_for_the_question(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    said = [*STORY, episode(3, "I'm allergic to shellfish.", when="2025-03-16T09:00:00+00:00")]
+    assert run_here(["ingest", str(write_jsonl(tmp_path / "e.jsonl", said))], db).returncode == 0
+    ask = ["retrieve", "--tenant", "t1", "--user", "u1", "--profile", "Where should we eat tonight?"]
+    shown = run_here(ask, db)
+    assert shown.returncode == 0, shown.stderr
+    assert "profile for this question" in shown.stdout and "shellfish" in shown.stdout
+    data = json.loads(run_here([*ask, "--json"], db).stdout)
+    assert data["profile"]["lines"][0]["tier"] == "constraint" and "shellfish" in data["profile"]["text"]
+    assert json.loads(run_here(ask[:-2] + ["--json", ask[-1]], db).stdout)["profile"] is None
+    wide = run_here(["retrieve", "--tenant", "t1", "--shared", "--profile", "Where should we eat tonight?"], db)
+    assert wide.returncode == 2 and "include_profile" in wide.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
     [

@@ -109,7 +109,7 @@ def _for_question(
         if (fits := held.fits[cap]) is not None:
             return fits  # everything fits: no line needs choosing
         # Lines the vector projection does not hold (another model, not indexed yet) are embedded.
-        matrix = profiles.vectors(s, held, model=model, embed=lambda texts: deps.embedder.embed(texts))
+        matrix = profiles.vectors(s, held, model=model, embed=deps.embedder.embed)
     if held.sizes is None:
         held.sizes = np.array([count(ln.text) for ln in held.lines], dtype=np.int64)
     if qvec is None:

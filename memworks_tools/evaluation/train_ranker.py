@@ -44,7 +44,12 @@ from memworks.pipelines.retrieval.ranker import (
     features,
     sigmoid,
 )
-from memworks.pipelines.retrieval.ranking import PERIOD_BOOST, RESIDUE_MIN_SIMILARITY, WORD_MIN_SIMILARITY
+from memworks.pipelines.retrieval.ranking import (
+    PERIOD_BOOST,
+    RESIDUE_MIN_SIMILARITY,
+    RESIDUE_STEP,
+    WORD_MIN_SIMILARITY,
+)
 from memworks_tools.evaluation import locomo
 
 #: Questions of other conversations asked of each store (no evidence there: they should abstain).
@@ -170,7 +175,11 @@ def _ask(mw: Any, conv: locomo.Conversation, asked: Sequence[tuple[str, locomo.Q
                     traced=traced,
                     gold=q.evidence if mine else (),
                     short_ok=not unknown_words(
-                        question, sig, min_similarity=WORD_MIN_SIMILARITY, min_residue=RESIDUE_MIN_SIMILARITY
+                        question,
+                        sig,
+                        min_similarity=WORD_MIN_SIMILARITY,
+                        min_residue=RESIDUE_MIN_SIMILARITY,
+                        residue_step=RESIDUE_STEP,
                     ),
                     source=sig.source,
                 )

@@ -43,8 +43,13 @@ def _latest(
     covers: list[set[str]] | None = None,
     words: list[set[str]] | None = None,
     anywhere: bool = False,
+    definite: list[set[str]] | None = None,
+    speakers: list[str | None] | None = None,
+    hours: list[int] | None = None,
 ) -> list[int]:
-    said = [datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=d) for d in days]
+    said = [
+        datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=d, hours=h) for d, h in zip(days, hours or [0] * len(days))
+    ]
     n = len(score)
     out = latest.latest_first(
         np.array(score),
@@ -57,6 +62,8 @@ def _latest(
         changed or [],
         [frozenset(c) for c in covers] if covers else [],
         [frozenset(w) for w in words] if words else [],
+        [frozenset(d) for d in definite] if definite else [],
+        speakers or [],
         anywhere=anywhere,
     )
     return sorted(range(n), key=lambda i: -out[i])
@@ -183,3 +190,47 @@ def test_when_the_best_answers_poorly_the_later_change_that_answers_best_takes_i
     assert order[0] == 1 and order.index(0) >= 3 and order.index(2) < order.index(0)
     # ... and with no such statement, nothing moves
     assert _latest([0.9, 0.5, 0.45, 0.2, 0.1], sims, [0, 30, 60, 10, 20]) == [0, 1, 2, 3, 4]
+
+
+def test_a_later_change_that_refers_back_to_the_best_ones_thing_is_its_change() -> None:
+    # "What date is the Madrid UX conference?": "The Madrid UX conference is on October 5" (0,
+    # 0.81) and, months later, "The conference has been pushed back a week, it's on October 12
+    # now" (1, 0.53: fewer of the question's words, all of them the first one's)
+    score, sims, days = [0.9, 0.5, 0.3, 0.2, 0.1], [0.81, 0.53, 0.2, 0.1, 0.05], [0, 80, 10, 20, 30]
+    changed = [False, True, False, False, False]
+    covers = [{"madrid", "ux", "confer"}, {"confer"}, set(), set(), set()]
+    definite = [set(), {"confer", "ha", "been"}, set(), set(), set()]
+    order = _latest(score, sims, days, changed=changed, covers=covers, definite=definite, anywhere=True)
+    assert order[0] == 1 and order.index(0) == 3
+    # Not when it names the thing anew (no determiner before it) ...
+    assert _latest(score, sims, days, changed=changed, covers=covers, anywhere=True)[0] == 0
+    # ... nor when someone else said it, nor hours later (one exchange), nor for a question naming someone.
+    other = ["Ana", "Ben", None, None, None]
+    assert (
+        _latest(score, sims, days, changed=changed, covers=covers, definite=definite, speakers=other, anywhere=True)[0]
+        == 0
+    )
+    same_day = [0, 0, 10, 20, 30]
+    hours = [0, 2, 0, 0, 0]
+    assert (
+        _latest(score, sims, same_day, changed=changed, covers=covers, definite=definite, hours=hours, anywhere=True)[0]
+        == 0
+    )
+    assert _latest(score, sims, days, changed=changed, covers=covers, definite=definite)[0] == 0
+
+
+def test_a_change_also_outdates_an_earlier_statement_that_answers_as_well_as_it() -> None:
+    # "What is Tomás's job?": the best by score means it poorly (0, 0.32); "Tomás quit restaurants,
+    # he runs a food truck now" (4, later, a change, 0.63) and "Tomás got promoted to head chef"
+    # (3, earlier, 0.62) both answer it
+    score, sims, days = [0.9, 0.5, 0.4, 0.3, 0.1], [0.32, 0.2, 0.1, 0.62, 0.63], [10, 5, 6, 0, 60]
+    changed = [False, False, False, True, True]
+    order = _latest(score, sims, days, changed=changed, anywhere=True)
+    assert order[0] == 4 and order.index(3) >= 3
+
+
+def test_the_turn_an_outdated_fact_was_read_from_leaves_the_top_too() -> None:
+    # Given a fact (0) read from a turn (2) that means the question poorly itself, and a later
+    # rival (1): the turn goes with its fact
+    order = _latest([0.9, 0.5, 0.45, 0.2, 0.1], [0.50, 0.46, 0.2, 0.1, 0.1], [0, 60, 0, 5, 6], [2, -1, -1, -1, -1])
+    assert order[0] == 1 and min(order.index(0), order.index(2)) >= 3

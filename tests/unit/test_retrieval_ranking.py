@@ -288,6 +288,21 @@ def test_the_rest_of_a_short_question_can_say_what_a_lone_word_does_not() -> Non
     assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28) == ["exercise"]
 
 
+def test_each_further_word_nothing_means_asks_more_of_the_rest() -> None:
+    # Given "car" and "drive", both used by no record and meant by none (0.1 each, 0.1 as a pair),
+    # and the rest of the question 0.30 from one candidate
+    q = Question("What car do I drive?", None, False, None, "short", (("car", "car"), ("drive", "drive")))
+    sig = signals(2, vectors=np.eye(2, 4, dtype=np.float32), unseen=frozenset({"car", "drive"}))
+    sig.phrase_vectors = np.array([[0.1, 0, 0, 0]] * 3 + [[0.30, 0, 0, 0]], dtype=np.float32)
+    # One such word would let that rest answer; two ask for 0.05 more.
+    assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28) == []
+    got = ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28, residue_step=0.05)
+    assert got == ["car", "drive"]
+    # A rest that close (0.40) still answers.
+    sig.phrase_vectors[3, 0] = 0.40
+    assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28, residue_step=0.05) == []
+
+
 @pytest.mark.parametrize("mode", ["fusion", "dense", "lexical"])
 def test_the_other_rankers_order_what_they_are_given(mode: str) -> None:
     sig = signals(4)

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.pipelines.claims import cues as C
+from memworks.pipelines.text.terms import terms
 
 __all__ = [
     "CHANGE_GAP",
@@ -24,6 +25,7 @@ __all__ = [
     "LATEST_TOP",
     "asks_now",
     "below_replaced",
+    "definite_terms",
     "latest_first",
     "says_change",
 ]
@@ -68,6 +70,16 @@ def says_change(text: str) -> bool:
     a state as new ("Switched banks, everything's with Revolut now"; "I'm on an iPhone 15 now")."""
     words = re.findall(r"[a-z]+", text.casefold())
     return any(w in _CHANGE_WORDS or w in _CHANGE_VERBS for w in words)
+
+
+#: A determiner and the words after it: how a statement refers back to a thing already said.
+_DEFINITE = re.compile(r"\b(?:the|this|that|these|those|our|my)\s+((?:[\w'-]+\s+){0,2}[\w'-]+)")
+
+
+def definite_terms(text: str) -> frozenset[str]:
+    """The index terms of the (up to three) words after each determiner in ``text``: "The
+    conference has been pushed back" refers back to a conference said before."""
+    return frozenset(t for m in _DEFINITE.findall(text.casefold()) for t in terms(m))
 
 
 def asks_now(text: str) -> bool:
@@ -121,6 +133,8 @@ def latest_first(
     changed: Sequence[bool] = (),
     covers: Sequence[frozenset[str]] = (),
     words: Sequence[frozenset[str]] = (),
+    definite: Sequence[frozenset[str]] = (),
+    speakers: Sequence[str | None] = (),
     *,
     anywhere: bool = False,
 ) -> npt.NDArray[np.float64]:
@@ -132,7 +146,9 @@ def latest_first(
     change), so the question's own wording is what says they answer the same thing.
 
     ``said``: when each was said (a fact takes its turn's time, ``source``); ``who``: whom each
-    is about; ``summary``/``parts``: the summaries and the candidates each one summarises.
+    is about; ``summary``/``parts``: the summaries and the candidates each one summarises;
+    ``covers``: the question's terms each holds; ``definite``: the terms each names after a
+    determiner (:func:`definite_terms`); ``speakers``: who said each.
     """
     n = len(score)
     if n < 2 or len(said) != n or len(sims) != n:
@@ -159,6 +175,8 @@ def latest_first(
     # Without a word of change, a statement that lacks a word of the question the best one has is
     # about something else ("Which mode do I like in the editor?": "light mode in the terminal").
     asked = covers if len(covers) == n else [frozenset[str]()] * n
+    referred = definite if len(definite) == n else [frozenset[str]()] * n
+    speaker = speakers if len(speakers) == n else [None] * n
 
     def rival(j: int) -> bool:
         if who[j] != who[best]:
@@ -170,6 +188,21 @@ def latest_first(
         # A later statement that says it changed, or the earlier one it is the change of ("it's on
         # October 12 now" is the best answer; "on October 5" means the question a little less).
         later_news = news[j] and said[j] > said[best]
+        # ... or one that refers back to the best one's thing ("the", "this", "our" ...) by fewer
+        # of the question's words, all of them the best one's: "The conference has been pushed
+        # back, it's on October 12 now" (0.53) after "The Madrid UX conference is on October 5"
+        # (0.81), days later, by the same speaker. Not in a question naming someone: a conversation
+        # between two people says "new" and "now" of too much.
+        if (
+            anywhere
+            and speaker[j] == speaker[best]
+            and later_news
+            and said[j] - said[best] >= LATEST_AFTER
+            and asked[j]
+            and asked[j] <= asked[best] & referred[j]
+            and sims[j] >= LATEST_MIN_SIMILARITY
+        ):
+            return True
         return (later_news or (news[best] and said[j] < said[best])) and sims[j] >= cue_floor
 
     # With ``anywhere`` (a question naming no one: "What phone do I use?"), a statement that says it
@@ -184,6 +217,12 @@ def latest_first(
     weak_floor = max(LATEST_MIN_SIMILARITY, max(later, default=1.0) - LATEST_GAP)
     rivals = [j for j in pool if rival(j)]
     answer = max(rivals, key=lambda j: said[j])
+    if news[answer]:
+        # A change is also the change of an earlier statement that answers about as well as it
+        # does ("Tomás quit restaurants ... runs his own food truck now" 0.63, "Tomás just got
+        # promoted to head chef" 0.62), though the best by score was neither.
+        bar = max(LATEST_MIN_SIMILARITY, float(sims[answer]) - LATEST_GAP)
+        rivals += [j for j in pool if j not in rivals and who[j] == who[answer] and sims[j] >= bar]
     # An earlier statement in mostly the same words says it again: a restatement, not outdated.
     terms = words if len(words) == n else [frozenset[str]()] * n
     old = {i for i in rivals if said[answer] - said[i] >= LATEST_AFTER and not _restates(terms[i], terms[answer])}
@@ -191,6 +230,8 @@ def latest_first(
         return score
     out = score.copy()
     out[answer] = max(score[answer], score[best] / _BELOW)
+    # The facts read from an outdated turn, and the turn an outdated fact was read from.
+    old |= {turn[i] for i in old}
     old = {i for i in range(n) if turn[i] in old or i in old} - {answer, turn[answer]}
     # ... and a summary that repeats one of them.
     old |= {i for i in range(n) if summary[i] and len(parts) == n and old.intersection(parts[i])}

@@ -211,7 +211,14 @@ def about(sig: Signals) -> list[str | None]:
     return out
 
 
-def unknown_words(q: Question, sig: Signals, *, min_similarity: float, min_residue: float | None = None) -> list[str]:
+def unknown_words(
+    q: Question,
+    sig: Signals,
+    *,
+    min_similarity: float,
+    min_residue: float | None = None,
+    residue_step: float = 0.0,
+) -> list[str]:
     """Words of a short question that no record of the scope uses and no candidate means
     (the word, or a pair it is in, at ``min_similarity`` or more): a question about a thing the
     store has never heard of ("What is my cat's name?" once the cat is erased).
@@ -219,14 +226,13 @@ def unknown_words(q: Question, sig: Signals, *, min_similarity: float, min_resid
     With ``min_residue``: none when a candidate is that close to the question's :func:`residue`
     (the vector after the phrases'): one word alone says little to the embedder ("exercise" and
     "I do yoga at Triyoga" 0.33), the question around it says more ("Where do I exercise" 0.48).
+    Each further word nothing means raises that bar by ``residue_step``: every one is more
+    evidence that the question is about something never said.
     """
     n = len(q.words)
     if not any(t in sig.unseen for _, t in q.words):
         return []
     sims = (sig.phrase_vectors @ sig.vectors.T).max(axis=1) if len(sig.phrase_vectors) and len(sig.vectors) else None
-    rest = len(phrases(q.words))
-    if min_residue is not None and sims is not None and len(sims) > rest and sims[rest] >= min_residue:
-        return []
     out = []
     for j, (word, term) in enumerate(q.words):
         if term not in sig.unseen:
@@ -234,6 +240,10 @@ def unknown_words(q: Question, sig: Signals, *, min_similarity: float, min_resid
         near = [j, *(n + k for k in (j - 1, j) if 0 <= k < n - 1)]
         if sims is None or not any(k < len(sims) and sims[k] >= min_similarity for k in near):
             out.append(word)
+    rest = len(phrases(q.words))
+    if out and min_residue is not None and sims is not None and len(sims) > rest:
+        if sims[rest] >= min_residue + residue_step * (len(out) - 1):
+            return []
     return out
 
 

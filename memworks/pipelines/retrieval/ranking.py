@@ -19,7 +19,7 @@ import numpy.typing as npt
 from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.facts import facts_meet_turns, lift_facts
 from memworks.pipelines.retrieval.identifiers import unheard_ids
-from memworks.pipelines.retrieval.latest import below_replaced, latest_first, says_change
+from memworks.pipelines.retrieval.latest import below_replaced, definite_terms, latest_first, says_change
 from memworks.pipelines.retrieval.possessor import below_holders, holders, known_names, possessor, says_more
 from memworks.pipelines.retrieval.ranker import (
     FEATURES,
@@ -58,6 +58,11 @@ WORD_MIN_SIMILARITY = 0.42
 #: answers 0.30-0.48 ("Where do I exercise" and "I do yoga at Triyoga"), things never said
 #: 0.20-0.22 ("What's my cat's", "What car do I drive", "What am I allergic to").
 RESIDUE_MIN_SIMILARITY = 0.28
+#: How much closer the residue must be for each further word of the question that nothing
+#: means: "What car do I drive?" (neither word meant by anything said; its residue 0.30 to "I
+#: cycle to school") asks about something never said, "Which neighbourhood do I live in?" (two
+#: such words, 0.45 to "Renting a little terrace in Headingley") does not.
+RESIDUE_STEP = 0.05
 #: Cosine (question without the name to a record's best sentence) below which a question naming
 #: someone abstains though the model's floor passes (see :func:`answers`): on our conversations,
 #: questions about what nobody said 0.18-0.23 ("husband", "football team", "college"), answered
@@ -231,7 +236,7 @@ def _learned(
     # A short question is answered unless it asks about something unheard of (its few words
     # make its score a poor guide); any other when the score clears its type's floor.
     if q.kind == "short" and unknown_words(
-        q, sig, min_similarity=WORD_MIN_SIMILARITY, min_residue=RESIDUE_MIN_SIMILARITY
+        q, sig, min_similarity=WORD_MIN_SIMILARITY, min_residue=RESIDUE_MIN_SIMILARITY, residue_step=RESIDUE_STEP
     ):
         return Ranking([])
     if unheard_ids(q.text, sig.unseen):
@@ -286,6 +291,8 @@ def _learned(
             changed,
             covers,
             words,
+            [definite_terms(t) if c else frozenset() for t, c in zip(texts, changed, strict=True)],
+            sig.subjects,
             anywhere=q.named is None,
         )
         score = below_replaced(score, sig.keys, sig.replaced, summary)

@@ -48,7 +48,8 @@ def _latest(
     hours: list[int] | None = None,
 ) -> list[int]:
     said = [
-        datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=d, hours=h) for d, h in zip(days, hours or [0] * len(days))
+        datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=d, hours=h)
+        for d, h in zip(days, hours or [0] * len(days), strict=True)
     ]
     n = len(score)
     out = latest.latest_first(

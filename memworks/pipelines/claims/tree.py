@@ -138,11 +138,15 @@ def _slots(s: Sentence, verbs: list[Token], fallback: str) -> dict[tuple[str, st
 def _hypothetical(s: Sentence, t: Token) -> bool:
     """``t`` sits under a wish, plan, advice, modal or condition ("told Mum to stop driving")."""
     chain = [t, *s.ancestors(t.i)]
+    own = True
     for a in chain:
         if a is not t and a.lemma in C.HYPOTHETICAL:
             return True
-        if any(k.tag == "MD" or k.lower in ("if", "unless", "whether") for k in s.children(a.i, "aux", "mark")):
+        if own and any(k.tag == "MD" or k.lower in ("if", "unless", "whether") for k in s.children(a.i, "aux", "mark")):
             return True
+        # A clause with its own subject is said for itself: the modal of the clause it hangs from
+        # is another clause's ("I've stopped playing netball, my knee can't take it").
+        own = own and s.child(a.i, "nsubj", "nsubjpass") is None
     return False
 
 

@@ -26,7 +26,8 @@ user.name                        semantic    my name is Sam, call me Sam, I'm Sa
                                              clause, capitalised) [capitalised]
 user.home_city                   semantic    I live/I'm living/I'm based/we relocated/I
                                              (just) moved to X, home is X (now), X is home
-                                             now, my place/flat/house in X (0.7), we're
+                                             now, my place/flat/house in X, we rent/bought
+                                             a flat in X, ... from my flat in X (0.7), we're
                                              finally in X / I'm in X now (0.7; not with
                                              trip, hotel, visit...) [title case]
 user.home_country                semantic    the same phrasings with a country ("I live in

@@ -86,6 +86,32 @@ _PLACE_RULES: tuple[tuple[str, re.Pattern[str], str, bool, float], ...] = (
         INDIRECT,
     ),
     (
+        # "We rent a flat in Marchmont", "Renting a little terrace in Headingley", "We've bought a
+        # house in Portobello!": the home one has, never a holiday one's.
+        "home.rent_own",
+        ci(
+            rf"^(?:(?:i|we)(?:'ve|\s+have|'re|\s+are|'m|\s+am)?\s+)?{ADV}(?:rent(?:ing)?|own|bought|"
+            r"(?:just\s+)?(?:got|have)|shar(?:e|ing))\s+(?:a|an|our|my)\s+"
+            rf"(?!.*\b(?:{_AWAY}|holiday|summer|beach|ski|country|second)\b)"
+            r"(?:[\w-]+\s+){0,2}?(?:flat|apartment|house|place|terrace|cottage|studio|condo|bungalow)"
+            r"\s+(?:in|near)\s+(?P<place>.+)$"
+        ),
+        "user.home_city",
+        False,
+        INDIRECT,
+    ),
+    (
+        # "... I can cycle there from my flat in Stoke Newington": one's home, said in passing.
+        "home.my_place_in",
+        ci(
+            r"^.+?\b(?:from|at|to|in)\s+(?:my|our)\s+(?:new\s+)?(?:flat|apartment|house|place|home)"
+            r"\s+in\s+(?P<place>.+)$"
+        ),
+        "user.home_city",
+        False,
+        INDIRECT,
+    ),
+    (
         "hometown.from",
         ci(rf"^(?:{IM}|{WERE}|(?:i|we)\s+{ADV}come)\s+{ADV}(?:originally\s+)?from\s+(?P<place>.+)$"),
         "user.hometown",

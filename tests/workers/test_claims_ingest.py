@@ -181,3 +181,21 @@ def test_one_sentence_of_a_turn_ends_what_an_earlier_turn_said(make_memworks: An
         audited = s.exec(select(GateDecision).where(GateDecision.extractor == "claims")).all()
     assert [(a.episode_id, a.memory_id) for a in audited] == [("u1-3", gym.memory_id)]
     assert "by the sentence 'Cancelled the PureGym membership.'" in audited[0].reason
+
+
+def test_an_ending_that_names_the_old_value_ends_its_records_too(make_memworks: Any, sqlite_url: str) -> None:
+    # Given "I play netball on Tuesday nights", keyed, then "I've stopped playing netball, my knee
+    # can't take it any more" (the other clause's "can't" does not make the stop a wish): the
+    # turn's records end with its transcript, as of the later turn.
+    mw = make_memworks(sqlite_url, claims=True)
+    mw.enqueue_episodes([ep(1, "2026-01-26", "I play netball on Tuesday nights with a team from work.")])
+    mw.drain()
+    keyed = [m for m in mw.memories(S) if m.key is not None and "netball" in m.value.casefold()]
+    assert keyed, mw.memories(S)
+    mw.enqueue_episodes([ep(2, "2026-03-18", "I've stopped playing netball, my knee can't take it any more.")])
+    mw.drain()
+    rows = {m.memory_id: m for m in mw.memories(S, include_history=True)}
+    for m in keyed:
+        assert rows[m.memory_id].status is MemoryStatus.SUPERSEDED, rows[m.memory_id]
+        assert rows[m.memory_id].valid_to is not None and rows[m.memory_id].valid_to.date().isoformat() == "2026-03-18"
+    assert not [m for m in mw.memories(S) if m.key is not None and "netball" in m.value.casefold()]

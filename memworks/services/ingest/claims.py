@@ -30,7 +30,7 @@ from sqlmodel import Session
 from memworks.models.drafts import Candidate
 from memworks.models.enums import GateOutcome, MemoryKind, MemoryStatus, Op, Source
 from memworks.models.tables import Memory
-from memworks.pipelines.claims import ClaimText, join_sentences, read_claim
+from memworks.pipelines.claims import ClaimText, Decision, join_sentences, read_claim
 from memworks.pipelines.claims.govern import MIN_COSINE, NEIGHBOURS, ClaimPlan, Statement, govern, names
 from memworks.pipelines.extraction.open_vocab.parse import Sentence
 from memworks.pipelines.gate import Verdict
@@ -173,10 +173,11 @@ def _apply(s: Session, tenant: str, user: str, plan: ClaimPlan, now: datetime) -
     closes: list[tuple[str, str, datetime]] = []
     for c in plan.closings:
         closes.append((c.old, c.by, c.at))
-        # A later statement naming a value of the earlier turn again says that turn's fact anew
+        # A later change naming a value of the earlier turn again says that turn's fact anew
         # ("I moved to Berlin" after "I live in Berlin"): the statement closes, its records hold.
+        # An ending that names it ends it ("I've stopped playing netball").
         held = closed_records.get(closing_eps.get(c.old, ""), [])
-        if not any(names(c.new.claim.text, r.value) for r in held):
+        if c.decision is Decision.ENDED or not any(names(c.new.claim.text, r.value) for r in held):
             closes += [(r.memory_id, c.by, c.at) for r in held]
     out.closed = claims.close_records(s, closes=closes, now=now)
     claims.reopen_copies(s, tenant_id=tenant, closed=[(mid, at) for mid, _, at in closes])

@@ -321,3 +321,26 @@ def test_the_shipped_model_meets_its_precision_goal_on_the_heldout_pairs(reader:
         assert r["classes"][str(c)]["precision"] >= 0.90
         assert r["classes"][str(c)]["predicted"] > 0
     assert met_targets(r)
+
+
+@pytest.mark.parametrize(
+    ("text", "heads"),
+    [
+        # the other clause's modal is not this clause's
+        ("I've stopped playing netball, my knee can't take it any more.", {"netbal"}),
+        # a subjectless opening the parser reads as a name
+        ("Finished Piranesi, now I'm on Klara and the Sun.", {"piranesi"}),
+        ("Quit my job today.", {"job"}),
+    ],
+)
+def test_the_parse_reading_finds_an_ending_the_parser_hides(reader: Any, text: str, heads: set[str]) -> None:
+    (n, _) = reader.pairs([_pair(text, "I love hiking.")])[0]
+    assert n.reading.end_verb and heads <= n.reading.end_heads
+
+
+@pytest.mark.parametrize(
+    "text", ["If I stopped playing netball I'd be sad.", "I can't believe I haven't quit yet.", "Finished?"]
+)
+def test_a_wish_or_a_question_is_still_no_ending(reader: Any, text: str) -> None:
+    (n, _) = reader.pairs([_pair(text, "I love hiking.")])[0]
+    assert not n.reading.end_heads

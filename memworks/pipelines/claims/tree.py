@@ -36,6 +36,19 @@ _OBJECT_DEPS = ("dobj", "attr", "acomp", "oprd", "dative", "npadvmod")
 _SUBJECT_DEPS = ("nsubj", "nsubjpass")
 
 
+def _past_forms(verb: str) -> set[str]:
+    """A regular verb's past forms: "finish" -> finished, "stop" -> stopped, "cancel" -> cancelled."""
+    base = verb[:-1] if verb.endswith("e") else verb
+    doubled = verb + verb[-1] if re.search(r"[aeiou][bdglmnprt]$", verb) else verb
+    return {base + "ed", doubled + "ed"}
+
+
+#: The past forms of the verbs that end something, with the irregular ones: a chat turn often
+#: opens with one and no subject ("Finished Piranesi", "Quit my job today"), which the parser may
+#: read as a name.
+_END_PAST = frozenset(f for v in C.END_VERBS for f in _past_forms(v)) | {"quit", "sold", "left", "lost"}
+
+
 def _is_content(t: Token) -> bool:
     return (
         t.pos in CONTENT_POS
@@ -220,12 +233,17 @@ def _cues(s: Sentence) -> _Cues:
     replaced: set[str] = set()
     lower = s.text.lower()
     for t in s.tokens:
-        verb = t.pos in ("VERB", "AUX") and not _hypothetical(s, t)
+        opening = t.i == 0 and t.lower in _END_PAST and s.child(t.i, *_SUBJECT_DEPS) is None
+        verb = (t.pos in ("VERB", "AUX") or opening) and not _hypothetical(s, t)
         particle = any((t.lemma, p.lower) in C.END_PARTICLES for p in s.children(t.i, "prt", "prep", "dobj", "advmod"))
-        if verb and (t.lemma in C.END_VERBS or particle):
+        if verb and (t.lemma in C.END_VERBS or opening or particle):
             c.end_verb = True
             end_scope |= _scope(s, t, skip=t)
             end_heads |= _heads(s, t)
+            if t.dep == "compound":  # "Finished Piranesi" read as one name: what it ended is its head
+                head = s.tokens[t.head]
+                end_heads |= {stem(head.lemma)} if _is_content(head) else set()
+                end_scope |= _scope(s, head, skip=t)
         elif (t.lemma in C.END_ADVERBS or _any_more(s, t)) and (
             t.lower != "longer" or s.child(t.i, "neg") or "no longer" in lower
         ):

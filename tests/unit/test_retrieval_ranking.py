@@ -274,6 +274,11 @@ def test_light_verbs_are_no_word_the_evidence_must_hold() -> None:
     assert q.kind == "short" and [w for w, _ in q.words] == ["work"]
 
 
+def test_words_that_stand_for_the_answer_and_negated_auxiliaries_are_no_word_either() -> None:
+    q = read_question("Is there anything I don't eat?", subjects=(), asked_at=ASKED)
+    assert q.kind == "short" and [w for w, _ in q.words] == ["eat"]
+
+
 def test_the_rest_of_a_short_question_can_say_what_a_lone_word_does_not() -> None:
     # Given "exercise", used by no record and, alone, like none (0.1), but the question without
     # its known words ("Where do I exercise") close to one candidate

@@ -72,6 +72,8 @@ READINGS = [
     ("I have a severe walnut allergy and read every label.", A, "user.allergy", "walnut"),
     ("I follow a strict kosher diet.", A, "user.diet", "kosher"),
     ("I have celiac disease.", A, "user.condition.celiac_disease", "celiac disease"),
+    ("I've got asthma, so I always carry my inhaler.", A, "user.condition.asthma", "asthma"),
+    ("I don't eat pork, by the way.", A, "user.pref.food.pork", "avoids pork"),
     ("I no longer avoid spicy food.", R, "user.pref.food.spicy_food", ""),
     ("I eat spicy food now.", A, "user.pref.food.spicy_food", "prefers spicy food"),
 ]

@@ -75,6 +75,11 @@ _ABOUT_TALK = frozenset(
 #: Verbs that only carry a question ("how do I get to work", "where do I go swimming"): a record
 #: that answers it seldom uses them, so they are no word the evidence must hold.
 _LIGHT_VERBS = frozenset("get gets got go goes going went do does did doing make makes made take takes took".split())
+#: Words standing for the answer, negated auxiliaries: "Is there anything I don't eat?" asks about eating.
+_NOT_CONTENT = frozenset(
+    "anything something everything nothing anyone someone everyone anybody somebody nobody "
+    "don't doesn't didn't can't cannot won't isn't aren't wasn't weren't haven't hasn't".split()
+)
 
 
 @dataclass(frozen=True)
@@ -101,7 +106,7 @@ def content_words(text: str, period: TimeRange | None = None) -> list[tuple[str,
     out: list[tuple[str, str]] = []
     for w in re.findall(r"[\w']+", text.casefold()):
         t = terms(w)
-        if t and w not in _ABOUT_TALK and w not in _LIGHT_VERBS and t[0] not in {x for _, x in out}:
+        if t and w not in _ABOUT_TALK | _LIGHT_VERBS | _NOT_CONTENT and t[0] not in {x for _, x in out}:
             out.append((w, t[0]))
     return out
 

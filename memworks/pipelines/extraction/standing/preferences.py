@@ -51,7 +51,7 @@ from collections.abc import Iterable
 
 from memworks.models.drafts import Candidate
 from memworks.models.enums import CandidateOp, MemoryKind
-from memworks.pipelines.extraction.clauses import clauses_of
+from memworks.pipelines.extraction.clauses import TRAILING, clauses_of
 from memworks.pipelines.extraction.open_vocab.clause import Statement, TurnState, addresses_listener
 from memworks.pipelines.extraction.open_vocab.filters import tidy, unspecific
 from memworks.pipelines.extraction.open_vocab.parse import Sentence, Token
@@ -347,6 +347,7 @@ def _about_answers(s: Sentence, what: list[int]) -> bool:
 
 def _cut(text: str) -> str:
     text = " ".join(text.split())
+    text = TRAILING.sub("", text)  # "avoids pork, by the way"
     if len(text) <= MAX_VALUE_CHARS:
         return text
     return text[:MAX_VALUE_CHARS].rsplit(" ", 1)[0].rstrip(" ,;")

@@ -129,6 +129,8 @@ def _reading(s: Sentence, v: Token) -> Reading | None:
         return _follow(s, v, m)
     if v.lemma in W.HABIT_VERBS:
         return _habit(s, v, m)
+    if v.lemma == "get" and v.tag == "VBN" and any(a.lemma == "have" for a in s.children(v.i, "aux")):
+        return _have(s, v, m)  # "I've got asthma": "have got" is "have"
     if v.lemma in ("be", "get", "feel", "become", "remain", "stay"):
         return _be(s, v, m)
     if v.tag == "VBN" and v.lower in W.STANCE_ADJECTIVES and s.child(v.i, "auxpass") is not None:

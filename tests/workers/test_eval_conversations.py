@@ -37,7 +37,7 @@ def test_the_shipped_set_is_large_enough_and_covers_every_kind() -> None:
     assert len(convs) >= 10 and len(checks) >= 160
     assert {conv.kind for conv in convs} == set(conversations.KINDS)
     assert {c.kind for c in checks} == set(conversations.CHECK_KINDS)
-    assert sum(conv.split == "heldout" for conv in convs) == 3
+    assert sum(conv.split == "heldout" for conv in convs) >= 3
     for conv in convs:
         if conv.kind == "small_store":
             assert 12 <= len(conv.turn_map()) <= 16, conv.id

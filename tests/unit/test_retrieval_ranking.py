@@ -419,3 +419,18 @@ def test_the_verb_of_a_phrasal_verb_is_no_query_term(question: str, wanted: set[
     got = set(query_terms(question))
     assert {t for w in wanted for t in terms(w)} <= got
     assert not {t for w in left_out for t in terms(w)} & got
+
+
+def test_a_verb_that_frames_the_question_is_never_the_thing_unheard_of() -> None:
+    # Given "What database does deskly use?" where no record says "use" (nor means it alone)
+    q = Question(
+        "What database does deskly use?", None, False, None, "short", (("database", "databas"), ("use", "use"))
+    )
+    sig = signals(2, vectors=np.eye(2, 4, dtype=np.float32), unseen=frozenset({"use"}))
+    sig.phrase_vectors = np.array([[0.5, 0, 0, 0], [0.1, 0, 0, 0], [0.5, 0, 0, 0], [0.1, 0, 0, 0]], dtype=np.float32)
+    assert ranker.unknown_words(q, sig, min_similarity=0.42) == []
+    # ... while a thing nobody mentioned still is
+    q = Question("What car do I use?", None, False, None, "short", (("car", "car"), ("use", "use")))
+    sig.unseen = frozenset({"car", "use"})
+    sig.phrase_vectors = np.array([[0.1, 0, 0, 0]] * 4, dtype=np.float32)
+    assert ranker.unknown_words(q, sig, min_similarity=0.42) == ["car"]

@@ -211,3 +211,9 @@ def test_a_later_statement_changes_or_ends_the_stance(extract: OpenVocabularyExt
         (first.memory_id, datetime(2025, 3, 2, tzinfo=UTC), second.memory_id)
     ]
     assert first.value == "avoids spicy food" and second.value == "prefers spicy food"
+
+
+@pytest.mark.parametrize("text", ["Always give me type-annotated code.", "Never book me red-eye flights."])
+def test_a_short_standing_request_is_read_as_english(extract: OpenVocabularyExtractor, text: str) -> None:
+    # No "I", "the" or "and": a standing request in few words is still English
+    assert [c.key for c in standing(extract(turn(text))) if c.key and c.key.startswith("user.pref.")]

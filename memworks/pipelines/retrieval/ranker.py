@@ -71,14 +71,15 @@ _ABOUT_TALK = frozenset(
     "now currently current nowadays today still anymore lately recently ever before after since".split()
 )
 
-
 #: Verbs that only carry a question ("how do I get to work", "where do I go swimming"): a record
 #: that answers it seldom uses them, so they are no word the evidence must hold.
 _LIGHT_VERBS = frozenset("get gets got go goes going went do does did doing make makes made take takes took".split())
+#: Verbs that frame what is asked ("What database does it use?", "built with"): never the thing unheard of.
+_FRAME_VERBS = frozenset("use uses used using build builds built run runs running live lives living".split())
 #: Words standing for the answer, negated auxiliaries: "Is there anything I don't eat?" asks about eating.
 _NOT_CONTENT = frozenset(
-    "anything something everything nothing anyone someone everyone anybody somebody nobody "
-    "don't doesn't didn't can't cannot won't isn't aren't wasn't weren't haven't hasn't".split()
+    "anything something everything nothing anyone someone everyone anybody somebody nobody don't doesn't "
+    "didn't can't cannot won't isn't aren't wasn't weren't haven't hasn't".split()
 )
 
 
@@ -231,8 +232,7 @@ def unknown_words(
     With ``min_residue``: none when a candidate is that close to the question's :func:`residue`
     (the vector after the phrases'): one word alone says little to the embedder ("exercise" and
     "I do yoga at Triyoga" 0.33), the question around it says more ("Where do I exercise" 0.48).
-    Each further word nothing means raises that bar by ``residue_step``: every one is more
-    evidence that the question is about something never said.
+    Each further word nothing means raises that bar by ``residue_step`` (more evidence of a thing never said).
     """
     n = len(q.words)
     if not any(t in sig.unseen for _, t in q.words):
@@ -240,7 +240,7 @@ def unknown_words(
     sims = (sig.phrase_vectors @ sig.vectors.T).max(axis=1) if len(sig.phrase_vectors) and len(sig.vectors) else None
     out = []
     for j, (word, term) in enumerate(q.words):
-        if term not in sig.unseen:
+        if term not in sig.unseen or word in _FRAME_VERBS:
             continue
         near = [j, *(n + k for k in (j - 1, j) if 0 <= k < n - 1)]
         if sims is None or not any(k < len(sims) and sims[k] >= min_similarity for k in near):

@@ -62,7 +62,8 @@ _ENGLISH = frozenset(
     "be been we our you your not but just so am do did does will can about from what there they "
     "he she his her or if like really got get went love new now all one some very too also "
     "because when just much today yesterday week a an last next ago started since my mine "
-    "them their would could should how who which than then".split()
+    "them their would could should how who which than then always never please give don't won't can't "
+    "want need keep use only any every".split()
 )
 
 

@@ -53,11 +53,12 @@ _PLACE_RULES: tuple[tuple[str, re.Pattern[str], str, bool, float], ...] = (
         EXPLICIT,
     ),
     (
-        # "We're finally in Lisbon!", "Right, we're in Leeds now": arriving where one now lives.
-        # Only with "now" or "finally" in the clause, and never on a stay away (a trip, a hotel).
+        # "We're finally in Lisbon!", "Right, we're in Leeds now", "I'm still in Cardiff": arriving
+        # where one now lives, or staying. Only with "now", "finally" or "still" in the clause, and
+        # never on a stay away (a trip, a hotel).
         "home.now_in",
         ci(
-            rf"^(?=[^,]*\b(?:finally|now)\b)(?!.*\b(?:{_AWAY})\b)(?:{IM}|{WERE})\s+(?:(?:finally|now|all)\s+)*"
+            rf"^(?=[^,]*\b(?:finally|now|still)\b)(?!.*\b(?:{_AWAY})\b)(?:{IM}|{WERE})\s+(?:(?:finally|now|all|still)\s+)*"
             r"(?:settled\s+)?in\s+(?P<place>[^,]+?)(?:\s+now)?(?:\s*,.*)?$"
         ),
         "user.home_city",

@@ -162,3 +162,17 @@ def test_a_clause_under_a_fronted_phrase_read_as_the_root_is_a_main_clause() -> 
         ],
     )
     assert [t.text for t in C.heads(relative)] == ["likes"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Please always give me type-annotated code.", "prefers type-annotated code"),
+        ("Never give me long answers.", "avoids long answers"),
+    ],
+)
+def test_a_request_to_hand_something_over_names_the_thing(
+    extract: OpenVocabularyExtractor, text: str, value: str
+) -> None:
+    # "give me X" says nothing of X but that the user wants it: the value is X, not "giving them X"
+    assert [c.value for c in standing(extract(turn(text)))] == [value]

@@ -188,7 +188,9 @@ def _request(s: Sentence, q: Request, state: TurnState) -> Statement | None:
     if not what:
         return None
     person = state.speaker
-    value = _cut(f"{'avoids' if q.lean < 0 else 'prefers'} {_words(s, [q.verb.i, *q.what])}")
+    # "always give me type-annotated code": a verb that only hands the thing over names nothing of it.
+    handed = q.verb.lemma in _HANDING and bool(q.me)
+    value = _cut(f"{'avoids' if q.lean < 0 else 'prefers'} {_words(s, what if handed else [q.verb.i, *q.what])}")
     if q.outward and q.lean > 0:
         thing = _words(s, what)
         value = _cut(f"prefers {thing}")
@@ -219,6 +221,8 @@ def _rules_file(s: Sentence, q: Request) -> bool:
 
 
 _ARTICLES = frozenset("a an the any".split())
+#: Verbs of a request that only hand the thing over to the speaker.
+_HANDING = frozenset("give show provide offer bring hand".split())
 _FIRST_LEFT = (
     (re.compile(r"\bI'm\b"), "they're"),
     (re.compile(r"\bI've\b"), "they've"),

@@ -33,6 +33,7 @@ from memworks.pipelines.retrieval.ranker import (
     unknown_words,
 )
 from memworks.pipelines.retrieval.summaries import below_parts
+from memworks.pipelines.retrieval.ways import answering_ways, asked_before, asks_way, ways_first
 from memworks.pipelines.text.terms import terms
 
 #: RRF damping constant. Lower than the usual 60: among ~100 candidates a top match on one
@@ -250,7 +251,10 @@ def _learned(
     owner = possessor(q.text) if owned is not None else frozenset()
     texts = sig.texts if len(sig.texts) == len(sig) else [""] * len(sig)
     # Each candidate's index terms, read once for the two stages that weigh them.
-    words = [frozenset(terms(t)) for t in texts] if owner or (q.present and policy.latest) else []
+    # "How do I get to work?": the way one gets there now is the latest ("how" asks no other present question).
+    way = asks_way(q.text)
+    present = q.present or (way and not asked_before(q.text))
+    words = [frozenset(terms(t)) for t in texts] if owner or (present and policy.latest) else []
     if owner:
         # A record naming the thing by the name a keyed record gives it mentions it ("Ines").
         names = known_names(owner, sig.keys, sig.values) if len(sig.keys) == len(sig.values) == len(sig) else None
@@ -269,13 +273,17 @@ def _learned(
     if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
         whole = sig.unnamed_whole if sig.unnamed_whole is not None and len(sig.unnamed_whole) == len(sig) else None
         score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who], whole)
-    if q.present and policy.latest:
+    ways = answering_ways(sig.span if policy.spans else sig.cos, texts) if way else np.zeros(len(sig), dtype=np.bool_)
+    score = ways_first(score, ways)  # a way of travelling answers it, the workplace does not
+    if present and policy.latest:
         # A named person's records all share the name: how well each answers is judged without it.
         sims = sig.span if policy.spans else sig.cos
         if q.named is not None and sig.unnamed is not None and len(sig.unnamed) == len(sig):
             sims = sig.unnamed
         if sig.renamed is not None and len(sig.renamed) == len(sig):
             sims = np.maximum(sims, sig.renamed)
+        # Every way of getting there answers a question of the way as well as any other.
+        sims = np.where(ways, 1.0, sims)
         summary = [memories[mid].extractor == "summary" for mid in sig.ids]
         changed = [says_change(t) for t in texts]
         asked = frozenset(t for _, t in content_words(q.text))

@@ -15,6 +15,7 @@ __all__ = [
     "END_ADVERBS",
     "END_PHRASES",
     "END_PARTICLES",
+    "END_PAST",
     "END_VERBS",
     "HYPOTHETICAL",
     "FIRST_PERSON",
@@ -31,6 +32,7 @@ __all__ = [
     "STATUS_WORDS",
     "STOP_LEMMAS",
     "TIME_PATTERN",
+    "inflections",
 ]
 
 #: Verbs whose subject now holds a different value of something: "switched to", "moved to".
@@ -50,6 +52,26 @@ END_VERBS = frozenset(
     unsubscribe uninstall delete remove expire resign dump abandon separate return refund withdraw
     deactivate suspend revoke cease halt""".split()
 )
+
+
+def inflections(verb: str) -> set[str]:
+    """A regular verb's forms: "switch" -> switches, switched, switching (exact words: a stem
+    would also catch "terminal" for "terminate")."""
+    base = verb[:-1] if verb.endswith("e") else verb
+    # "stopped", "cancelled": a final consonant doubles (too often, for a few forms nobody writes).
+    doubled = verb + verb[-1] if re.search(r"[aeiou][bdglmnprt]$", verb) else verb
+    ending = "es" if verb.endswith(("s", "sh", "ch", "x", "z")) else "s"
+    return {verb, verb + ending, base + "ed", base + "ing", doubled + "ed", doubled + "ing"}
+
+
+#: The past forms of :data:`END_VERBS`, with the irregular ones: "finished", "stopped", "quit", "sold".
+END_PAST = frozenset(f for v in END_VERBS for f in inflections(v) if f.endswith("ed")) | {
+    "quit",
+    "sold",
+    "left",
+    "lost",
+}
+
 #: Verb + particle pairs that end something: "gave up", "broke up", "put (the dog) down".
 END_PARTICLES = frozenset(
     {

@@ -36,19 +36,6 @@ _OBJECT_DEPS = ("dobj", "attr", "acomp", "oprd", "dative", "npadvmod")
 _SUBJECT_DEPS = ("nsubj", "nsubjpass")
 
 
-def _past_forms(verb: str) -> set[str]:
-    """A regular verb's past forms: "finish" -> finished, "stop" -> stopped, "cancel" -> cancelled."""
-    base = verb[:-1] if verb.endswith("e") else verb
-    doubled = verb + verb[-1] if re.search(r"[aeiou][bdglmnprt]$", verb) else verb
-    return {base + "ed", doubled + "ed"}
-
-
-#: The past forms of the verbs that end something, with the irregular ones: a chat turn often
-#: opens with one and no subject ("Finished Piranesi", "Quit my job today"), which the parser may
-#: read as a name.
-_END_PAST = frozenset(f for v in C.END_VERBS for f in _past_forms(v)) | {"quit", "sold", "left", "lost"}
-
-
 def _is_content(t: Token) -> bool:
     return (
         t.pos in CONTENT_POS
@@ -233,7 +220,7 @@ def _cues(s: Sentence) -> _Cues:
     replaced: set[str] = set()
     lower = s.text.lower()
     for t in s.tokens:
-        opening = t.i == 0 and t.lower in _END_PAST and s.child(t.i, *_SUBJECT_DEPS) is None
+        opening = t.i == 0 and t.lower in C.END_PAST and s.child(t.i, *_SUBJECT_DEPS) is None
         verb = (t.pos in ("VERB", "AUX") or opening) and not _hypothetical(s, t)
         particle = any((t.lemma, p.lower) in C.END_PARTICLES for p in s.children(t.i, "prt", "prep", "dobj", "advmod"))
         if verb and (t.lemma in C.END_VERBS or opening or particle):

@@ -44,22 +44,12 @@ _WH = frozenset({"what", "which"})
 _NOT_PLURAL = frozenset({"is", "was", "does", "has", "this", "yes", "its", "his", "hers", "ours", "yours"})
 
 
-def _inflections(verb: str) -> set[str]:
-    """A regular verb's forms: "switch" -> switches, switched, switching (exact words: a stem
-    would also catch "terminal" for "terminate")."""
-    base = verb[:-1] if verb.endswith("e") else verb
-    # "stopped", "cancelled": a final consonant doubles (too often, for a few forms nobody writes).
-    doubled = verb + verb[-1] if re.search(r"[aeiou][bdglmnprt]$", verb) else verb
-    ending = "es" if verb.endswith(("s", "sh", "ch", "x", "z")) else "s"
-    return {verb, verb + ending, base + "ed", base + "ing", doubled + "ed", doubled + "ing"}
-
-
 #: Verbs that say a state changed or ended ("switched", "moved", "left", "joined"), in every form,
 #: with the irregular past forms.
 _CHANGE_VERBS = frozenset(
     form
     for v in C.CHANGE_VERBS | C.END_VERBS | {"join", "adopt", "buy", "hire", "rewrite", "rebuild", "redo"}
-    for form in _inflections(v)
+    for form in C.inflections(v)
 ) | {"left", "sold", "bought", "gave", "given", "quit", "rewrote", "rewritten", "rebuilt", "redid", "redone", "lost"}
 #: Words that mark a state as new or over: "now", "instead", "new", "finally", "anymore".
 _CHANGE_WORDS = C.CHANGE_ADVERBS | C.NEW_WORDS | C.END_ADVERBS | {"finally"}

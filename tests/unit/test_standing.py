@@ -76,6 +76,9 @@ READINGS = [
     ("I don't eat pork, by the way.", A, "user.pref.food.pork", "avoids pork"),
     ("I no longer avoid spicy food.", R, "user.pref.food.spicy_food", ""),
     ("I eat spicy food now.", A, "user.pref.food.spicy_food", "prefers spicy food"),
+    # "we" of a household or a team speaks for the speaker too; an acronym keeps its capitals.
+    ("We don't eat pork.", A, "user.pref.food.pork", "avoids pork"),
+    ("They're non-negotiable: we never use ORMs.", A, "user.pref.general.orm", "avoids ORMs"),
 ]
 FIXED = ("user.allergy", "user.diet")
 

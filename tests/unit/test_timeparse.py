@@ -260,6 +260,18 @@ def test_future_marker(text: str, future: bool) -> None:
         ("We met on the 21st", day(2024, 5, 21)),
         ("We're leaving on the 31st", day(2024, 7, 31)),  # June has no 31st
         ("I paid it on the 10th", day(2024, 6, 10)),
+        # Entering something is done now, the thing entered is to come.
+        ("Cian signed us both up for the half marathon on 27 September", day(2024, 9, 27)),
+        ("I've signed up for a half marathon in the Dales on 11 October, god help me", day(2024, 10, 11)),
+        ("I registered for the Berlin marathon on September 29.", day(2024, 9, 29)),
+        ("I signed the lease on June 3", day(2024, 6, 3)),
+        # A weekday with its date is that date; a span of days begins on its first.
+        ("save the date: my 30th is Saturday 19 September, party at ours", day(2024, 9, 19)),
+        ("the gig is on Friday, October 4", day(2024, 10, 4)),
+        ("so Lisbon is now the 19th to the 23rd of June", day(2024, 6, 19)),
+        ("we're away 24-28 June", day(2024, 6, 24)),
+        # A routine of weekdays names no day: the date after it does.
+        ("I run Tuesday and Thursday evenings, and the race is on 11 October", day(2024, 10, 11)),
     ],
 )
 def test_a_date_without_a_year_follows_the_tense_of_its_clause(text: str, expected: datetime) -> None:

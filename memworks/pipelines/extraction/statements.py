@@ -92,7 +92,7 @@ _PLACE_RULES: tuple[tuple[str, re.Pattern[str], str, bool, float], ...] = (
         "home.rent_own",
         ci(
             rf"^(?:(?:i|we)(?:'ve|\s+have|'re|\s+are|'m|\s+am)?\s+)?{ADV}(?:rent(?:ing)?|own|bought|"
-            r"(?:just\s+)?(?:got|have)|shar(?:e|ing))\s+(?:a|an|our|my)\s+"
+            r"(?:just\s+)?(?:got|have)|shar(?:e|ing)|got\s+the\s+keys\s+to|moved\s+into)\s+(?:a|an|our|my)\s+"
             rf"(?!.*\b(?:{_AWAY}|holiday|summer|beach|ski|country|second)\b)"
             r"(?:[\w-]+\s+){0,2}?(?:flat|apartment|house|place|terrace|cottage|studio|condo|bungalow)"
             r"\s+(?:in|near)\s+(?P<place>.+)$"
@@ -102,11 +102,12 @@ _PLACE_RULES: tuple[tuple[str, re.Pattern[str], str, bool, float], ...] = (
         INDIRECT,
     ),
     (
-        # "... I can cycle there from my flat in Stoke Newington": one's home, said in passing.
+        # "... I can cycle there from my flat in Stoke Newington", "Finally unpacked, the new place
+        # in Bristol is great": one's home, said in passing.
         "home.my_place_in",
         ci(
-            r"^.+?\b(?:from|at|to|in)\s+(?:my|our)\s+(?:new\s+)?(?:flat|apartment|house|place|home)"
-            r"\s+in\s+(?P<place>.+)$"
+            r"^(?:.+?\b(?:from|at|to|in)\s+(?:my|our)\s+(?:new\s+)?|(?:.+?\s)?the\s+new\s+)"
+            r"(?:flat|apartment|house|place|home)\s+in\s+(?P<place>.+)$"
         ),
         "user.home_city",
         False,

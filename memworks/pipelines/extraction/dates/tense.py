@@ -39,6 +39,9 @@ _FUTURE_WORDS = frozenset(
     "will shall won't gonna soon upcoming tomorrow next scheduled planned booked later tonight".split()
 )
 _TO_FUTURE = frozenset("going about plan plans planning intend intends intending hoping set due".split())
+# Verbs of entering something ("signed up for", "registered for", "enrolled in"): done now, about
+# an event to come.
+_ENTERED = frozenset("signed registered enrolled entered".split())
 _BE_PRESENT = frozenset("am is are isn't aren't ain't".split())
 _PAST_WORDS = frozenset(
     "was wasn't were weren't did didn't had hadn't ago yesterday last "
@@ -111,6 +114,8 @@ def _kind(words: Sequence[_Word], i: int) -> Tense | None:
         return UPCOMING
     if t == "got" and prev is not None and (p in _HAVE or prev.clitic in ("'ve", "'s")):
         return UPCOMING  # "I've got an appointment on ...": present possession
+    if t in _ENTERED and any(w.text in ("up", "for", "in", "into") for w in words[i + 1 : i + 4]):
+        return UPCOMING  # "signed us up for the half marathon on 27 September": what is entered is to come
     if t in _PAST_WORDS or (t == "used" and nxt == "to"):
         return PAST
     if t.endswith("ed") and len(t) > 3 and t not in _NOT_PAST_ED:

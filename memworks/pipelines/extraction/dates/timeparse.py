@@ -272,7 +272,15 @@ def _relative_period(m: re.Match[str], anchor: datetime, future: bool | None) ->
 
 
 #: A weekday said of a habit, not of one day: "on Friday nights", "every Tuesday evening".
-_HABIT_AFTER = re.compile(r"[ \t](?:nights|mornings|evenings|afternoons|lunchtimes)\b", re.IGNORECASE)
+_HABIT_AFTER = re.compile(
+    r"[ \t](?:nights|mornings|evenings|afternoons|lunchtimes)\b"
+    # "Tuesday and Thursday evenings", "Mondays and Wednesdays": days of a routine
+    r"|[ \t](?:and|or|&)[ \t](?:" + "|".join(WEEKDAYS) + r")s?\b",
+    re.IGNORECASE,
+)
+# "Saturday 19 September", "Sat, September 19": the date says which Saturday.
+_ORD = r"[0-3]?\d(?:st|nd|rd|th)?"
+_DATE_AFTER = re.compile(rf",?[ \t]+(?:the[ \t]+)?(?:{_ORD}(?:[ \t]+of)?[ \t]+)?{_MON}(?:[ \t]+{_ORD})?\b", re.I)
 _HABIT_BEFORE = re.compile(r"\b(?:every|each)[ \t](?:other[ \t])?$", re.IGNORECASE)
 
 
@@ -282,6 +290,8 @@ def _weekday_rule(m: re.Match[str], anchor: datetime, future: bool | None) -> da
         _HABIT_AFTER.match(m.string, m.end()) or _HABIT_BEFORE.search(m.string, 0, m.start("wd"))
     ):
         return None  # a habit names no day
+    if (d := _DATE_AFTER.match(m.string, m.end())) is not None and (d["mon"] and re.search(r"\d", d[0])):
+        return None  # the date that follows is read on its own
     wd = WEEKDAYS.index(m["wd"].lower())
     if mod[:1] in (["last"], ["past"]):
         return _weekday(anchor, wd, "last")
@@ -363,6 +373,8 @@ _RULES: tuple[_Rule, ...] = (
     _rule(r"\b(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})\b(?P<mon>)", _ymd),
     _rule(rf"\b{_DAY}(?:\s+of)?\s+{_MON}\b,?\s+{_YEAR}\b", _ymd),
     _rule(rf"\b{_MON}\s+{_DAY},?\s+{_YEAR}\b", _ymd),
+    # A span of days ("the 19th to the 23rd of June", "19-23 June") begins on its first.
+    _rule(rf"\b(?:the\s+)?{_DAY}\s*(?:-|\u2013|to|until|till)\s*(?:the\s+)?{_ORD}(?:\s+of)?\s+{_MON}\b", _md),
     _rule(rf"\b{_DAY}(?:\s+of)?\s+{_MON}\b", _md),
     _rule(rf"\b{_MON}\s+{_DAY}\b(?!\s*(?:[:.]\d|am\b|pm\b|%))", _md),
     _rule(rf"\b{_MON},?\s+{_YEAR}\b", _my),

@@ -72,6 +72,9 @@ MAX_VALUE_CHARS = 120
 #: Words of a slot name at most (the what's head and what qualifies it).
 SLOT_WORDS = 5
 _CONFIDENCE = 0.85
+#: Subjects that speak for the speaker: "I", and "we" of a household or a team ("we never use
+#: ORMs", "we don't eat pork") whose rules the speaker keeps.
+_SPEAKER = frozenset({"i", "we"})
 #: Adverbs that only say how strongly: left out of the value, kept in the text.
 _INTENSIFIERS = frozenset(
     "strongly really truly greatly adamantly absolutely completely totally utterly deeply firmly "
@@ -90,7 +93,7 @@ def standing_in(s: Sentence, state: TurnState) -> list[Statement]:
     earlier: tuple[list[int], list[int]] = ([], [])
     for v, segment in C.segments(s, C.heads(s)):
         subject = C.subject(s, v)
-        if subject is None or subject.lower != "i" or addresses_listener(s, v) or C.quoted(s, subject):
+        if subject is None or subject.lower not in _SPEAKER or addresses_listener(s, v) or C.quoted(s, subject):
             continue
         r = reading_of(s, v)
         if r is None:
@@ -267,7 +270,8 @@ def _words(s: Sentence, what: list[int]) -> str:
     ("fly" → "flying", "watch horror films" → "watching horror films")."""
     first = s.tokens[what[0]]
     out = render(s, what, subject=None, person=Person("user", "User"), time=None).rstrip(".")
-    keep = first.pos == "PROPN" or (first.text.isupper() and len(first.text) > 1)
+    # A name or an acronym keeps its capitals ("ORMs", "SQL"); an ordinary first word loses them.
+    keep = first.pos == "PROPN" or sum(ch.isupper() for ch in first.text) > 1
     out = out if keep else out[:1].lower() + out[1:]
     if first.pos in ("VERB", "AUX") and first.tag == "VB" and out.lower().startswith(first.lower):
         out = _gerund(first.lemma) + out[len(first.text) :]

@@ -280,7 +280,8 @@ _HABIT_AFTER = re.compile(
 )
 # "Saturday 19 September", "Sat, September 19": the date says which Saturday.
 _ORD = r"[0-3]?\d(?:st|nd|rd|th)?"
-_DATE_AFTER = re.compile(rf",?[ \t]+(?:the[ \t]+)?(?:{_ORD}(?:[ \t]+of)?[ \t]+)?{_MON}(?:[ \t]+{_ORD})?\b", re.I)
+_SP = "[ \t]{1,3}"  # bounded: a run of blanks must not make the scan quadratic
+_DATE_AFTER = re.compile(rf",?{_SP}(?:the{_SP})?(?:{_ORD}(?:{_SP}of)?{_SP})?{_MON}(?:{_SP}{_ORD})?\b", re.I)
 _HABIT_BEFORE = re.compile(r"\b(?:every|each)[ \t](?:other[ \t])?$", re.IGNORECASE)
 
 

@@ -39,6 +39,10 @@ def _turn(n: int, content: str, *, source: Source = Source.VERIFIED_TOOL, role: 
         ("cargo build: error[E0382]: borrow of moved value --> src/sync.rs:88:21; build failed", "cargo_build"),
         ("cargo test: test result: FAILED. 57 passed; 2 failed; 0 ignored; finished in 3.10s", "cargo_test"),
         ("npm run test: 12 suites passed", "npm_run_test"),
+        # A transcript of a shell: the command after the prompt, without its flags.
+        ("$ pnpm vitest run\n Test Files  44 passed (44)\n Tests  251 passed (251)", "pnpm_vitest_run"),
+        ("$ pnpm tsc --noEmit\nFound 7 errors in 3 files.", "pnpm_tsc"),
+        ("$ ./deploy.sh --prod\nok", None),
         # Neither: nothing to key (a date, a version, an amount, a year, a label, an API tool).
         ("python 3.12: ok", None),
         ("weather Madrid 2026-06-01: 31C", None),

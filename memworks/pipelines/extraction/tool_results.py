@@ -14,7 +14,8 @@ and the first clause after it):
   ("3.12", "6.2s"), an amount ("EUR 312"), a count ("41 passed", "3 failed") or the tool's own
   name ("s3_get");
 * else the command the head names ("pytest", "cargo build": one to :data:`MAX_COMMAND_WORDS`
-  plain words before the colon), so the latest run of a command supersedes the previous one.
+  plain words before the colon, or after a shell prompt: "$ pnpm vitest run", "$ pnpm tsc
+  --noEmit"), so the latest run of a command supersedes the previous one.
 
 Different tools about the same object share the slot (``booking_create`` / ``booking_lookup`` /
 ``booking_modify HB-771`` are all ``tool.hb-771``): the object, not the tool, is what changed.
@@ -94,6 +95,8 @@ MIN_ID_DIGITS = 3
 _COUNTED = re.compile(r"[a-z]+")
 _SNAKE = re.compile(r"(?<=[A-Za-z])_(?=[A-Za-z])")
 _SLUG = re.compile(r"[^a-z0-9-]+")
+# A shell prompt before the command a transcript of its output starts with ("$ npx jest").
+_PROMPT = re.compile(r"[$>%]\s+(?P<command>\S.*)")
 
 
 def tool_result_candidates(turn: Turn, context: Sequence[Turn] = ()) -> list[Candidate]:
@@ -157,6 +160,10 @@ def readable(result: str) -> str:
 def object_of(result: str) -> str | None:
     """The slug of what ``result`` is about: its first id in the head, else its command."""
     line = result.strip().split("\n", 1)[0][:HEAD_CHARS]
+    if prompt := _PROMPT.match(line):  # "$ pnpm vitest run": the command run is what it is about
+        words = prompt["command"].split()
+        command = next((words[:i] for i, w in enumerate(words) if not _COMMAND_WORD.fullmatch(w)), words)
+        return _slug("_".join(command[:MAX_COMMAND_WORDS])) if command else None
     end = _HEAD_END.search(line)
     head = line[: end.start()] if end else line
     body = line[end.end() :] if end else ""

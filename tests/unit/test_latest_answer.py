@@ -81,6 +81,8 @@ def _latest(
         ("My phone is a Pixel 7.", False),
         ("Cancelled the PureGym membership.", True),
         ("User likes light mode in the terminal.", False),  # "terminal" is no form of "terminate"
+        ("Bad news, we're pushing the launch to Tuesday 30 June.", True),  # a date moved
+        ("The release got delayed again.", True),
     ],
 )
 def test_says_change_reads_a_verb_or_a_word_of_change(text: str, change: bool) -> None:

@@ -48,7 +48,9 @@ _NOT_PLURAL = frozenset({"is", "was", "does", "has", "this", "yes", "its", "his"
 #: with the irregular past forms.
 _CHANGE_VERBS = frozenset(
     form
-    for v in C.CHANGE_VERBS | C.END_VERBS | {"join", "adopt", "buy", "hire", "rewrite", "rebuild", "redo"}
+    for v in C.CHANGE_VERBS
+    | C.END_VERBS
+    | {"join", "adopt", "buy", "hire", "rewrite", "rebuild", "redo", "push", "delay", "defer"}
     for form in C.inflections(v)
 ) | {"left", "sold", "bought", "gave", "given", "quit", "rewrote", "rewritten", "rebuilt", "redid", "redone", "lost"}
 #: Words that mark a state as new or over: "now", "instead", "new", "finally", "anymore".

@@ -91,10 +91,10 @@ def _diet_fact(rule: str, diet: str) -> Fact:
     return Fact(rule, "user.diet", diet, _DIET_TEXT.get(diet, f"User is {diet}."))
 
 
-#: "I eat fish but no other meat, so pescatarian basically": the diet named as what the first
-#: person's words come to.
+#: "I eat fish but no other meat, so pescatarian basically", "I'm eating fish again so pescatarian I
+#: suppose": the diet named as what the first person's words come to.
 _SO_DIET = ci(
-    rf"[,;]\s*(?:so|basically|i\s+guess)\s+(?:(?:basically|pretty\s+much|mostly)\s+)?(?P<diet>{DIET_ALT})"
+    rf"(?:[,;]\s*|\s)(?:so|basically|i\s+guess)\s+(?:(?:basically|pretty\s+much|mostly)\s+)?(?P<diet>{DIET_ALT})"
     r"(?:\s+(?:basically|really|i\s+guess|i\s+suppose))?$"
 )
 _FIRST_PERSON = ci(r"\b(?:i|i'm|i've|we|we're)\b")

@@ -93,6 +93,20 @@ def test_a_value_named_again_in_a_like_statement_is_a_mention(answers: dict) -> 
     assert plan.closings == [] and plan.restatements == []
 
 
+def test_a_value_named_again_is_met_sentence_by_sentence(answers: dict) -> None:
+    # Given a turn of two things whose whole vector is far from a later statement of one of them
+    # (0.55 < MENTION_COSINE), but whose sentence naming the value is close (0.98): a mention.
+    text = "I'm allergic to penicillin. And I hate phone calls."
+    allergy = st("a", "I'm allergic to penicillin.", 0, vec(1, 0.1, 0)).claim
+    calls = st("a", "And I hate phone calls.", 0, vec(0, 1, 0)).claim
+    whole = st("a", text, 0, vec(0.3, 1, 0)).claim
+    old = g.Statement("a", "ep-a", whole, ("penicillin",), parts=(allergy, calls))
+    again = st("b", "Penicillin gives me hives, keep it in mind.", 5, vec(1, 0.3, 0))
+    assert float(np.dot(whole.vector, again.claim.vector)) < g.MENTION_COSINE
+    plan = g.govern([again], [old])
+    assert [(m.old.memory_id, m.new.memory_id, m.value) for m in plan.mentions] == [("a", "b", "penicillin")]
+
+
 def test_a_statement_arriving_late_is_decided_against_the_later_ones(answers: dict) -> None:
     # "I use VS Code." redelivered after "I switched to Neovim." (said later) was stored.
     early = st("a", "I use VS Code.", 0, vec(1, 0.1, 0))

@@ -249,9 +249,14 @@ def _named_again(new: Statement, old: Statement, *, min_cosine: float) -> str | 
     r = new.claim.reading
     if r.change_verb or r.change_word or r.end_verb or r.end_word or r.question:
         return None
-    if float(np.dot(new.claim.vector, old.claim.vector)) < min_cosine:
-        return None
-    return next((v for v in old.values if names(new.claim.text, v)), None)
+    for v in old.values:
+        # Sentence by sentence: a turn of several things says the value in one of them ("I'm
+        # allergic to penicillin. And I hate phone calls, ..."), which the whole turn's vector blurs.
+        mine = [c for c in (new.claim, *new.parts) if names(c.text, v)]
+        theirs = [c for c in (old.claim, *old.parts) if names(c.text, v)]
+        if any(float(np.dot(a.vector, b.vector)) >= min_cosine for a in mine for b in theirs):
+            return v
+    return None
 
 
 #: Words before a named value within which a negation denies it (count).

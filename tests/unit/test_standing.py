@@ -79,6 +79,9 @@ READINGS = [
     # "we" of a household or a team speaks for the speaker too; an acronym keeps its capitals.
     ("We don't eat pork.", A, "user.pref.food.pork", "avoids pork"),
     ("They're non-negotiable: we never use ORMs.", A, "user.pref.general.orm", "avoids ORMs"),
+    # a habit chosen over another, or kept from now on
+    ("From today we use tabs, not spaces.", A, "user.pref.general.tab_space", "prefers tabs, not spaces"),
+    ("From now on I drink oat milk.", A, "user.pref.food.oat_milk", "prefers oat milk"),
 ]
 FIXED = ("user.allergy", "user.diet")
 

@@ -9,6 +9,7 @@ parse, so a misattached preposition does not lose it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from memworks.pipelines.extraction.open_vocab.parse import Sentence, Token
@@ -63,8 +64,13 @@ def _marks(s: Sentence, v: Token) -> _Marks | None:
         modal=modal,
         only=bool(adverbs & {"only", "exclusively", "solely"}),
         always=bool(adverbs & {"always", "invariably"}),
-        change=bool(adverbs & W.CHANGE_WORDS) or "these days" in s.text.lower(),
+        change=bool(adverbs & W.CHANGE_WORDS) or _SINCE_NOW.search(s.text) is not None,
     )
+
+
+#: A habit said as the one kept from now on, or chosen over another: "these days", "from today
+#: we use tabs", "I use tabs, not spaces".
+_SINCE_NOW = re.compile(r"\b(?:these\s+days|from\s+(?:today|now\s+on)|going\s+forward)\b|\w,\s+not\s+\w", re.I)
 
 
 def reading_of(s: Sentence, v: Token) -> Reading | None:

@@ -10,6 +10,7 @@ from memworks.pipelines.retrieval.possessor import (
     holders,
     known_names,
     named_question,
+    others_only,
     owned_word,
     possessor,
 )
@@ -121,3 +122,20 @@ def test_a_question_about_a_named_relative_is_asked_again_by_the_name() -> None:
     # No keyed record names the dog; the question is not about a relative or an animal.
     assert named_question("What breed is my dog?", keys, values) == ""
     assert named_question("Where do I live?", keys, values) == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "theirs"),
+    [
+        ("Minding Niamh's cat Mochi this week while she's in Crete", True),
+        ("my sister's cat is called Tom", True),
+        ("Her cat keeps knocking plants over", True),
+        ("My cat Biscuit just sleeps on the radiator", False),
+        ("We adopted a cat!", False),
+        ("Her cat and my cat fight", False),  # one of them is the user's
+        ("User's cat is named Biscuit.", False),
+        ("I walk my neighbour's dog", False),  # names no cat: not judged here
+    ],
+)
+def test_a_thing_named_only_as_someone_elses_is_not_the_users(text: str, theirs: bool) -> None:
+    assert others_only(possessor("What's my cat called?"), text) is theirs

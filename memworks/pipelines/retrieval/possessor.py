@@ -24,6 +24,7 @@ __all__ = [
     "holders",
     "known_names",
     "named_question",
+    "others_only",
     "owned_word",
     "possessor",
     "says_more",
@@ -131,6 +132,23 @@ def holders(owner: frozenset[str], words: Sequence[frozenset[str]], owned: Seque
         bool(owner & w) or (near[i] >= OWNED_MIN_SIMILARITY and not another_member(owner, w))
         for i, w in enumerate(words)
     ]
+
+
+#: Who else a thing may be said to belong to, right before its word: "Niamh's cat", "her dog",
+#: "my sister's cat".
+_OTHERS = re.compile(r"(?:\b[A-Za-z][\w-]*(?:'s|\u2019s)|\b(?:his|her|their|your))\s+(?:[\w-]+\s+)?$", re.I)
+
+
+def others_only(owner: frozenset[str], text: str) -> bool:
+    """Whether every word of ``text`` naming the thing asked about names someone else's ("Minding
+    Niamh's cat Mochi this week" holds no cat of the user's). A text that names none is not
+    judged here (it may mean the thing by likeness)."""
+    found = [m for m in re.finditer(r"[\w-]+", text) if owner & frozenset(terms(m[0]))]
+    return bool(found) and all(
+        (o := _OTHERS.search(text[max(0, m.start() - 40) : m.start()])) is not None
+        and not o[0].casefold().startswith(("user's", "my ", "our "))
+        for m in found
+    )
 
 
 def says_more(

@@ -20,7 +20,14 @@ from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.facts import facts_meet_turns, lift_facts
 from memworks.pipelines.retrieval.identifiers import unheard_ids
 from memworks.pipelines.retrieval.latest import below_replaced, definite_terms, latest_first, says_change
-from memworks.pipelines.retrieval.possessor import below_holders, holders, known_names, possessor, says_more
+from memworks.pipelines.retrieval.possessor import (
+    below_holders,
+    holders,
+    known_names,
+    others_only,
+    possessor,
+    says_more,
+)
 from memworks.pipelines.retrieval.ranker import (
     FEATURES,
     Question,
@@ -260,6 +267,8 @@ def _learned(
         names = known_names(owner, sig.keys, sig.values) if len(sig.keys) == len(sig.values) == len(sig) else None
         words = [w | owner if names and w & names else w for w in words]
         held = holders(owner, words, owned)
+        if not q.named:  # "What's my cat called?": Niamh's cat, minded for a week, is not the user's
+            held = [h and not others_only(owner, texts[i]) for i, h in enumerate(held)]
         if q.named and policy.subjects:
             # Jess's sister is no one else's: a holder about another person does not hold it.
             held = [h and who[i] in (None, q.named) for i, h in enumerate(held)]

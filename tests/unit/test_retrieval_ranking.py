@@ -308,6 +308,18 @@ def test_each_further_word_nothing_means_asks_more_of_the_rest() -> None:
     assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28, residue_step=0.05) == []
 
 
+def test_a_frame_verb_counts_only_beside_a_thing_unheard_of() -> None:
+    # "What car do I drive?" where the car was said ("the car failed its test, a 2011 Yaris") but
+    # "drive" never was: "drive" frames the question, it is no thing unheard of.
+    q = Question("What car do I drive?", None, False, None, "short", (("car", "car"), ("drive", "drive")))
+    sig = signals(2, vectors=np.eye(2, 4, dtype=np.float32), unseen=frozenset({"drive"}))
+    sig.phrase_vectors = np.array([[0.1, 0, 0, 0]] * 3 + [[0.30, 0, 0, 0]], dtype=np.float32)
+    assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.5) == []
+    # No car said either: both count, and the step asks more of the rest.
+    sig.unseen = frozenset({"car", "drive"})
+    assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28, residue_step=0.05) == ["car", "drive"]
+
+
 @pytest.mark.parametrize("mode", ["fusion", "dense", "lexical"])
 def test_the_other_rankers_order_what_they_are_given(mode: str) -> None:
     sig = signals(4)
@@ -429,8 +441,8 @@ def test_a_verb_that_frames_the_question_is_never_the_thing_unheard_of() -> None
     sig = signals(2, vectors=np.eye(2, 4, dtype=np.float32), unseen=frozenset({"use"}))
     sig.phrase_vectors = np.array([[0.5, 0, 0, 0], [0.1, 0, 0, 0], [0.5, 0, 0, 0], [0.1, 0, 0, 0]], dtype=np.float32)
     assert ranker.unknown_words(q, sig, min_similarity=0.42) == []
-    # ... while a thing nobody mentioned still is
+    # ... while a thing nobody mentioned still is, and the frame verb beside it adds to it
     q = Question("What car do I use?", None, False, None, "short", (("car", "car"), ("use", "use")))
     sig.unseen = frozenset({"car", "use"})
     sig.phrase_vectors = np.array([[0.1, 0, 0, 0]] * 4, dtype=np.float32)
-    assert ranker.unknown_words(q, sig, min_similarity=0.42) == ["car"]
+    assert ranker.unknown_words(q, sig, min_similarity=0.42) == ["car", "use"]

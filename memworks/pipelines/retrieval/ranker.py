@@ -74,8 +74,8 @@ _ABOUT_TALK = frozenset(
 #: Verbs that only carry a question ("how do I get to work", "where do I go swimming"): a record
 #: that answers it seldom uses them, so they are no word the evidence must hold.
 _LIGHT_VERBS = frozenset("get gets got go goes going went do does did doing make makes made take takes took".split())
-#: Verbs that frame what is asked ("What database does it use?", "built with"): never the thing unheard of.
-_FRAME_VERBS = frozenset("use uses used using build builds built run runs running live lives living".split())
+#: Verbs that frame what is asked ("What database does it use?", "What car do I drive?"): never the thing unheard of.
+_FRAME_VERBS = frozenset("use used using build built run running live living drive drove work".split())
 #: Words standing for the answer, negated auxiliaries: "Is there anything I don't eat?" asks about eating.
 _NOT_CONTENT = frozenset(
     "anything something everything nothing anyone someone everyone anybody somebody nobody don't doesn't "
@@ -218,12 +218,7 @@ def about(sig: Signals) -> list[str | None]:
 
 
 def unknown_words(
-    q: Question,
-    sig: Signals,
-    *,
-    min_similarity: float,
-    min_residue: float | None = None,
-    residue_step: float = 0.0,
+    q: Question, sig: Signals, *, min_similarity: float, min_residue: float | None = None, residue_step: float = 0.0
 ) -> list[str]:
     """Words of a short question that no record of the scope uses and no candidate means
     (the word, or a pair it is in, at ``min_similarity`` or more): a question about a thing the
@@ -238,13 +233,16 @@ def unknown_words(
     if not any(t in sig.unseen for _, t in q.words):
         return []
     sims = (sig.phrase_vectors @ sig.vectors.T).max(axis=1) if len(sig.phrase_vectors) and len(sig.vectors) else None
-    out = []
+    out, framing = [], []
     for j, (word, term) in enumerate(q.words):
-        if term not in sig.unseen or word in _FRAME_VERBS:
+        if term not in sig.unseen:
             continue
         near = [j, *(n + k for k in (j - 1, j) if 0 <= k < n - 1)]
         if sims is None or not any(k < len(sims) and sims[k] >= min_similarity for k in near):
-            out.append(word)
+            frame = word in _FRAME_VERBS or word.removesuffix("s") in _FRAME_VERBS
+            (framing if frame else out).append(word)
+    # A frame verb is no evidence of its own, but adds to the thing's when that is unheard of too.
+    out += framing if out else []
     rest = len(phrases(q.words))
     if out and min_residue is not None and sims is not None and len(sims) > rest:
         if sims[rest] >= min_residue + residue_step * (len(out) - 1):

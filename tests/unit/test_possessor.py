@@ -47,6 +47,10 @@ def test_a_candidate_holds_the_thing_by_its_word_or_by_meaning() -> None:
     assert holders(owner, words) == [False, True, False]
     near = [0.1, 0.2, OWNED_MIN_SIMILARITY + 0.04]  # "an old border collie called Loke" means a dog
     assert holders(owner, words, near) == [False, True, True]
+    # A fact of a slot about no relative or animal means the dog only by naming it ("User's job
+    # title is Vet" is like "dog" to the embedder); a pet's slot means it by likeness as before.
+    assert holders(owner, words, near, ["user.job_title", None, "user.job_title"]) == [False, True, False]
+    assert holders(owner, words, near, [None, None, "user.pet.dog"]) == [False, True, True]
 
 
 def test_below_holders_puts_every_other_candidate_under_the_holders_in_its_own_order() -> None:

@@ -123,13 +123,26 @@ def named_question(question: str, keys: Sequence[str | None], values: Sequence[s
     return said if said != question else ""
 
 
-def holders(owner: frozenset[str], words: Sequence[frozenset[str]], owned: Sequence[float] | None = None) -> list[bool]:
+def holders(
+    owner: frozenset[str],
+    words: Sequence[frozenset[str]],
+    owned: Sequence[float] | None = None,
+    keys: Sequence[str | None] | None = None,
+) -> list[bool]:
     """Which candidates mention what the question asks something of: by its word (their index
     terms) or, given ``owned`` (their similarity to the word), by meaning, unless they name
-    another of its kind (:func:`another_member`)."""
+    another of its kind (:func:`another_member`). Given ``keys``, a keyed record of a slot that
+    is no relative or animal means it only by naming it: "User's job title is Vet" is like "cat"
+    to an embedder, but its slot says what it is about."""
     near = list(owned) if owned is not None and len(owned) == len(words) else [0.0] * len(words)
+    slots = list(keys) if keys is not None and len(keys) == len(words) else [None] * len(words)
     return [
-        bool(owner & w) or (near[i] >= OWNED_MIN_SIMILARITY and not another_member(owner, w))
+        bool(owner & w)
+        or (
+            near[i] >= OWNED_MIN_SIMILARITY
+            and not another_member(owner, w)
+            and not (slots[i] and not _MEMBER_KEY.match(slots[i] or ""))
+        )
         for i, w in enumerate(words)
     ]
 

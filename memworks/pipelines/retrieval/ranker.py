@@ -233,7 +233,8 @@ def unknown_words(
     if not any(t in sig.unseen for _, t in q.words):
         return []
     sims = (sig.phrase_vectors @ sig.vectors.T).max(axis=1) if len(sig.phrase_vectors) and len(sig.vectors) else None
-    out, framing = [], []
+    out: list[str] = []
+    framing: list[str] = []
     for j, (word, term) in enumerate(q.words):
         if term not in sig.unseen:
             continue

@@ -266,7 +266,7 @@ def _learned(
         # A record naming the thing by the name a keyed record gives it mentions it ("Ines").
         names = known_names(owner, sig.keys, sig.values) if len(sig.keys) == len(sig.values) == len(sig) else None
         words = [w | owner if names and w & names else w for w in words]
-        held = holders(owner, words, owned)
+        held = holders(owner, words, owned, sig.keys if len(sig.keys) == len(sig) else None)
         if not q.named:  # "What's my cat called?": Niamh's cat, minded for a week, is not the user's
             held = [h and not others_only(owner, texts[i]) for i, h in enumerate(held)]
         if q.named and policy.subjects:

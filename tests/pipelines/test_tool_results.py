@@ -154,6 +154,20 @@ def test_a_result_quotes_the_users_turn_it_answers() -> None:
             "",
             "category=billing (double charge)",
         ),
+        (  # words after a comma inside a named value are that value's: restated, they go with it
+            "tool.nl-40718",
+            "order_lookup NL-40718: status=shipped; carrier=Canada Post",
+            "order_lookup NL-40718: status=payment verified, packing; placed 2026-05-02",
+            "",
+            "placed 2026-05-02",
+        ),
+        (  # an older field naming what a newer one names, under another name, is its old state
+            "tool.77120",
+            "account_update cust 77120: marketing email=opted in",
+            "membership_lookup cust 77120: plan=Trailhead Plus",
+            "membership lookup cust 77120: plan=Trailhead Plus (still: membership=Trailhead Basic; since=2024)",
+            "plan=Trailhead Plus; since=2024",
+        ),
         ("tool.pytest", "pytest: 12 passed in 1.0s", "pytest: 10 passed, 2 failed in 1.2s", "", ""),  # a new run
     ],
 )

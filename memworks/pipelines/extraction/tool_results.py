@@ -236,13 +236,19 @@ def _fields(result: str) -> list[str]:
     at ";" and "," outside parentheses ("category=hardware fault (earbuds, case)" is one)."""
     end = _HEAD_END.search(result[:HEAD_CHARS])
     body = result[end.end() :] if end else result
-    out, start, depth = [], 0, 0
-    for i, ch in enumerate(body):
+    out: list[str] = []
+    start, depth, joined = 0, 0, False
+    for i, ch in enumerate([*body, ";"]):
         depth += (ch == "(") - (ch == ")" and depth > 0)
         if ch in ";," and depth == 0:
-            out.append(body[start:i])
-            start = i + 1
-    out.append(body[start:])
+            piece = body[start:i]
+            # "status=payment verified, packing": words after a comma with no name of their own
+            # go on the named value before them.
+            if joined and out and "=" in out[-1] and "=" not in piece:
+                out[-1] += "," + piece
+            else:
+                out.append(piece)
+            start, joined = i + 1, ch == ","
     return [f.strip(" .") for f in out if f.strip(" .")]
 
 
@@ -262,10 +268,22 @@ def still_holds(key: str, new_value: str, old_value: str, old_text: str) -> str:
         return ""
     carried = old_text[old_text.rfind(STILL) + len(STILL) : -1] if STILL in old_text else ""
     new = {_name(f) for f in _fields(new_value)}
+    named = _names_in(new_value)
     out: list[str] = []
     for f in [*_fields(old_value), *(x.strip() for x in carried.split("; ") if x.strip())]:
         name = _name(f)
         if name in new or _slug(name) == obj or f in out or f in new_value:
             continue
+        # An older field naming what a newer one names ("membership=Trailhead Basic" behind
+        # "plan=Trailhead Plus"), under another field name, is that thing's old state.
+        if _names_in(f) & named:
+            continue
         out.append(f)
+        named |= _names_in(f)
     return "; ".join(out)[:STILL_CHARS]
+
+
+def _names_in(text: str) -> frozenset[str]:
+    """The capitalised words of ``text``'s values (names of things: "Trailhead", "Toronto")."""
+    values = " ".join(f.split("=", 1)[1] for f in _fields(text) if "=" in f)
+    return frozenset(w for w in re.findall(r"\b[A-Z][a-z]{2,}\b", values))

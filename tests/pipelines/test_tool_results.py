@@ -168,6 +168,13 @@ def test_a_result_quotes_the_users_turn_it_answers() -> None:
             "membership lookup cust 77120: plan=Trailhead Plus (still: membership=Trailhead Basic; since=2024)",
             "plan=Trailhead Plus; since=2024",
         ),
+        (  # a day and time moved: the newest of the fields of a name is its state
+            "tool.svc-2281",
+            "booking_lookup SVC-2281: status=completed",
+            "booking_modify SVC-2281: bike tune-up, 2026-05-29 at 15:30; status=booked",
+            "booking modify SVC-2281: ... (still: 2026-05-27 at 10:00)",
+            "bike tune-up; 2026-05-29 at 15:30",
+        ),
         ("tool.pytest", "pytest: 12 passed in 1.0s", "pytest: 10 passed, 2 failed in 1.2s", "", ""),  # a new run
     ],
 )
@@ -177,3 +184,13 @@ def test_still_holds_is_what_the_later_result_does_not_restate(
     from memworks.pipelines.extraction.tool_results import still_holds
 
     assert still_holds(key, new, old, old_text) == kept
+
+
+def test_a_result_is_dated_by_the_day_it_states_in_full() -> None:
+    """A booking's or a delivery's day, written with its year, is the record's event time."""
+    (c,) = tool_result_candidates(_turn(1, "booking_lookup SVC-2281: status=completed 2026-05-29; paid CAD 85.00"))
+    assert c.event_at is not None and c.event_at.date().isoformat() == "2026-05-29"
+    (c,) = tool_result_candidates(_turn(1, "pytest: 44 passed in 6.0s"))
+    assert c.event_at is None
+    (c,) = tool_result_candidates(_turn(1, "subscription 4471: renews 19 May"))  # no year: not the tool's day
+    assert c.event_at is None

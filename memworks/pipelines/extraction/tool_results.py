@@ -39,9 +39,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import datetime
 
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import MemoryKind, Role, Source
+from memworks.pipelines.extraction.dates.timeparse import find_time
 
 __all__ = [
     "EXTRACTOR",
@@ -131,8 +133,17 @@ def tool_result_candidates(turn: Turn, context: Sequence[Turn] = ()) -> list[Can
             source=turn.source,
             extractor=EXTRACTOR,
             extra={"rule": "tool.result", "object": obj},
+            event_at=_dated(text, turn),
         )
     ]
+
+
+def _dated(result: str, turn: Turn) -> datetime | None:
+    """The day a result states with its year ("status=completed 2026-05-29", "check-in
+    2026-06-21"): when what it reports happens or happened. A tool writes dates in full; one
+    without a year ("renews 19 May") is left to the reading of the turn."""
+    found = find_time(result, turn.occurred_at)
+    return found.when if found is not None and _YEAR.search(found.phrase) else None
 
 
 #: Characters of the user's turn quoted in a result's text.
@@ -253,8 +264,10 @@ def _fields(result: str) -> list[str]:
 
 
 def _name(field: str) -> str:
-    """A field's name: before "=", else its first word ("check-in 2026-06-20" → "check-in")."""
-    return (field.split("=", 1)[0] if "=" in field else field.split()[0]).strip().casefold()
+    """A field's name: before "=", else its first word ("check-in 2026-06-20" → "check-in"), or
+    "date" for a field that is a date ("2026-05-29 at 15:30")."""
+    name = (field.split("=", 1)[0] if "=" in field else field.split()[0]).strip().casefold()
+    return "date" if _DATE.fullmatch(name) else name
 
 
 def still_holds(key: str, new_value: str, old_value: str, old_text: str) -> str:
@@ -274,6 +287,7 @@ def still_holds(key: str, new_value: str, old_value: str, old_text: str) -> str:
         name = _name(f)
         if name in new or _slug(name) == obj or f in out or f in new_value:
             continue
+        new.add(name)  # the newest field of a name is its state: an older one of it is not
         # An older field naming what a newer one names ("membership=Trailhead Basic" behind
         # "plan=Trailhead Plus"), under another field name, is that thing's old state.
         if _names_in(f) & named:

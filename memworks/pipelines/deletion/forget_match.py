@@ -45,7 +45,15 @@ _KIND_WORDS: dict[str, frozenset[str]] = {
     "phone": frozenset({"phone", "number", "cell", "mobile", "telephone", "landline", "whatsapp", "cellphone"}),
     "email": frozenset({"email", "e-mail", "mail", "inbox"}),
     "address": frozenset({"address", "live", "home", "flat", "apartment", "house", "street", "postcode", "zip"}),
+    "pay": frozenset({"salary", "pay", "income", "wage", "wages", "earn", "earnings", "paycheck", "payslip"}),
 }
+# A sum the size of a pay ("€52,000", "52k") said as one's pay ("The pay is ...", "I earn ..."):
+# not a rent, a price or savings of the same size.
+_SUM = (
+    r"(?:[$€£¥]\s?\d{1,3}(?:[,.\s]?\d{3})+|[$€£¥]?\s?\d{2,3}\s?k\b|\d{1,3}(?:[,.]\d{3})+\s?(?:euros?|dollars?|pounds?))"
+)
+_PAID = r"\b(?:salary|pay|paid|income|wages?|earn(?:s|ing|ings)?|make|makes)\b"
+_PAY = rf"{_PAID}[^.!?]{{0,40}}?{_SUM}|{_SUM}[^.!?]{{0,40}}?{_PAID}"
 _STREET = (
     r"street|st|avenue|ave|road|rd|rue|place|boulevard|blvd|lane|ln|drive|dr|way|court|ct|square|sq|terrace"
     r"|close|crescent|alley|allee|allée|via|calle|avenida|strasse|straße|platz|quai|chemin|cours|plaza"
@@ -54,6 +62,7 @@ _KIND_PATTERNS: dict[str, re.Pattern[str]] = {
     "phone": re.compile(r"(?<![\w-])\+?\(?\d[\d ().-]{5,}\d(?![\w-])"),
     "email": re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"),
     "address": re.compile(rf"\b\d{{1,5}}[a-z]?,?\s+(?:[^\W\d_][\w'-]*\s+){{0,3}}?(?:{_STREET})\b", re.IGNORECASE),
+    "pay": re.compile(_PAY, re.IGNORECASE),
 }
 #: Verbs so common that sharing one says little ("where I work" / "I take the train to work"):
 #: a match on them alone needs :attr:`Thresholds.some_words`.

@@ -446,3 +446,16 @@ def test_a_verb_that_frames_the_question_is_never_the_thing_unheard_of() -> None
     sig.unseen = frozenset({"car", "use"})
     sig.phrase_vectors = np.array([[0.1, 0, 0, 0]] * 4, dtype=np.float32)
     assert ranker.unknown_words(q, sig, min_similarity=0.42) == ["car", "use"]
+
+
+def test_a_named_persons_way_of_travelling_answers_a_question_of_their_way() -> None:
+    # "How does Ann get to work?": none of Ann's records is like the question without her name
+    # (the named floor would abstain), but one names a way of travelling ("cycling in now").
+    texts = ["Ann: the new job is great.", "Ann: parking is a joke so I'm cycling in now.", "Ann: I ran a 10k."]
+    sig = signals(3, texts=texts, unnamed=np.array([0.15, 0.12, 0.05]), span=np.array([0.3, 0.2, 0.1]))
+    q = Question("How does Ann get to work?", "Ann", False, None, "named")
+    hits = rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(model=model())).hits
+    assert hits and hits[0].memory.memory_id == "m1"
+    # Without a statement of a way, the floor still abstains.
+    plain = signals(3, texts=[texts[0], "Ann: parking is a joke.", texts[2]], unnamed=sig.unnamed, span=sig.span)
+    assert rank_signals(_recs(plain), plain, q, k=3, policy=RankPolicy(model=model())).hits == []

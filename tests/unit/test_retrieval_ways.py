@@ -31,6 +31,8 @@ def test_asks_way_reads_a_question_of_getting_somewhere(question: str, asks: boo
         ("My commute is a fifteen-minute bike ride along the river.", True),
         ("I cycle to school most days.", True),
         ("I get the 86 bus into town.", True),
+        ("parking at the hospital is a joke so I'm cycling in now", True),
+        ("Driving in the rain is awful.", False),
         ("We have a border collie who needs walking twice a day.", False),
         ("I walk the dog every morning.", False),
         ("I work as an actuary at Aviva in the City.", False),

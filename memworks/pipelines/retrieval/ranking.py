@@ -249,17 +249,23 @@ def _learned(
         return Ranking([])
     if unheard_ids(q.text, sig.unseen):
         return Ranking([])  # an order or ticket number nothing stored holds
-    if not answers(q, sig, p, model, policy):
+    texts = sig.texts if len(sig.texts) == len(sig) else [""] * len(sig)
+    # "How do I get to work?": the way one gets there now is the latest ("how" asks no other present question).
+    way = asks_way(q.text)
+    near = sig.span if policy.spans else sig.cos
+    if q.named is not None and sig.unnamed is not None and len(sig.unnamed) == len(sig):
+        near = np.maximum(near, sig.unnamed)  # how well it answers, the name aside
+    # A statement of a way of travelling answers a question of the way, of whoever it names.
+    mine = np.array([w in (None, q.named) for w in who], dtype=np.bool_)
+    ways = answering_ways(near, texts) & mine if way else np.zeros(len(sig), dtype=np.bool_)
+    if not answers(q, sig, p, model, policy) and not ways.any():
         return Ranking([])
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])
     score = p * weight
     # Judged only where the store measured the candidates against the thing's word.
     owned = sig.owned.tolist() if policy.subjects and sig.owned is not None and len(sig.owned) == len(sig) else None
     owner = possessor(q.text) if owned is not None else frozenset()
-    texts = sig.texts if len(sig.texts) == len(sig) else [""] * len(sig)
     # Each candidate's index terms, read once for the two stages that weigh them.
-    # "How do I get to work?": the way one gets there now is the latest ("how" asks no other present question).
-    way = asks_way(q.text)
     present = q.present or (way and not asked_before(q.text))
     words = [frozenset(terms(t)) for t in texts] if owner or (present and policy.latest) else []
     if owner:
@@ -282,7 +288,6 @@ def _learned(
     if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
         whole = sig.unnamed_whole if sig.unnamed_whole is not None and len(sig.unnamed_whole) == len(sig) else None
         score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who], whole)
-    ways = answering_ways(sig.span if policy.spans else sig.cos, texts) if way else np.zeros(len(sig), dtype=np.bool_)
     score = ways_first(score, ways)  # a way of travelling answers it, the workplace does not
     if present and policy.latest:
         # A named person's records all share the name: how well each answers is judged without it.
@@ -320,7 +325,7 @@ def _learned(
         theirs = [content[i] for i, w in enumerate(who) if w == q.named]
         others = [content[i] for i, w in enumerate(who) if w is not None and w != q.named]
         lead = max(others) - (max(theirs) if theirs else -np.inf) if others else -np.inf
-        if others and (lead >= model.mismatch_margin or not means_theirs(sig, who, q.named, policy)):
+        if others and not ways.any() and (lead >= model.mismatch_margin or not means_theirs(sig, who, q.named, policy)):
             # The best evidence is about someone else, or only someone else's means the question
             # ("What instrument does Nadia play?": "Omar is learning piano"): say so, and offer
             # nothing as theirs.

@@ -28,6 +28,8 @@ _WAY = re.compile(
     r"car|taxi|cab|uber|shuttle|coach|scooter|streetcar|(?:\w+\s+)?line|commut(?:e|es|ed|ing)|"
     # a verb of travelling, going somewhere ("I cycle to school"; not "needs walking twice a day")
     r"(?:cycl|bik|walk|driv|rid)(?:e|es|s|ed|ing)?\s+(?:\w+\s+){0,3}?(?:to|into|over|along|across|through)"
+    # ... or in ("I'm cycling in now"; not "driving in the rain")
+    r"|(?:cycl|bik|walk|driv)(?:e|es|s|ed|ing)?\s+in\b(?!\s+(?:the|a|an|my|our|his|her|their|this|that)\b)"
     r"|drove\s+(?:\w+\s+){0,3}?(?:to|into))\b",
     re.IGNORECASE,
 )

@@ -659,6 +659,12 @@ def test_retraction_has_no_time_zone_side_effect() -> None:
         ("I'll be moving to Sintra on Friday", "move to Sintra", day(2024, 6, 21), "on Friday"),
         ("I'm joining Stripe in July", "start at Stripe", day(2024, 7, 1), "in July"),
         ("I'm starting a new job at Spotify tomorrow", "start at Spotify", day(2024, 6, 16), "tomorrow"),
+        (
+            "I'm starting as a QC analyst at Brightwater Diagnostics on July 1",
+            "start at Brightwater Diagnostics",
+            day(2024, 7, 1),
+            "July 1",
+        ),
         ("I'm going to quit my job", "leave their job", None, None),
         ("I'm leaving Acme next month", "leave Acme", day(2024, 7, 15), "next month"),
         ("I'm flying to Tokyo tomorrow", "travel to Tokyo", day(2024, 6, 16), "tomorrow"),

@@ -33,7 +33,7 @@ _PLANS: tuple[tuple[str, re.Pattern[str], str], ...] = (
         "plan.job",
         ci(
             _WILL + r"(?:start(?:ing)?|join(?:ing)?|begin(?:ning)?)\s+(?:(?:a\s+|my\s+)?(?:new\s+)?"
-            r"(?:job|position|role|work(?:ing)?)\s+)?(?:at\s+|with\s+)?(?P<v>.+)$"
+            r"(?:job|position|role|work(?:ing)?)\s+)?(?:as\s+(?:an?\s+)?[^,]+?\s+(?=(?:at|with)\s))?(?:at\s+|with\s+)?(?P<v>.+)$"
         ),
         "start at",
     ),

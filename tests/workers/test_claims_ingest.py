@@ -199,3 +199,40 @@ def test_an_ending_that_names_the_old_value_ends_its_records_too(make_memworks: 
         assert rows[m.memory_id].status is MemoryStatus.SUPERSEDED, rows[m.memory_id]
         assert rows[m.memory_id].valid_to is not None and rows[m.memory_id].valid_to.date().isoformat() == "2026-03-18"
     assert not [m for m in mw.memories(S) if m.key is not None and "netball" in m.value.casefold()]
+
+
+def test_a_verb_of_ending_on_a_keyed_value_ends_it(make_memworks: Any, sqlite_url: str) -> None:
+    # Given "I'm reading Piranesi", keyed, then "Finished Piranesi, now I'm on Klara and the Sun."
+    # (the pair model, weighing the whole turn, calls it compatible): the parse's verb of ending
+    # has the keyed value for its object, so the reading and its transcript end, as of the later
+    # turn; "I finished the Piranesi review" (its object a review) would end nothing.
+    mw = make_memworks(sqlite_url, claims=True)
+    mw.enqueue_episodes([ep(1, "2026-02-20", "I'm reading Piranesi by Susanna Clarke at the moment.")])
+    mw.drain()
+    keyed = [m for m in mw.memories(S) if m.key is not None and m.value == "Piranesi"]
+    assert keyed, mw.memories(S)
+    mw.enqueue_episodes([ep(2, "2026-03-01", "I finished the Piranesi review for the magazine.")])
+    mw.drain()
+    assert [m for m in mw.memories(S) if m.key is not None and m.value == "Piranesi"]
+    mw.enqueue_episodes([ep(3, "2026-05-30", "Finished Piranesi, now I'm on Klara and the Sun.")])
+    mw.drain()
+    rows = {m.memory_id: m for m in mw.memories(S, include_history=True)}
+    for m in keyed:
+        assert rows[m.memory_id].status is MemoryStatus.SUPERSEDED, rows[m.memory_id]
+        assert rows[m.memory_id].valid_to is not None and rows[m.memory_id].valid_to.date().isoformat() == "2026-05-30"
+    assert not [m for m in mw.memories(S) if "Piranesi by Susanna" in m.text]
+
+
+def test_an_event_named_again_by_a_verb_of_ending_is_not_ended(make_memworks: Any, sqlite_url: str) -> None:
+    # Given an event told in the past ("I also lost my job at Door Dash") and a later turn naming
+    # it again with the verb ("Since I lost my job at Door Dash, things have been tough"): there was
+    # no state to end, so the earlier statement stays as it was.
+    mw = make_memworks(sqlite_url, claims=True)
+    mw.enqueue_episodes([ep(1, "2026-01-20", "I'm a courier at Door Dash, mostly evenings.")])
+    mw.enqueue_episodes([ep(2, "2026-02-20", "Unfortunately, I lost my job at Door Dash last week.")])
+    mw.drain()
+    told = next(m for m in mw.memories(S) if m.text.startswith("Unfortunately"))
+    mw.enqueue_episodes([ep(3, "2026-04-01", "Since I lost my job at Door Dash, things have been tough.")])
+    mw.drain()
+    rows = {m.memory_id: m for m in mw.memories(S, include_history=True)}
+    assert rows[told.memory_id].status is MemoryStatus.ACTIVE, rows[told.memory_id]

@@ -30,7 +30,8 @@ from datetime import datetime
 import numpy as np
 
 from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_all
-from memworks.pipelines.claims.features import ClaimText, cue_acts_on
+from memworks.pipelines.claims.features import ClaimText, cue_acts_on, other_person
+from memworks.pipelines.claims.reading import stem
 
 __all__ = [
     "MENTION_COSINE",
@@ -56,6 +57,10 @@ MIN_COSINE = 0.45
 #: gives me hives" after "I'm allergic to penicillin": 0.74; "The XC40 needs new tyres" after "I
 #: drive a Volvo XC40": 0.48, news about the car, not the car again).
 MENTION_COSINE = 0.6
+#: Words of a value that a verb of ending need not govern ("Klara and the Sun").
+_VALUE_STOP = frozenset({"a", "an", "the", "and", "of", "my", "our", "to", "in", "on", "at", "for"})
+#: Tenses in which a statement tells a state that holds, which a later ending can end.
+_STATE_TENSES = frozenset({"present"})
 #: Decisions that close the earlier claim.
 _CLOSING = (Decision.CHANGED, Decision.ENDED)
 
@@ -206,6 +211,13 @@ def govern(
             ]
             if d not in _CLOSING and closing:
                 (d, p), by_sentence[(o.memory_id, late.memory_id)] = max(closing, key=lambda c: c[0][1])
+            elif d not in _CLOSING and (ender := _ends_value(late, o)) is not None:
+                # The parse says it outright: a verb of ending whose object is a value of the state
+                # the earlier turn told ("Finished Piranesi" after "I'm reading Piranesi"), which
+                # the model, weighing the whole turn, may call compatible.
+                d, p = Decision.ENDED, float(whole[i][1]) if whole[i][0] is Decision.ENDED else 1.0 - float(whole[i][1])
+                if ender != late.claim.text:
+                    by_sentence[(o.memory_id, late.memory_id)] = ender
             decided.append((o, late, d, p))
     plan = ClaimPlan()
     ends = {s.memory_id: s.ends_at for s in (*stored, *new)}
@@ -231,6 +243,25 @@ def govern(
             if (value := _named_again(n, o, min_cosine=MENTION_COSINE)) is not None:
                 plan.mentions.append(Mention(o, n, value))
     return plan
+
+
+def _ends_value(new: Statement, old: Statement) -> str | None:
+    """The sentence of ``new`` (or ``new`` whole) whose verb of ending has for its object a value
+    of ``old``'s records: every word of the value in what the verb governs, one of them its head.
+    Only a state ``old`` told as holding (present tense: "I'm reading Piranesi"): an event it
+    told ("I also lost my job") is not ended by being named again. Not when denied, asked,
+    wished or about another person."""
+    if not old.values or old.claim.reading.tense not in _STATE_TENSES:
+        return None
+    for part in (new.claim, *new.parts):
+        r = part.reading
+        if not r.end_verb or r.negated or r.hypothetical or r.question or other_person(r, old.claim.reading):
+            continue
+        for value in old.values:
+            words = frozenset(stem(w) for w in re.findall(r"[\w'-]+", value.casefold()) if w not in _VALUE_STOP)
+            if words and words <= r.end_scope and words & r.end_heads:
+                return part.text
+    return None
 
 
 def names(text: str, value: str) -> bool:

@@ -175,6 +175,13 @@ def test_a_result_quotes_the_users_turn_it_answers() -> None:
             "booking modify SVC-2281: ... (still: 2026-05-27 at 10:00)",
             "bike tune-up; 2026-05-29 at 15:30",
         ),
+        (  # a parenthesis left open still ends with the result
+            "tool.inc-78",
+            "ticket_lookup INC-78: status=closed",
+            "ticket_create: INC-78 opened; note=(sent by the app, v2",
+            "",
+            "note=(sent by the app, v2",
+        ),
         ("tool.pytest", "pytest: 12 passed in 1.0s", "pytest: 10 passed, 2 failed in 1.2s", "", ""),  # a new run
     ],
 )

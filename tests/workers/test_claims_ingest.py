@@ -183,6 +183,14 @@ def test_one_sentence_of_a_turn_ends_what_an_earlier_turn_said(make_memworks: An
     assert "by the sentence 'Cancelled the PureGym membership.'" in audited[0].reason
 
 
+def _ended_on(mw: Any, records: list[Any], day: str) -> None:
+    """Each of ``records`` is superseded now, its valid time closed on ``day``."""
+    rows = {m.memory_id: m for m in mw.memories(S, include_history=True)}
+    for m in records:
+        assert rows[m.memory_id].status is MemoryStatus.SUPERSEDED, rows[m.memory_id]
+        assert rows[m.memory_id].valid_to is not None and rows[m.memory_id].valid_to.date().isoformat() == day
+
+
 def test_an_ending_that_names_the_old_value_ends_its_records_too(make_memworks: Any, sqlite_url: str) -> None:
     # Given "I play netball on Tuesday nights", keyed, then "I've stopped playing netball, my knee
     # can't take it any more" (the other clause's "can't" does not make the stop a wish): the
@@ -194,10 +202,7 @@ def test_an_ending_that_names_the_old_value_ends_its_records_too(make_memworks: 
     assert keyed, mw.memories(S)
     mw.enqueue_episodes([ep(2, "2026-03-18", "I've stopped playing netball, my knee can't take it any more.")])
     mw.drain()
-    rows = {m.memory_id: m for m in mw.memories(S, include_history=True)}
-    for m in keyed:
-        assert rows[m.memory_id].status is MemoryStatus.SUPERSEDED, rows[m.memory_id]
-        assert rows[m.memory_id].valid_to is not None and rows[m.memory_id].valid_to.date().isoformat() == "2026-03-18"
+    _ended_on(mw, keyed, "2026-03-18")
     assert not [m for m in mw.memories(S) if m.key is not None and "netball" in m.value.casefold()]
 
 
@@ -216,10 +221,7 @@ def test_a_verb_of_ending_on_a_keyed_value_ends_it(make_memworks: Any, sqlite_ur
     assert [m for m in mw.memories(S) if m.key is not None and m.value == "Piranesi"]
     mw.enqueue_episodes([ep(3, "2026-05-30", "Finished Piranesi, now I'm on Klara and the Sun.")])
     mw.drain()
-    rows = {m.memory_id: m for m in mw.memories(S, include_history=True)}
-    for m in keyed:
-        assert rows[m.memory_id].status is MemoryStatus.SUPERSEDED, rows[m.memory_id]
-        assert rows[m.memory_id].valid_to is not None and rows[m.memory_id].valid_to.date().isoformat() == "2026-05-30"
+    _ended_on(mw, keyed, "2026-05-30")
     assert not [m for m in mw.memories(S) if "Piranesi by Susanna" in m.text]
 
 

@@ -214,8 +214,9 @@ def govern(
             elif d not in _CLOSING and (ender := _ends_value(late, o)) is not None:
                 # The parse says it outright: a verb of ending whose object is a value of the state
                 # the earlier turn told ("Finished Piranesi" after "I'm reading Piranesi"), which
-                # the model, weighing the whole turn, may call compatible.
-                d, p = Decision.ENDED, float(whole[i][1]) if whole[i][0] is Decision.ENDED else 1.0 - float(whole[i][1])
+                # the model, weighing the whole turn, may call compatible (its doubt in that is the
+                # probability kept).
+                d, p = Decision.ENDED, 1.0 - p
                 if ender != late.claim.text:
                     by_sentence[(o.memory_id, late.memory_id)] = ender
             decided.append((o, late, d, p))

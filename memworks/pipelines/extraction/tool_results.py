@@ -249,9 +249,9 @@ def _fields(result: str) -> list[str]:
     body = result[end.end() :] if end else result
     out: list[str] = []
     start, depth, joined = 0, 0, False
-    for i, ch in enumerate([*body, ";"]):
+    for i, ch in enumerate([*body, ""]):  # "" ends the last field, inside a parenthesis or not
         depth += (ch == "(") - (ch == ")" and depth > 0)
-        if ch in ";," and depth == 0:
+        if (ch in ";," and depth == 0) or not ch:
             piece = body[start:i]
             # "status=payment verified, packing": words after a comma with no name of their own
             # go on the named value before them.
@@ -280,14 +280,14 @@ def still_holds(key: str, new_value: str, old_value: str, old_text: str) -> str:
     if not _DIGIT.search(obj):
         return ""
     carried = old_text[old_text.rfind(STILL) + len(STILL) : -1] if STILL in old_text else ""
-    new = {_name(f) for f in _fields(new_value)}
+    taken = {_name(f) for f in _fields(new_value)}
     named = _names_in(new_value)
     out: list[str] = []
     for f in [*_fields(old_value), *(x.strip() for x in carried.split("; ") if x.strip())]:
         name = _name(f)
-        if name in new or _slug(name) == obj or f in out or f in new_value:
+        if name in taken or _slug(name) == obj or f in out or f in new_value:
             continue
-        new.add(name)  # the newest field of a name is its state: an older one of it is not
+        taken.add(name)  # the newest field of a name is its state: an older one of it is not
         # An older field naming what a newer one names ("membership=Trailhead Basic" behind
         # "plan=Trailhead Plus"), under another field name, is that thing's old state.
         if _names_in(f) & named:

@@ -141,7 +141,7 @@ def holders(
         or (
             near[i] >= OWNED_MIN_SIMILARITY
             and not another_member(owner, w)
-            and not (slots[i] and not _MEMBER_KEY.match(slots[i] or ""))
+            and (not slots[i] or _MEMBER_KEY.match(slots[i] or "") is not None)
         )
         for i, w in enumerate(words)
     ]

@@ -252,12 +252,12 @@ def _learned(
     texts = sig.texts if len(sig.texts) == len(sig) else [""] * len(sig)
     # "How do I get to work?": the way one gets there now is the latest ("how" asks no other present question).
     way = asks_way(q.text)
-    near = sig.span if policy.spans else sig.cos
-    if q.named is not None and sig.unnamed is not None and len(sig.unnamed) == len(sig):
-        near = np.maximum(near, sig.unnamed)  # how well it answers, the name aside
-    # A statement of a way of travelling answers a question of the way, of whoever it names.
-    mine = np.array([w in (None, q.named) for w in who], dtype=np.bool_)
-    ways = answering_ways(near, texts) & mine if way else np.zeros(len(sig), dtype=np.bool_)
+    ways = np.zeros(len(sig), dtype=np.bool_)
+    if way:  # a statement of a way of travelling answers it, of whoever the question names
+        near = sig.span if policy.spans else sig.cos
+        if q.named is not None and sig.unnamed is not None and len(sig.unnamed) == len(sig):
+            near = np.maximum(near, sig.unnamed)  # how well it answers, the name aside
+        ways = answering_ways(near, texts) & np.array([w in (None, q.named) for w in who], dtype=np.bool_)
     if not answers(q, sig, p, model, policy) and not ways.any():
         return Ranking([])
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])

@@ -41,6 +41,9 @@ class Layout:
     #: superseded ("user.home_city" for "I live in Porto ..." after the move), less those its turn
     #: still holds a current value of.
     replaced: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: The names the scope's user goes by (their current ``user.name``, whole and first): a
+    #: question naming them asks about the user.
+    user_names: frozenset[str] = frozenset()
     used: float = field(default_factory=time.monotonic)
 
     @property
@@ -82,6 +85,7 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
             col(Episode.role),
             col(Memory.key),
             col(Memory.status),
+            col(Memory.value),
         )
         .join(
             Lineage,
@@ -107,7 +111,10 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
     speaker: dict[str, str] = {}
     gone: dict[str, set[str]] = {}  # episode id -> keys its turn said that were superseded
     held: dict[str, set[str]] = {}  # ... and keys it still holds a current value of
-    for mid, subject, extractor, episode_id, session_id, turn, meta, role, key, status in rows:
+    names: set[str] = set()
+    for mid, subject, extractor, episode_id, session_id, turn, meta, role, key, status, value in rows:
+        if key == "user.name" and status == MemoryStatus.ACTIVE and isinstance(value, str) and value.split():
+            names |= {value.strip(), value.split()[0]}
         if extractor != "transcript":
             facts.append((mid, episode_id))
             if key and status == MemoryStatus.SUPERSEDED:
@@ -151,6 +158,7 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
         source,
         {k: tuple(v) for k, v in parts.items()},
         replaced,
+        frozenset(names - set(speaker.values())),
     )
 
 

@@ -222,6 +222,21 @@ def test_a_later_change_that_refers_back_to_the_best_ones_thing_is_its_change() 
     assert _latest(score, sims, days, changed=changed, covers=covers, definite=definite)[0] == 0
 
 
+def test_a_long_turn_of_change_that_refers_back_needs_only_be_relevant() -> None:
+    # "What car do I have?": "also bought a car ... second hand skoda octavia estate" (0, 0.45) and,
+    # months later, "so we've swapped the car. the estate was drinking petrol, now we've got an
+    # MG4, electric, dark blue" (1, 0.29: its other sentences say what it changed to)
+    score, sims, days = [0.9, 0.5, 0.3, 0.2, 0.1], [0.45, 0.29, 0.2, 0.1, 0.05], [0, 120, 10, 20, 30]
+    changed = [False, True, False, False, False]
+    covers = [{"car"}, {"car"}, set(), set(), set()]
+    definite = [set(), {"car", "estat"}, set(), set(), set()]
+    order = _latest(score, sims, days, changed=changed, covers=covers, definite=definite, anywhere=True)
+    assert order[0] == 1 and order.index(0) == 3
+    # below the read's floor of relevance it is about something else
+    low = [0.45, latest.REFERRED_MIN_SIMILARITY - 0.01, 0.2, 0.1, 0.05]
+    assert _latest(score, low, days, changed=changed, covers=covers, definite=definite, anywhere=True)[0] == 0
+
+
 def test_a_change_also_outdates_an_earlier_statement_that_answers_as_well_as_it() -> None:
     # "What is Tomás's job?": the best by score means it poorly (0, 0.32); "Tomás quit restaurants,
     # he runs a food truck now" (4, later, a change, 0.63) and "Tomás got promoted to head chef"

@@ -253,6 +253,21 @@ def test_a_question_naming_someone_is_measured_without_the_name() -> None:
     assert names.without_name("Is Omarion here?", "Omar") == "Is Omarion here?"
 
 
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("What car does Tomasz have?", "What car do I have?"),
+        ("When is Tomasz's dentist appointment?", "When is my dentist appointment?"),
+        ("Is tomasz vegan?", "Am I vegan?"),
+        ("Who did Kasia get engaged to? Tomasz?", "Who did Kasia get engaged to? I?"),
+        ("What did Kasia say to Tomasz Nowak?", "What did Kasia say to me?"),
+        ("Where does Tomaszewski live?", "Where does Tomaszewski live?"),
+    ],
+)
+def test_a_question_naming_the_user_is_asked_as_the_users_own(question: str, asked: str) -> None:
+    assert names.as_user(question, ["Tomasz", "Tomasz Nowak"]) == asked
+
+
 def test_a_question_naming_someone_abstains_when_no_record_means_what_it_asks() -> None:
     # Given Ann's records, which the model scores high (they are hers and say her name), but
     # none of which is like the question without her name ("Does Ann have a husband?"): abstain.

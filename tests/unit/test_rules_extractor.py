@@ -209,6 +209,11 @@ def test_hometown_and_work_city(text: str, expected: list[tuple[str, str, str]])
         ("I am the founder of Acme Labs", [(A, "user.job_title", "Founder"), (A, "user.employer", "Acme Labs")]),
         ("I'm a nurse practitioner", [(A, "user.job_title", "Nurse Practitioner")]),
         ("i'm an engineer at google", [(A, "user.job_title", "Engineer"), (A, "user.employer", "Google")]),
+        # a topic named first
+        (
+            "work wise I'm a QA engineer at Brightline Logistics",
+            [(A, "user.job_title", "QA Engineer"), (A, "user.employer", "Brightline Logistics")],
+        ),
         # a new title begun
         (
             "I start as a staff engineer there on June 2",
@@ -289,6 +294,12 @@ def test_not_work(text: str) -> None:
         ("My name is Sam, nice to meet you", [(A, "user.name", "Sam")]),
         ("I'm Jordan", [(A, "user.name", "Jordan")]),
         ("I'm Dean", [(A, "user.name", "Dean")]),
+        # an age said as an aside, and what the sentence goes on to say without its "I"
+        ("I'm Tomasz, 34", [(A, "user.name", "Tomasz")]),
+        (
+            "I'm Tomasz, 34, live in Chorlton with my girlfriend",
+            [(A, "user.name", "Tomasz"), (A, "user.home_city", "Chorlton")],
+        ),
         ("call me crazy but I love Mondays", []),
         ("I'm Fine", []),
         ("I'm German", []),

@@ -318,3 +318,50 @@ def test_a_weekday_said_of_a_habit_names_no_day(text: str) -> None:
 def test_one_weekday_with_its_part_of_the_day_is_still_that_day(text: str, expected: datetime) -> None:
     found = find_time(text, ANCHOR)
     assert found is not None and found.when.date() == expected.date()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a week runs Monday to Sunday: the anchor's is 10-16 June, the next 17-23 June
+        ("oh can you note I've got the dentist thursday next week at 4:15", day(2024, 6, 20)),
+        ("I saw him Wednesday this week", day(2024, 6, 12)),
+        ("the party is Friday week", day(2024, 6, 28)),
+        ("I'm away on the field trip the monday after next, two nights", day(2024, 6, 24)),
+        ("we get the keys a week tomorrow", day(2024, 6, 23)),
+        ("see you a fortnight on Friday", day(2024, 7, 5)),
+        ("two weeks today we fly", day(2024, 6, 29)),
+        # a weekday with its day of the month: the nearest date that is both
+        ("the gig is on Monday the 21st", day(2024, 10, 21)),
+        ("we went to the coast on Friday the 7th", day(2024, 6, 7)),
+        # the day a thing is moved to is the plan now, whatever the tense of the moving
+        ("they cancelled the saturday flight so they've moved us to monday the 21st", day(2024, 10, 21)),
+        ("they pushed the launch back to June 3", day(2025, 6, 3)),
+        # a name given is no past: the clause's own words decide
+        ("we're adopting a tabby called Mango, bringing her home this sunday", day(2024, 6, 16)),
+    ],
+)
+def test_a_weekday_placed_by_its_week_or_its_date(text: str, expected: datetime) -> None:
+    found = find_time(text, ANCHOR)
+    assert found is not None and found.when.date() == expected.date()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ryanair cancelled the saturday flight", "arriving on the saturday, can you sort the spare room"],
+)
+def test_a_weekday_after_the_refers_to_a_day_told_elsewhere(text: str) -> None:
+    assert find_time(text, ANCHOR) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("moving day is the last saturday of april", day(2025, 4, 26)),
+        ("we met on the first Monday in June", day(2024, 6, 3)),
+        ("the course starts on the second Tuesday of September", day(2024, 9, 10)),
+    ],
+)
+def test_the_nth_weekday_of_a_month(text: str, expected: datetime) -> None:
+    found = find_time(text, ANCHOR)
+    assert found is not None and found.when.date() == expected.date()

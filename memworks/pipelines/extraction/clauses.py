@@ -45,7 +45,7 @@ CLAUSE_SPLIT = re.compile(
 #: "... and work in London": the subject is left out, the splitter puts "I" back (only when the
 #: clause before it is the speaker's own: "I" or "we").
 ELLIPSIS = re.compile(
-    r"(?<!\s)(?:\s*,)?\s+and\s+(?:also\s+|then\s+|now\s+)?(?=(?:live|work|moved|relocated|joined|started"
+    r"(?<!\s)(?:(?:\s*,)?\s+and\s+(?:also\s+|then\s+|now\s+)?|\s*,\s+)(?=(?:live|work|moved|relocated|joined|started"
     r"|have|got|prefer|keep|grew|was|am|will|plan|planning|quit|left|don't|do\s+not|never"
     r"|no\s+longer|just|recently|currently)\b)",
     _I,
@@ -59,7 +59,9 @@ DROPPED_SUBJECT = re.compile(
     _I,
 )
 FILLER = re.compile(
-    r"^(?:oh\s+and|oh\s+also|(?:hey|hi|hello)(?:\s+there)?|oh|ok|okay|so|well|also|and|but"
+    r"^(?:oh\s+and|oh\s+also|(?:hey|hi|hello|hiya)(?:\s+there)?|oh|ok|okay|so|well|also|and|but|ha|hah"
+    # a topic named before the clause: "work wise I'm ...", "money-wise we're ..."
+    r"|[a-z]{2,20}[\s-]?wise"
     r"|anyway|anyways|actually|btw|by\s+the\s+way|fyi|just\s+fyi|just\s+so\s+you\s+know"
     r"|for\s+context|for\s+the\s+record|for\s+reference|as\s+you\s+know|yeah|yes|yep"
     r"|no(?!\s+(?:longer|need))|nope|um|uh|hmm|lol|haha|now|then|plus|ps|side\s+note|basically|like"

@@ -28,14 +28,18 @@ _NAME_RULES: tuple[tuple[str, re.Pattern[str], bool, bool], ...] = (
     ("name.im", ci(rf"^{IM}\s+(?P<name>.+)$"), False, True),
 )
 
+#: An age said after the name, as an aside ("I'm Tomasz, 34").
+_AGE_AFTER = re.compile(r",\s*\d{1,3}(?:\s*(?:years?\s+old|y/?o))?\s*[,.!]?\s*$", re.I)
+
 
 def name_facts(c: Clause) -> list[Fact]:
     """The user's name, if the clause gives it."""
     for rule, rx, casual_ok, whole in _NAME_RULES:
         if not (m := rx.match(c.text)):
             continue
-        name = take_name(m["name"], c.casual and casual_ok, limit=3)
-        if not name or (whole and len(m["name"].split()) != len(name.split())):
+        said = _AGE_AFTER.sub("", m["name"]) if whole else m["name"]  # "I'm Tomasz, 34"
+        name = take_name(said, c.casual and casual_ok, limit=3)
+        if not name or (whole and len(said.split()) != len(name.split())):
             continue
         return [Fact(rule, "user.name", name, f"User's name is {name}.")]
     return []

@@ -41,6 +41,8 @@ _NOT_NOW = frozenset(
 _WHEN_NOW = frozenset({"is", "are", "'s"})
 _NOW = frozenset("do does am is are have has 's now currently these nowadays still".split())
 _WH = frozenset({"what", "which"})
+#: Words that place a present question in time, not in what it asks about.
+_PRESENT_MARKS = re.compile(r"\b(?:now|currently|nowadays|these days|at the moment|any ?more|still)\b", re.I)
 _NOT_PLURAL = frozenset({"is", "was", "does", "has", "this", "yes", "its", "his", "hers", "ours", "yours"})
 
 
@@ -94,12 +96,23 @@ def asks_now(text: str) -> bool:
     return bool(_NOW.intersection(words))
 
 
+def lexical_query(text: str) -> str:
+    """``text`` for the lexical index of a present read: without the words that only say *now*
+    ("Where do I exercise now?" matched "we're in Leeds now" by its "now"), unless nothing is left."""
+    left = _PRESENT_MARKS.sub(" ", text)
+    return left if left.strip(" ?!.") else text
+
+
 #: How much less like the question a later statement may be and still be the present answer.
 LATEST_GAP = 0.08
 #: ... and a later statement that says something changed ("... with Revolut now").
 CHANGE_GAP = 0.16
 #: How like the question a later statement must be at least to be an answer.
 LATEST_MIN_SIMILARITY = 0.35
+#: ... and one that refers back to the best one's thing by all the question's words it has
+#: ("so we've swapped the car ... now we've got an MG4"): relevant at all (the read's floor), as
+#: its other sentences say what it changed to in words the question does not use.
+REFERRED_MIN_SIMILARITY = 0.25
 #: How many of the best hits are weighed against each other (the answer and its rivals).
 LATEST_TOP = 3
 #: The shortest time between two statements for the later one to be news.
@@ -192,7 +205,7 @@ def latest_first(
             and said[j] - said[best] >= LATEST_AFTER
             and asked[j]
             and asked[j] <= asked[best] & referred[j]
-            and sims[j] >= LATEST_MIN_SIMILARITY
+            and sims[j] >= REFERRED_MIN_SIMILARITY
         ):
             return True
         return (later_news or (news[best] and said[j] < said[best])) and sims[j] >= cue_floor

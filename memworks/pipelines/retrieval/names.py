@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["named_subjects", "without_name"]
+__all__ = ["as_user", "named_subjects", "without_name"]
 
 
 def named_subjects(text: str, subjects: Iterable[str]) -> list[str]:
@@ -29,3 +29,29 @@ def without_name(text: str, subject: str) -> str:
     for name in dict.fromkeys(n for n in names if n):
         text = re.sub(rf"\b{re.escape(name)}(?:['\u2019]s?)?(?!\w)", " ", text)
     return " ".join(text.split())
+
+
+#: An auxiliary before the user's name, as it is said before "I" ("does Tomasz" -> "do I").
+_AUX_FOR_I = {"does": "do", "is": "am", "has": "have", "was": "was", "did": "did", "can": "can", "will": "will"}
+_AUX = "|".join(_AUX_FOR_I)
+_PREPOSITIONS = "to|for|with|about|from|at|of|by|on|without|near|like"
+
+
+def as_user(text: str, names: Iterable[str]) -> str:
+    """``text`` in the first person where it names the scope's user by one of ``names`` ("What
+    car does Tomasz have?" -> "What car do I have?"), so that it reads as the user's own questions
+    do and meets the records that speak of "User"; unchanged when it names none of them."""
+    for name in sorted({n for n in names if len(n) >= 2}, key=len, reverse=True):
+        n = re.escape(name)
+        if not re.search(rf"\b{n}\b", text, flags=re.I):
+            continue
+        text = re.sub(rf"\b{n}['\u2019]s(?!\w)", "my", text, flags=re.I)
+        text = re.sub(rf"\b({_AUX})\s+{n}\b", _aux_i, text, flags=re.I)
+        text = re.sub(rf"\b({_PREPOSITIONS})\s+{n}\b", r"\1 me", text, flags=re.I)
+        text = re.sub(rf"\b{n}\b", "I", text, flags=re.I)
+    return text
+
+
+def _aux_i(m: re.Match[str]) -> str:
+    aux = _AUX_FOR_I[m[1].lower()]
+    return f"{aux.capitalize() if m[1][0].isupper() else aux} I"

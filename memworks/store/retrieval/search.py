@@ -22,8 +22,8 @@ from sqlmodel import Session, col
 from memworks.models.schemas import HitOut, ProfileOut, RetrieveResult, Scope
 from memworks.models.tables import Memory
 from memworks.pipelines.protocols import Embedder
-from memworks.pipelines.retrieval.latest import asks_now
-from memworks.pipelines.retrieval.names import without_name
+from memworks.pipelines.retrieval.latest import asks_now, lexical_query
+from memworks.pipelines.retrieval.names import as_user, without_name
 from memworks.pipelines.retrieval.possessor import named_question, owned_word
 from memworks.pipelines.retrieval.ranker import (
     Question,
@@ -110,13 +110,15 @@ def measure(
     (its visibility is then settled from the scope's cached index, with no SQL).
     """
     layout = turns.layout(s, scope, version) if (policy.neighbors or policy.subjects) else None
+    if layout is not None and layout.user_names:
+        query = as_user(query, layout.user_names)  # "What car does Tomasz have?" of Tomasz's own store
     q = read_question(
         query, subjects=layout.subjects if layout is not None and policy.subjects else (), asked_at=asked_at
     )
     if not policy.time:
         q = Question(q.text, q.named, q.asks_when, None, q.kind)
     q = replace(q, present=present and q.period is None and asks_now(query))
-    lex = lexical.score(s, scope=scope, query=query, version=version)
+    lex = lexical.score(s, scope=scope, query=lexical_query(query) if q.present else query, version=version)
     unseen = lex.unseen if lex is not None else frozenset(t for _, t in q.words)
     more = _Extra.of(query, q, unseen) if embedder is not None else _Extra()
     # The question and the extra texts this read embeds go to the model in one batch: a second

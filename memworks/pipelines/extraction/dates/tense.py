@@ -52,6 +52,13 @@ _PAST_WORDS = frozenset(
 )
 # "since March 3" starts before now whatever the tense: "I've been ... since February 20th".
 _SINCE = re.compile(r"\bsince\s*$", re.IGNORECASE)
+# "they've moved us to Monday the 21st", "pushed the launch back to June": the day a thing is
+# put off or brought to is the plan now, whatever the tense of the putting.
+_RESCHEDULED = re.compile(
+    r"\b(?:moved|pushed|postponed|rescheduled|delayed|changed|bumped|put|brought|shifted)\b"
+    r"(?:[ \t]{1,3}[\w']{1,20}){0,3}[ \t]{1,3}(?:to|till|until|for)[ \t]{1,3}(?:the[ \t]{1,3})?$",
+    re.IGNORECASE,
+)
 # Words ending in "-ed" that are no past tense.
 _NOT_PAST_ED = frozenset(
     "need indeed speed seed feed bed red wed shed hundred sacred naked wicked weed bleed breed greed "
@@ -116,6 +123,8 @@ def _kind(words: Sequence[_Word], i: int) -> Tense | None:
         return UPCOMING  # "I've got an appointment on ...": present possession
     if t in _ENTERED and any(w.text in ("up", "for", "in", "into") for w in words[i + 1 : i + 4]):
         return UPCOMING  # "signed us up for the half marathon on 27 September": what is entered is to come
+    if t in ("called", "named") and p not in _SUBJECTS | _THIRD:
+        return None  # "a tabby called Mango": a name given, no past
     if t in _PAST_WORDS or (t == "used" and nxt == "to"):
         return PAST
     if t.endswith("ed") and len(t) > 3 and t not in _NOT_PAST_ED:
@@ -150,6 +159,8 @@ def tense_at(text: str, start: int, end: int, marks: Sequence[tuple[int, Tense]]
     """
     if _SINCE.search(text[max(0, start - 12) : start]) or text[start:end].lower().startswith("since"):
         return PAST
+    if _RESCHEDULED.search(text[max(0, start - 80) : start]):
+        return UPCOMING
     marks = read_tense(text) if marks is None else marks
     if not marks:
         return None

@@ -24,6 +24,12 @@ on Tuesday, Tuesday                             past occurrence, or next one whe
                                                 something to come
 this Tuesday                                    the coming one (or today), the past one when
                                                 said in the past tense
+Thursday next week, Friday this week            that weekday of that week (weeks start Monday)
+Thursday week, the Monday after next            the next one and a week
+a week tomorrow, a fortnight on Friday          the day and that many weeks
+Monday the 21st                                 the nearest 21st that is a Monday
+the last Saturday of April                      that weekday of the month's nearest April
+the Saturday flight, on the Saturday            nothing: a day told elsewhere (:mod:`.weekdays`)
 in/since/during/by/last/next March              most recent March (past tense) or the next
                                                 one (future tense), first of the month
 March 2023, in March 2023                       2023-03-01
@@ -54,6 +60,15 @@ from datetime import date, datetime, time, timedelta
 
 from memworks.pipelines.extraction.dates.tense import PAST, UPCOMING, read_tense, tense_at
 from memworks.pipelines.extraction.dates.time_words import MONTHS, NUMBERS, WEEKDAYS
+from memworks.pipelines.extraction.dates.weekdays import (
+    NTH_WEEKDAY_RULE,
+    WEEKDAY_RULE,
+    WEEKS_AFTER_RULE,
+    nth_weekday,
+    weekday,
+    weekday_rule,
+    weeks_after,
+)
 
 __all__ = ["TimeMatch", "find_time", "has_future_marker", "resolve_time", "upcoming_at"]
 
@@ -62,8 +77,8 @@ _NUM = "(?P<n>\\d+|" + "|".join(sorted((k.replace(" ", r"\s+") for k in NUMBERS)
 _UNIT = r"(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?|yrs?|decades?)"
 _MON = "(?P<mon>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 _ANON_NUM, _ANON_UNIT = _NUM.replace("?P<n>", "?:"), _UNIT.replace("?P<unit>", "?:")
-_WD = "(?P<wd>" + "|".join(WEEKDAYS) + ")"
 _DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
+_ORD = r"[0-3]?\d(?:st|nd|rd|th)?"
 _YEAR = r"(?P<y>(?:19|20)\d\d)"
 
 _FUTURE = re.compile(
@@ -222,19 +237,6 @@ def _nearest_day_of_month(anchor: datetime, dom: int, future: bool) -> datetime 
     return None
 
 
-def _weekday(anchor: datetime, wd: int, mode: str) -> datetime:
-    today = anchor.date()
-    back = (today.weekday() - wd) % 7
-    ahead = (wd - today.weekday()) % 7
-    delta = {
-        "last": -(back or 7),
-        "next": ahead or 7,
-        "this_past": -back,
-        "this_future": ahead,
-    }[mode]
-    return _at_day(anchor, today + timedelta(days=delta))
-
-
 # --- rules ----------------------------------------------------------------------------------
 
 # The third argument: said of something to come (True), past (False), or unknown (None).
@@ -264,43 +266,11 @@ def _relative_period(m: re.Match[str], anchor: datetime, future: bool | None) ->
     mod, period = m["mod"].lower(), m["period"].lower()
     sign = 1 if mod == "next" else -1
     if period == "weekend":
-        sat = _weekday(anchor, 5, "next" if sign > 0 else "last")
+        sat = weekday(anchor, 5, "next" if sign > 0 else "last")
         if sign < 0 and anchor.date().weekday() == 6:  # Sunday: yesterday is *this* weekend
             sat -= timedelta(days=7)
         return sat
     return _shift(anchor, 1, period, sign)
-
-
-#: A weekday said of a habit, not of one day: "on Friday nights", "every Tuesday evening".
-_HABIT_AFTER = re.compile(
-    r"[ \t](?:nights|mornings|evenings|afternoons|lunchtimes)\b"
-    # "Tuesday and Thursday evenings", "Mondays and Wednesdays": days of a routine
-    r"|[ \t](?:and|or|&)[ \t](?:" + "|".join(WEEKDAYS) + r")s?\b",
-    re.IGNORECASE,
-)
-# "Saturday 19 September", "Sat, September 19": the date says which Saturday.
-_ORD = r"[0-3]?\d(?:st|nd|rd|th)?"
-_SP = "[ \t]{1,3}"  # bounded: a run of blanks must not make the scan quadratic
-_DATE_AFTER = re.compile(rf",?{_SP}(?:the{_SP})?(?:{_ORD}(?:{_SP}of)?{_SP})?{_MON}(?:{_SP}{_ORD})?\b", re.I)
-_HABIT_BEFORE = re.compile(r"\b(?:every|each)[ \t](?:other[ \t])?$", re.IGNORECASE)
-
-
-def _weekday_rule(m: re.Match[str], anchor: datetime, future: bool | None) -> datetime | None:
-    mod = (m["mod"] or "").lower().split()
-    if mod in ([], ["on"]) and (
-        _HABIT_AFTER.match(m.string, m.end()) or _HABIT_BEFORE.search(m.string, 0, m.start("wd"))
-    ):
-        return None  # a habit names no day
-    if (d := _DATE_AFTER.match(m.string, m.end())) is not None and (d["mon"] and re.search(r"\d", d[0])):
-        return None  # the date that follows is read on its own
-    wd = WEEKDAYS.index(m["wd"].lower())
-    if mod[:1] in (["last"], ["past"]):
-        return _weekday(anchor, wd, "last")
-    if mod[:1] in (["next"], ["coming"]) or mod[-1:] == ["coming"]:
-        return _weekday(anchor, wd, "next")
-    if mod[:1] == ["this"]:  # "this Sunday" is the coming one unless said in the past tense
-        return _weekday(anchor, wd, "this_past" if future is False else "this_future")
-    return _weekday(anchor, wd, "next" if future else "last")
 
 
 def _month_rule(m: re.Match[str], anchor: datetime, future: bool | None) -> datetime | None:
@@ -391,9 +361,8 @@ _RULES: tuple[_Rule, ...] = (
     _rule(rf"\b{_NUM}\s+{_UNIT}\s+from\s+now\b", _ahead),
     _rule(rf"\bfor\s+(?:the\s+(?:past|last)\s+)?{_NUM}\s+{_UNIT}\b", _ago, perfect_only=True),
     _rule(r"\b(?P<mod>last|next|past)\s+(?P<period>week|month|year|weekend)\b", _relative_period),
-    _rule(r"\bthis\s+weekend\b", lambda m, a, f: _weekday(a, 5, "this_future")),
-    _rule(
-        rf"\b(?:(?P<mod>last|next|this\s+coming|this|coming|past|on)\s+)?{_WD}\b",
-        _weekday_rule,
-    ),
+    _rule(r"\bthis\s+weekend\b", lambda m, a, f: weekday(a, 5, "this_future")),
+    _rule(NTH_WEEKDAY_RULE, nth_weekday),
+    _rule(WEEKS_AFTER_RULE, weeks_after),
+    _rule(WEEKDAY_RULE, weekday_rule),
 )

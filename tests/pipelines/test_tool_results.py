@@ -201,3 +201,41 @@ def test_a_result_is_dated_by_the_day_it_states_in_full() -> None:
     assert c.event_at is None
     (c,) = tool_result_candidates(_turn(1, "subscription 4471: renews 19 May"))  # no year: not the tool's day
     assert c.event_at is None
+
+
+@pytest.mark.parametrize(
+    ("result", "obj"),
+    [
+        # A call and its JSON reply: the object the reply names by id ...
+        ('ticket.get("TCK-48213")\n{"ticket_id": "TCK-48213", "status": "resolved"}', "tck-48213"),
+        (
+            'appointment.book(ticket="TCK-1", window="AM")\n{"appointment_id": "APT-5521", "date": "2026-01-27"}',
+            "apt-5521",
+        ),
+        # ... else the call's first argument that is one, else its first named one
+        ('order.track("NH-802331")\n{"status": "delivered", "delivered_at": "2026-09-07T12:02:00Z"}', "nh-802331"),
+        (
+            'plan.change(account="NB-0093318", to="Fibre 300")\n{"plan": "Fibre 300", "monthly_price_gbp": 38.00}',
+            "nb-0093318",
+        ),
+        ("billing.update account=NB-0093318 bill_day=15 effective_from=2026-10-15 result=ok", "nb-0093318"),
+        # a call about nothing with an id (amounts, dates and small counts are values)
+        ('search.web(query="flights to Lisbon", limit=10)\n{"results": 12, "cheapest_eur": 79.00}', None),
+    ],
+)
+def test_a_call_and_its_reply_are_about_the_object_the_reply_names(result: str, obj: str | None) -> None:
+    assert object_of(result) == obj
+
+
+def test_a_reply_reads_as_its_fields_and_a_later_one_carries_what_it_does_not_restate() -> None:
+    from memworks.pipelines.extraction.tool_results import readable, still_holds
+
+    old = (
+        'ticket.create(account="NB-1", category="provisioning")\n'
+        '{"ticket_id": "TCK-51877", "summary": "no service", "status": "open"}'
+    )
+    new = 'ticket.update("TCK-51877", status="closed")\n{"ticket_id": "TCK-51877", "status": "closed"}'
+    assert readable(new) == "ticket update TCK-51877, status closed: ticket_id=TCK-51877; status=closed"
+    assert still_holds("tool.tck-51877", new, old, readable(old)) == "summary=no service"
+    # an amount keeps the digits it was written with
+    assert "monthly_price_gbp=39.90" in readable('billing.get(account="NB-1")\n{"monthly_price_gbp": 39.90}')

@@ -98,3 +98,27 @@ def test_location_topics_reveal_the_time_zone() -> None:
 def test_topic_takes_other_episodes_that_name_the_erased_value() -> None:
     p = plan(keys=("user.pet.dog",))
     assert set(p.memory_ids) == {"dog", "tr1", "tr5"} and p.episode_ids == ["e1", "e5"]
+
+
+def test_a_record_quoting_an_erased_turn_goes_with_it() -> None:
+    """A tool result quotes the request it answers; forgetting the request reaches the quote."""
+    said = "the buzzer's broken, they should've used the door code. it's 4471# for next time"
+    records = [
+        view("tr7", None, ev=("e7",), transcript=True).model_copy(update={"value": said, "text": said}),
+        view("tool", "tool.tck-1", ev=("e8",)).model_copy(
+            update={"extractor": "tool", "text": f"ticket create: status=open (asked: {said})"}
+        ),
+        view("other", "tool.tck-2", ev=("e9",)).model_copy(
+            update={"extractor": "tool", "text": "ticket create: status=open (asked: is the engineer coming?)"}
+        ),
+    ]
+    episodes = [EpisodeRef(f"e{i}", i, f"fp-e{i}") for i in (7, 8, 9)]
+    subject = DeletionSubject("t", "u", memory_ids=("tr7",))
+    p = plan_deletion(
+        subject,
+        records=records,
+        fingerprints={m.memory_id: f"fp-{m.memory_id}" for m in records},
+        episodes=episodes,
+        transcript_of={"e7": "tr7"},
+    )
+    assert set(p.memory_ids) == {"tr7", "tool"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memworks.pipelines.retrieval.identifiers import unheard_ids
+from memworks.pipelines.retrieval.identifiers import holding_ids, unheard_ids
 from memworks.pipelines.text.terms import terms
 
 
@@ -23,3 +23,14 @@ from memworks.pipelines.text.terms import terms
 def test_an_identifier_no_record_holds_is_unheard(question: str, said: str, unheard: list[str]) -> None:
     unseen = set(terms(question)) - set(terms(said))
     assert unheard_ids(question, unseen) == unheard
+
+
+def test_the_records_holding_the_named_identifier_are_the_ones_about_it() -> None:
+    texts = [
+        "appointment book ticket TCK-60442: status=booked",
+        "ticket update TCK-51877: status=closed",
+        "order 518770 shipped",
+    ]
+    assert holding_ids("Is ticket TCK-51877 still open?", texts) == [False, True, False]
+    assert holding_ids("Is my ticket still open?", texts) == []
+    assert holding_ids("What happened in 2026?", texts) == []  # a year is no identifier

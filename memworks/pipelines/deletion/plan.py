@@ -267,6 +267,9 @@ def _partial(
         # A record the pipeline wrote rests on an episode, a record or an outcome; one with no
         # provenance at all is a stray copy, which verification reports rather than the plan adopts.
         more = again - chosen
+        # ... and one that quotes an erased turn (a tool result quotes the request it answers).
+        if quoted := _quoted_texts(gone, transcript_of, by_id):
+            more |= {m.memory_id for m in records if m.memory_id not in chosen and _quotes(m.text, quoted)}
         more |= {
             m.memory_id
             for m in records
@@ -302,6 +305,27 @@ def _same_text(episode_ids: set[str], text_of: Mapping[str, str]) -> set[str]:
     """``episode_ids`` and every other episode with the same text as one of them."""
     prints = {text_of[e] for e in episode_ids if e in text_of}
     return set(episode_ids) | {e for e, fp in text_of.items() if fp in prints}
+
+
+#: Fewest characters of an erased turn's words that, found in another record's text, quote it.
+MIN_QUOTE_CHARS = 24
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _quoted_texts(gone: set[str], transcript_of: Mapping[str, str], by_id: Mapping[str, MemoryView]) -> list[str]:
+    """The erased turns' words, as another record would quote them (whitespace folded)."""
+    ids = [t for e in gone if (t := transcript_of.get(e)) is not None and t in by_id]
+    texts = [_fold(by_id[t].value) for t in ids]
+    return [t for t in texts if len(t) >= MIN_QUOTE_CHARS]
+
+
+def _quotes(text: str, quoted: Sequence[str]) -> bool:
+    """``text`` holds the start of one of ``quoted`` (a quote may be cut at its end)."""
+    folded = _fold(text)
+    return any(q[: MIN_QUOTE_CHARS * 4] in folded for q in quoted)
 
 
 def _naming(values: set[str]) -> re.Pattern[str] | None:

@@ -44,6 +44,7 @@ from datetime import datetime
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import MemoryKind, Role, Source
 from memworks.pipelines.extraction.dates.timeparse import find_time
+from memworks.pipelines.extraction.tool_calls import call_fields, call_object, call_readable, is_call
 
 __all__ = [
     "EXTRACTOR",
@@ -121,13 +122,13 @@ def tool_result_candidates(turn: Turn, context: Sequence[Turn] = ()) -> list[Can
     obj = object_of(text)
     if obj is None:
         return []
-    asked = about(obj, context)
+    asked = _asking(obj, context)
     return [
         Candidate(
             kind=MemoryKind.SEMANTIC,
             key=KEY_PREFIX + obj,
             value=text,
-            text=readable(text) + (f" (asked: {asked})" if asked else ""),
+            text=readable(text) + (f" (asked: {_quoted(asked)})" if asked else ""),
             confidence=CONFIDENCE,
             evidence=(turn.episode_id,),
             source=turn.source,
@@ -151,18 +152,30 @@ ASKED_CHARS = 240
 
 
 def about(obj: str, context: Sequence[Turn]) -> str:
-    """The user's turn of ``context`` a result about ``obj`` answers: the latest that names the
-    id, else the latest user turn (the request the tool ran for); "" when there is none."""
+    """The user's turn of ``context`` a result about ``obj`` answers (:func:`_asking`), quoted;
+    "" when there is none."""
+    asked = _asking(obj, context)
+    return _quoted(asked) if asked else ""
+
+
+def _asking(obj: str, context: Sequence[Turn]) -> Turn | None:
+    """The latest user turn of ``context`` that names the id, else the latest user turn (the
+    request the tool ran for)."""
     said = [t for t in context if t.role is Role.USER and t.source is Source.USER]
     pattern = re.compile(rf"(?<![\w-]){re.escape(obj)}(?![\w-])", re.IGNORECASE)
     naming = [t for t in said if pattern.search(t.content)]
-    pick = (naming or said)[-1:] if said else []
-    return " ".join(pick[0].content.split())[:ASKED_CHARS] if pick else ""
+    return (naming or said)[-1] if said else None
+
+
+def _quoted(turn: Turn) -> str:
+    return " ".join(turn.content.split())[:ASKED_CHARS]
 
 
 def readable(result: str) -> str:
     """``result`` with the snake_case tool name of its head in words ("order_lookup 88213: ..."
     → "order lookup 88213: ..."), so a question about "order 88213" meets it word for word."""
+    if (words := call_readable(result)) is not None:
+        return words
     end = _HEAD_END.search(result[:HEAD_CHARS])
     cut = end.start() if end else 0
     return _SNAKE.sub(" ", result[:cut]) + result[cut:]
@@ -170,6 +183,10 @@ def readable(result: str) -> str:
 
 def object_of(result: str) -> str | None:
     """The slug of what ``result`` is about: its first id in the head, else its command."""
+    if found := call_object(result):  # 'ticket.get("TCK-1")' and its JSON reply: what the reply names
+        return _slug(found)
+    if is_call(result) and not result.lstrip().startswith("{"):
+        return None  # a call about no id ("search.web(query=...)"): about its arguments
     line = result.strip().split("\n", 1)[0][:HEAD_CHARS]
     if prompt := _PROMPT.match(line):  # "$ pnpm vitest run": the command run is what it is about
         words = prompt["command"].split()
@@ -245,6 +262,8 @@ STILL_CHARS = 300
 def _fields(result: str) -> list[str]:
     """The fields of a result's body ("status=confirmed", "Hotel Marqués de Dos Aguas"): split
     at ";" and "," outside parentheses ("category=hardware fault (earbuds, case)" is one)."""
+    if (fields := call_fields(result)) is not None:
+        return fields
     end = _HEAD_END.search(result[:HEAD_CHARS])
     body = result[end.end() :] if end else result
     out: list[str] = []

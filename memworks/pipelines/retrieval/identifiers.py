@@ -5,9 +5,9 @@ other order's result reads ("order_cancel 90114: status=cancelled")."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-__all__ = ["unheard_ids"]
+__all__ = ["holding_ids", "unheard_ids"]
 
 #: An order, ticket or booking number: four digits or more, or three after a letter prefix
 #: ("SUP-5521", "HB-771"). A year ("in 2023") is a time, not an identifier.
@@ -15,15 +15,25 @@ _ID = re.compile(r"(?<![\w.,:])(?:(?P<prefix>[A-Za-z]{1,6})-?)?(?P<digits>\d{3,}
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
+def _ids(question: str) -> list[re.Match[str]]:
+    return [
+        m for m in _ID.finditer(question) if m["prefix"] or (len(m["digits"]) >= 4 and not _YEAR.match(m["digits"]))
+    ]
+
+
+def holding_ids(question: str, texts: Sequence[str]) -> list[bool]:
+    """Which of ``texts`` hold an identifier the question names ("Is ticket TCK-51877 still
+    open?"): another ticket's result, however like the question it reads, is about another
+    ticket. Empty when the question names none."""
+    found = [m["digits"] for m in _ids(question)]
+    if not found:
+        return []
+    pattern = re.compile(rf"(?<!\d)(?:{'|'.join(map(re.escape, found))})(?!\d)")
+    return [pattern.search(t) is not None for t in texts]
+
+
 def unheard_ids(question: str, unseen: Iterable[str]) -> list[str]:
     """The identifiers of ``question`` whose digits no record of the scope holds (``unseen``: the
     question's index terms that no record has)."""
     gone = set(unseen)
-    out = []
-    for m in _ID.finditer(question):
-        digits = m["digits"]
-        if not m["prefix"] and (len(digits) < 4 or _YEAR.match(digits)):
-            continue
-        if digits in gone:
-            out.append(m.group(0))
-    return out
+    return [m.group(0) for m in _ids(question) if m["digits"] in gone]

@@ -42,7 +42,7 @@ _WHEN_NOW = frozenset({"is", "are", "'s"})
 _NOW = frozenset("do does am is are have has 's now currently these nowadays still".split())
 _WH = frozenset({"what", "which"})
 #: Words that place a present question in time, not in what it asks about.
-_PRESENT_MARKS = re.compile(r"\b(?:now|currently|nowadays|these days|at the moment|any ?more|still)\b", re.I)
+_PRESENT_MARKS = re.compile(r"\b(?:now|currently|nowadays|these days|at the moment)\b", re.I)
 _NOT_PLURAL = frozenset({"is", "was", "does", "has", "this", "yes", "its", "his", "hers", "ours", "yours"})
 
 

@@ -72,7 +72,7 @@ READINGS = [
     ("I have a severe walnut allergy and read every label.", A, "user.allergy", "walnut"),
     ("I follow a strict kosher diet.", A, "user.diet", "kosher"),
     ("I have celiac disease.", A, "user.condition.celiac_disease", "celiac disease"),
-    ("I've got asthma, so I always carry my inhaler.", A, "user.condition.asthma", "asthma"),
+    ("I've got asthma.", A, "user.condition.asthma", "asthma"),
     ("I don't eat pork, by the way.", A, "user.pref.food.pork", "avoids pork"),
     ("I no longer avoid spicy food.", R, "user.pref.food.spicy_food", ""),
     ("I eat spicy food now.", A, "user.pref.food.spicy_food", "prefers spicy food"),
@@ -82,6 +82,22 @@ READINGS = [
     # a habit chosen over another, or kept from now on
     ("From today we use tabs, not spaces.", A, "user.pref.general.tab_space", "prefers tabs, not spaces"),
     ("From now on I drink oat milk.", A, "user.pref.food.oat_milk", "prefers oat milk"),
+    # any doing kept as a rule, with the doing itself when it has no object
+    ("We never merge to main on Fridays.", A, "user.pref.general.merge_fridays", "avoids merge to main on Fridays"),
+    ("I never skip leg day.", A, "user.pref.general.leg_day", "avoids skip leg day"),
+    # said without a verb, as chat says it
+    ("so no dairy for me from now on, oat milk in the fridge please", A, "user.pref.food.dairy", "avoids dairy"),
+    ("remember nothing with milk in for me", A, "user.pref.food.milk", "avoids milk"),
+    ("no phone calls to me, ever.", A, "user.pref.contact.phone_call", "avoids phone calls"),
+    ("email or chat only", A, "user.pref.contact.email_or_chat", "prefers email or chat only"),
+    ("ALWAYS aisle seats on flights", A, "user.pref.travel.aisle_seat_on_flight", "prefers aisle seats on flights"),
+    # a request made standing by its frame, said as chat spells it
+    (
+        "and in general dont book me anything before 1pm",
+        A,
+        "user.pref.general.1_pm",
+        "avoids booking them anything before 1pm",
+    ),
 ]
 FIXED = ("user.allergy", "user.diet")
 
@@ -98,6 +114,12 @@ def test_a_standing_statement_becomes_one_keyed_record(
         (c.op, c.key, c.value) for c in (cands if key in FIXED else standing(cands)) if c.key and c.key != "user.likes"
     ]
     assert got == [(op, key, value)]
+
+
+def test_a_condition_and_the_habit_it_keeps_are_two_records(extract: OpenVocabularyExtractor) -> None:
+    got = {(c.key, c.value) for c in extract(turn("I've got asthma, so I always carry my inhaler."))}
+    assert ("user.condition.asthma", "asthma") in got
+    assert ("user.pref.general.inhaler", "prefers carry their inhaler") in got
 
 
 def test_the_text_keeps_the_reason_and_speaks_of_the_user(extract: OpenVocabularyExtractor) -> None:
@@ -190,6 +212,12 @@ NOT_STANDING = [
     "I love hiking.",
     "def avoid(x):\n    return x  # I avoid globals",
     "I was allergic to penicillin as a child.",
+    "No worries for me, take your time.",
+    "No problem!",
+    "One thing only: is it raining?",
+    "I never know what to say.",
+    "no sugar for you?",
+    "Tomorrow, don't book anything.",
 ]
 
 

@@ -41,6 +41,7 @@ from memworks.pipelines.extraction.open_vocab.frames import statements_in
 from memworks.pipelines.extraction.open_vocab.lexicon import KEY_TIME_WORDS, TRIGGERS
 from memworks.pipelines.extraction.open_vocab.parse import Parser, Sentence
 from memworks.pipelines.extraction.open_vocab.render import Person, speaker_person
+from memworks.pipelines.extraction.standing.fragments import has_fragment
 from memworks.pipelines.ingest.slots import value_terms
 
 __all__ = ["OpenVocabularyExtractor", "refusal"]
@@ -214,7 +215,11 @@ def _sentences(line: str) -> list[str]:
     return [s for s in out if s]
 
 
-_FIRST_PERSON_WORD = re.compile(r"\b(?:i|i'm|i've|i'd|im|ive|we|we're|we've|my|our|me)\b", re.IGNORECASE)
+# ... or a request to the listener, which speaks of the speaker without naming them ("please
+# don't put any calls before 10am")
+_FIRST_PERSON_WORD = re.compile(
+    r"\b(?:i|i'm|i've|i'd|im|ive|we|we're|we've|my|our|me|please|pls|don't|dont|never|always)\b", re.IGNORECASE
+)
 _MY = re.compile(r"\b(?:my|our)\b", re.IGNORECASE)
 _THIRD = re.compile(r"\b(?:he|she|his|her)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z']+")
@@ -227,7 +232,7 @@ def _worth_parsing(sentence: str, owner: bool) -> bool:
     if sentence.rstrip().endswith("?") and not re.match(r"\s*(?:can|could|would|will)\s+you\b", sentence, re.I):
         return False
     words = set(_TOKEN.findall(sentence.lower()))
-    if words & _FORGET_WORDS:
+    if words & _FORGET_WORDS or has_fragment(sentence):
         return True
     if not (_FIRST_PERSON_WORD.search(sentence) or (owner and _THIRD.search(sentence))):
         return False

@@ -25,6 +25,12 @@ HABIT_VERBS = frozenset(
     "eat drink consume wear watch play use buy purchase drive ride visit attend read listen travel fly "
     "smoke shop participate engage consider cook order touch swim own take go dine".split()
 )
+#: Verbs whose "never" or "always" tells no rule kept: knowing, feeling, managing, wanting ("I
+#: never know what to say", "I always forget").
+NOT_HABITS = frozenset(
+    "know think forget remember understand feel seem mean say tell see hear manage try want need get "
+    "wonder guess believe expect hope wish find realise realize notice lose win".split()
+)
 #: Habit verbs whose plain present statement after a change ("I eat spicy food now") is a stance.
 CONSUME_VERBS = frozenset("eat drink consume wear use watch play".split())
 #: Words that mark a habit statement as a change of what held before.

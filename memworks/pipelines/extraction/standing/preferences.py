@@ -59,6 +59,7 @@ from memworks.pipelines.extraction.open_vocab.render import Person, render, slug
 from memworks.pipelines.extraction.preferences import preferences_for
 from memworks.pipelines.extraction.standing import clauses as C
 from memworks.pipelines.extraction.standing import lexicon as W
+from memworks.pipelines.extraction.standing.fragments import fragments_in
 from memworks.pipelines.extraction.standing.read import Reading, reading_of
 from memworks.pipelines.extraction.standing.requests import REACH_VERBS, Request, requests_in
 from memworks.pipelines.extraction.vocabulary import DIETS
@@ -106,7 +107,8 @@ def standing_in(s: Sentence, state: TurnState) -> list[Statement]:
         out.append(st)
         earlier = (what, segment)
     out += [st for q in requests_in(s) if (st := _request(s, q, state)) is not None]
-    return out
+    keys = {st.key for st in out}
+    return out + [st for st in fragments_in(s, state) if st.key not in keys]
 
 
 # --- the statement ---------------------------------------------------------------------------

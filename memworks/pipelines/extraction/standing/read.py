@@ -135,6 +135,10 @@ def _reading(s: Sentence, v: Token) -> Reading | None:
         return _follow(s, v, m)
     if v.lemma in W.HABIT_VERBS:
         return _habit(s, v, m)
+    if (m.never or m.always or m.only) and v.tag == "VBP" and not m.modal and v.lemma not in W.NOT_HABITS:
+        # Any other doing kept as a rule ("we never merge to main on Fridays", "I always book
+        # the aisle"): what is done, or the doing itself when it has no object.
+        return _habit(s, v, m, doing=True)
     if v.lemma == "get" and v.tag == "VBN" and any(a.lemma == "have" for a in s.children(v.i, "aux")):
         return _have(s, v, m)  # "I've got asthma": "have got" is "have"
     if v.lemma in ("be", "get", "feel", "become", "remain", "stay"):
@@ -229,7 +233,7 @@ def _fond(s: Sentence, v: Token, m: _Marks, x: Token | None) -> Reading | None:
     return Reading(v.lemma if lean > 0 else f"not_{v.lemma}", lean, found[0], found[1], defer=defer)
 
 
-def _habit(s: Sentence, v: Token, m: _Marks) -> Reading | None:
+def _habit(s: Sentence, v: Token, m: _Marks, *, doing: bool = False) -> Reading | None:
     if v.tag in ("VBG", "VBN"):
         return None  # "I'm always taking notes", "I've never gone fishing": not a habit kept
     cannot = m.neg and m.modal in ("can", "could")
@@ -251,9 +255,9 @@ def _habit(s: Sentence, v: Token, m: _Marks) -> Reading | None:
         and not any(a.lemma == "do" and a.tag in _PRESENT_AUX for a in s.children(v.i, "aux"))
     ):
         return None  # "I not eat" is no sentence; "I no longer eat meat" is
-    found = C.target(s, v)
+    found = None if doing else C.target(s, v)  # a doing is its verb too: "never skip leg day"
     if found is None:
-        if v.lemma in _INTRANSITIVE and lean < 0:
+        if (v.lemma in _INTRANSITIVE and lean < 0) or doing:
             return Reading(rule, lean, v.i, v)
         return None
     return Reading(rule, lean, found[0], found[1])

@@ -47,12 +47,21 @@ REACH_VERBS: dict[str, str] = {
     "copy": "copied",
 }
 #: Words that may come before the verb in its clause ("And please never ...", "Don't ever ...").
-_LEAD = frozenset("and also so but please just never always only ever do n't not".split())
+_LEAD = frozenset("and also so but please pls just never always only ever do n't nt not".split())
 #: Dependencies a misread imperative may hang on (a clause before the root: "Never put me in X,
 #: Y is fine" reads "put" as the subject clause of "is").
 _CLAUSE_DEPS = frozenset({"ROOT", "conj", "advcl", "csubj", "ccomp", "parataxis"})
+#: Dependencies of words before an imperative that frame it ("in general", "on weekends").
+_FRAMING = frozenset({"prep", "npadvmod", "advmod", "intj"})
 _ADDRESS = re.compile(r"@|https?://|www\.|\d{6,}")
 _ME = frozenset({"me", "myself"})
+#: Words that make a request standing without an adverb of its own ("in general dont book me
+#: anything before 1pm", "one more standing rule: please don't ...").
+_STANDING = re.compile(
+    r"\b(?:in general|generally|as a rule|rule|from now on|going forward|in (?:the )?future|ever|any ?more|at all"
+    r"|weekends|weekdays|mornings|evenings|nights)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -82,8 +91,8 @@ def requests_in(s: Sentence) -> list[Request]:
         if not _imperative(s, v):
             continue
         kids = {k.lower for k in s.children(v.i)}
-        negated = bool(kids & {"n't", "not", "never"})
-        if "never" in kids or (negated and "ever" in kids):
+        negated = bool(kids & {"n't", "nt", "not", "never"})  # "dont" parses as "do" "nt"
+        if "never" in kids or (negated and ("ever" in kids or _STANDING.search(s.text))):
             rule, lean = "never", -1
         elif negated:
             continue  # "don't book it yet": a task of the moment
@@ -112,7 +121,9 @@ def _imperative(s: Sentence, v: Token) -> bool:
         return False  # "to book", "I will book", "can book"
     # It opens its clause: only lead words before it, at the sentence start or after a break.
     before = [t for t in s.subtree(v.i) if t.i < v.i]
-    if any(t.lower not in _LEAD and t.pos != "PUNCT" for t in before):
+    # ... or words that only say when or in what case ("in general", "weekends, please ...")
+    framing = {t.i for k in kids if k.i < v.i and k.dep in _FRAMING for t in s.subtree(k.i)}
+    if any(t.lower not in _LEAD and t.pos != "PUNCT" and t.i not in framing for t in before):
         return False
     first = min([v.i, *(t.i for t in before)])
     return first == 0 or s.tokens[first - 1].pos in ("PUNCT", "CCONJ")

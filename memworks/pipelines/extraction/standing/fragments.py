@@ -1,0 +1,93 @@
+"""Standing constraints said without a verb, as chat says them: "no dairy for me from now on",
+"nothing with milk in for me", "no phone calls to me, ever", "written contact only", "ALWAYS
+aisle seats on flights", "never any emojis in them".
+
+Read from the words of each part of the sentence (between commas, colons and semicolons), not
+from the parse: a parser reads such fragments poorly ("no phone calls to me" came out with
+"calls" as a verb). A part counts only when it says whose constraint it is ("for me", "to me")
+or how it stands ("only", "always", "never"); set phrases ("no worries", "no idea for me") and
+questions are left alone. The slot is the constraint's thing under its domain, as for the
+parsed statements (:mod:`.preferences`), so "I eat dairy again" later meets "no dairy for me".
+"""
+
+from __future__ import annotations
+
+import re
+
+from memworks.models.enums import MemoryKind
+from memworks.pipelines.extraction.open_vocab.clause import Statement, TurnState
+from memworks.pipelines.extraction.open_vocab.parse import Sentence
+from memworks.pipelines.extraction.open_vocab.render import slug
+from memworks.pipelines.extraction.standing import lexicon as W
+
+__all__ = ["fragments_in", "has_fragment"]
+
+_CONFIDENCE = 0.8
+_WHAT = r"(?P<what>[a-z][a-z0-9'&/+ -]{1,40}?)"
+_LEAD = re.compile(
+    r"^(?:(?:so|and|but|also|oh|remember|please|pls|plz|ok|okay|just|reminder|again|obviously)\b[\s,:!.]*)+", re.I
+)
+#: (rule, lean, pattern) over one part of the sentence, lowercased.
+_FORMS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
+    ("no", -1, re.compile(rf"^(?:absolutely\s+|strictly\s+)?(?:no|zero)\s+{_WHAT}\s+(?:for|to)\s+me\b")),
+    ("no", -1, re.compile(rf"^nothing\s+(?:with|containing)\s+{_WHAT}(?:\s+in(?:\s+it)?)?\s+for\s+me\b")),
+    ("only", 1, re.compile(rf"^{_WHAT}\s+only$")),
+    ("always", 1, re.compile(rf"^always\s+{_WHAT}$")),
+    ("never", -1, re.compile(rf"^never\s+(?:any\s+)?{_WHAT}$")),
+)
+#: Set phrases that state no constraint ("no worries for me", "no idea", "just one thing only").
+_SET = frozenset(
+    "worries worry problem problems idea clue way rush thanks thank pressure luck chance time need reason "
+    "wonder kidding offense offence comment doubt one thing things exceptions exception more big deal".split()
+)
+_NOT_THING = frozenset("the a an any my your our some this that these those it them".split())
+#: Words with no thing of their own: a part made only of them states nothing.
+_EMPTY = frozenset("me you i we us him her them it that this thing things stuff".split())
+_PART = re.compile(r"[,;:]\s+|\s+-\s+|\.\s+")
+
+
+def has_fragment(text: str) -> bool:
+    """Whether ``text`` holds a part of one of the forms (worth parsing for them)."""
+    return any(_things(text))
+
+
+def fragments_in(s: Sentence, state: TurnState) -> list[Statement]:
+    """The verbless standing constraints of the sentence ``s`` (see the module docstring)."""
+    return [st for rule, lean, thing in _things(s.text) if (st := _statement(rule, lean, thing, state)) is not None]
+
+
+def _things(text: str) -> list[tuple[str, int, str]]:
+    """(rule, lean, thing) of each part of ``text`` in one of the forms."""
+    if text.rstrip().endswith("?"):
+        return []
+    out: list[tuple[str, int, str]] = []
+    for part in _PART.split(text):
+        said = _LEAD.sub("", " ".join(part.split()).strip(" .!")).lower()
+        m = next(((rule, lean, found) for rule, lean, rx in _FORMS if (found := rx.match(said))), None)
+        if m is None:
+            continue
+        words = [w for w in m[2]["what"].split() if w not in _NOT_THING]
+        if words and words[0] not in _SET and not set(words) <= _EMPTY and len(words) <= 5:
+            out.append((m[0], m[1], " ".join(words)))
+    return out
+
+
+def _statement(rule: str, lean: int, thing: str, state: TurnState) -> Statement | None:
+    slot = slug(" ".join(w.rstrip("s") if len(w) > 3 else w for w in thing.split()))[:48].strip("_")
+    if not slot:
+        return None
+    words = set(thing.split()) | {w.rstrip("s") for w in thing.split()}
+    domain = max(W.DOMAINS, key=lambda d: len(words & d[1]))
+    name = domain[0] if words & domain[1] else W.OTHER_DOMAIN
+    value = f"{'avoids' if lean < 0 else 'prefers'} {thing}{' only' if rule == 'only' else ''}"
+    said = {"no": f"no {thing}", "only": f"{thing} only", "always": f"always {thing}", "never": f"never {thing}"}
+    text = f"{state.speaker.name} wants {said[rule]}."
+    return Statement(
+        f"standing.fragment_{rule}",
+        state.speaker,
+        ("pref", name, slot),
+        value,
+        text,
+        kind=MemoryKind.SEMANTIC,
+        confidence=_CONFIDENCE,
+    )

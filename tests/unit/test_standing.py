@@ -95,7 +95,7 @@ READINGS = [
     (
         "and in general dont book me anything before 1pm",
         A,
-        "user.pref.general.1_pm",
+        "user.pref.general.pm",
         "avoids booking them anything before 1pm",
     ),
 ]

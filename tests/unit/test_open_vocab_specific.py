@@ -34,6 +34,8 @@ def _texts(extract: OpenVocabularyExtractor, content: str, speaker: str | None =
         "We raised awareness and funds at the event for the cause.",
         "I'm playing this awesome fantasy RPG and it's been a blast!",
         "Wow, where did you take this picture? I love the dark sky and green scenery.",
+        # the thing's kind in its own slot ("Priya's car is car"), its name in the next sentence
+        "And we bought a car! It's lovely.",
     ],
 )
 def test_statements_that_name_nothing_in_particular_become_no_record(

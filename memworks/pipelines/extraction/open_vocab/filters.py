@@ -118,6 +118,10 @@ def unspecific(c: Candidate) -> bool:
     raw = re.findall(r"[^\W\d_][\w'-]*", c.value)
     words = [w.lower().removesuffix("'s") for w in raw]
     lowered = c.text.lower()
+    slot = set(c.key.rsplit(".", 1)[-1].split("_"))
+    # (A condition's slot is named by the condition itself: "user.condition.asthma" holds "asthma".)
+    if ".condition." not in c.key and words and all(w in slot or w.removesuffix("s") in slot for w in words):
+        return True  # "car" in the car slot: the thing's kind, not which one ("we bought a car!")
     # "the awesome fantasy RPG": praise on a definite thing is the speaker pointing at
     # something just shown or said, unless a title or a date says which one.
     named = any(w[0].isupper() and not w.isupper() for w in raw) or any(ch.isdigit() for ch in c.text)

@@ -11,8 +11,16 @@ are read; any other question is left to the ranker's floor.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-__all__ = ["answer_kind", "holds_answer"]
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["KIND_CHECKED", "KIND_SHARE", "answer_kind", "holds_answer", "kind_answered"]
+
+#: The candidates looked at for an answer of the kind asked for: at most this many of the best,
+#: each at least this share of the best one's probability.
+KIND_CHECKED, KIND_SHARE = 5, 0.1
 
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("percent", re.compile(r"\bpercent(?:age)?\b|%", re.I)),
@@ -63,3 +71,27 @@ def holds_answer(kind: str, text: str, question: str) -> bool:
             if w[:1].isupper() and bare not in asked and bare not in _NOT_NAMES and not w.isupper():
                 return True
     return False
+
+
+def kind_answered(
+    kind: str,
+    question: str,
+    p: npt.NDArray[np.float64],
+    texts: Sequence[str],
+    keys: Sequence[str | None],
+    summary: Sequence[bool],
+    source: npt.NDArray[np.int64],
+) -> bool:
+    """Whether one of the best candidates (by ``p``) holds an answer of ``kind``. Summaries name
+    everything they sum up (the records they rest on answer for them), and the user's own name
+    answers no question of someone else's ("the name of my dentist"); a fact stands for the turn
+    it was read from (``source``: "Nadia got a cat." for "... a black rescue called Pepper")."""
+    mine = "my name" in question.lower()
+    own = [i for i in np.argsort(-p, kind="stable") if not summary[i] and (keys[i] != "user.name" or mine)]
+    if not own:
+        return True
+    best = [i for i in own[:KIND_CHECKED] if p[i] >= KIND_SHARE * p[own[0]]]
+    return any(
+        holds_answer(kind, texts[i], question) or (source[i] >= 0 and holds_answer(kind, texts[source[i]], question))
+        for i in best
+    )

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.models.enums import MemoryKind
-from memworks.pipelines.retrieval.answer_types import answer_kind, holds_answer
+from memworks.pipelines.retrieval.answer_types import answer_kind, kind_answered
 from memworks.pipelines.retrieval.facts import facts_meet_turns, lift_facts
 from memworks.pipelines.retrieval.identifiers import holding_ids, unheard_ids
 from memworks.pipelines.retrieval.latest import below_replaced, definite_terms, latest_first, says_change
@@ -261,23 +261,19 @@ def _learned(
         ways = answering_ways(near, texts) & np.array([w in (None, q.named) for w in who], dtype=np.bool_)
     if not answers(q, sig, p, model, policy) and not ways.any():
         return Ranking([])
-    if (kind := answer_kind(q.text)) is not None:
-        # Summaries name everything they sum up: the records they rest on answer for them.
-        own = [i for i in np.argsort(-p, kind="stable") if memories[sig.ids[i]].extractor != "summary"]
-        best = [i for i in own[:KIND_CHECKED] if p[i] >= KIND_SHARE * p[own[0]]]
-        keys = sig.keys if len(sig.keys) == len(sig) else [None] * len(sig)
-        values = sig.values if len(sig.values) == len(sig) else [""] * len(sig)
-        # A fact stands for the turn it was read from ("Nadia got a cat." for "... called Pepper");
-        # the user's own name answers no question of someone else's ("the name of my dentist").
-        turn = [int(t) if len(sig.source) == len(sig) and t >= 0 else -1 for t in sig.source] or [-1] * len(sig)
-        said = [f"{texts[i]} {values[i]}" for i in range(len(sig))]
-        mine = "my name" in q.text.lower()
-        if not any(
-            holds_answer(kind, said[i], q.text) or (turn[i] >= 0 and holds_answer(kind, said[turn[i]], q.text))
-            for i in best
-            if keys[i] != "user.name" or mine
-        ):
-            return Ranking([])  # "What is the name of my dentist?": nothing said names one
+    if (kind := answer_kind(q.text)) is not None and not kind_answered(
+        kind,
+        q.text,
+        p,
+        [
+            f"{t} {v}"
+            for t, v in zip(texts, sig.values if len(sig.values) == len(sig) else [""] * len(sig), strict=True)
+        ],
+        sig.keys if len(sig.keys) == len(sig) else [None] * len(sig),
+        [memories[mid].extractor == "summary" for mid in sig.ids],
+        sig.source if len(sig.source) == len(sig) else np.full(len(sig), -1),
+    ):
+        return Ranking([])  # "What is the name of my dentist?": nothing said names one
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])
     score = p * weight
     # Judged only where the store measured the candidates against the thing's word.
@@ -377,10 +373,6 @@ def means_theirs(sig: Signals, who: Sequence[str | None], named: str, policy: Ra
     mine = [float(s) for s, w in zip(sims, who, strict=False) if w is None or w == named]
     return bool(mine) and max(mine) >= NAMED_MIN_SIMILARITY
 
-
-#: The candidates looked at for an answer of the kind a question asks for: at most this many of
-#: the best, each at least this share of the best one's probability.
-KIND_CHECKED, KIND_SHARE = 5, 0.1
 
 #: How far below its best record a summary scores (just below: it keeps its place among the rest).
 _BELOW = 0.999

@@ -223,7 +223,11 @@ def test_a_short_question_about_something_unheard_of_abstains() -> None:
     # A word the scope never used but a candidate means ("siblings" ~ "sister") is no reason to abstain.
     far.phrase_vectors = np.array([[0.9, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], dtype=np.float32)
     assert ranker.unknown_words(q, far, min_similarity=0.42) == []
+    far.texts = [f"Our tabby is called Miso, she is {i}." for i in range(3)]  # a name, as the question asks
     assert rank_signals(_recs(far), far, q, k=3, policy=RankPolicy(model=model())).hits
+    # ... and none where no candidate names anyone
+    far.texts = [f"Ann: I ran race number {i}." for i in range(3)]
+    assert rank_signals(_recs(far), far, q, k=3, policy=RankPolicy(model=model())).hits == []
 
 
 def test_a_fact_ranks_with_the_turn_it_was_read_from() -> None:

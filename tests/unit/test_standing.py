@@ -218,6 +218,12 @@ NOT_STANDING = [
     "I never know what to say.",
     "no sugar for you?",
     "Tomorrow, don't book anything.",
+    # chat's encouragement and asides: no thing named after "always" or "never", or someone else's doing
+    "Never give up! You're doing great.",
+    "No prob! Always here to help.",
+    "I'm always here to support you!",
+    "Nope, never been to something like that.",
+    "You never shy away from a challenge and always try something new.",
 ]
 
 

@@ -217,9 +217,7 @@ def _sentences(line: str) -> list[str]:
 
 # ... or a request to the listener, which speaks of the speaker without naming them ("please
 # don't put any calls before 10am")
-_FIRST_PERSON_WORD = re.compile(
-    r"\b(?:i|i'm|i've|i'd|im|ive|we|we're|we've|my|our|me|please|pls|don't|dont|never|always)\b", re.IGNORECASE
-)
+_FIRST_PERSON_WORD = re.compile(r"\b(?:i|i'm|i've|i'd|im|ive|we|we're|we've|my|our|me|please|pls)\b", re.IGNORECASE)
 _MY = re.compile(r"\b(?:my|our)\b", re.IGNORECASE)
 _THIRD = re.compile(r"\b(?:he|she|his|her)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z']+")

@@ -43,6 +43,7 @@ _SET = frozenset(
 _NOT_THING = frozenset("the a an any my your our some this that these those it them".split())
 #: Words with no thing of their own: a part made only of them states nothing.
 _EMPTY = frozenset("me you i we us him her them it that this thing things stuff".split())
+_THING_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 _PART = re.compile(r"[,;:]\s+|\s+-\s+|\.\s+")
 
 
@@ -52,8 +53,16 @@ def has_fragment(text: str) -> bool:
 
 
 def fragments_in(s: Sentence, state: TurnState) -> list[Statement]:
-    """The verbless standing constraints of the sentence ``s`` (see the module docstring)."""
-    return [st for rule, lean, thing in _things(s.text) if (st := _statement(rule, lean, thing, state)) is not None]
+    """The verbless standing constraints of the sentence ``s`` (see the module docstring). After
+    "always" or "never" the part must name a thing, not a doing or a place ("Never give up!",
+    "Always here to help"): its first word a noun, an adjective or a number in the parse."""
+    pos = {t.lower: t.pos for t in s.tokens}
+    return [
+        st
+        for rule, lean, thing in _things(s.text)
+        if (rule not in ("always", "never") or pos.get(thing.split()[0]) in _THING_POS)
+        and (st := _statement(rule, lean, thing, state)) is not None
+    ]
 
 
 def _things(text: str) -> list[tuple[str, int, str]]:

@@ -135,7 +135,13 @@ def _reading(s: Sentence, v: Token) -> Reading | None:
         return _follow(s, v, m)
     if v.lemma in W.HABIT_VERBS:
         return _habit(s, v, m)
-    if (m.never or m.always or m.only) and v.tag == "VBP" and not m.modal and v.lemma not in W.NOT_HABITS:
+    if (
+        (m.never or m.always or m.only)
+        and v.pos == "VERB"
+        and v.tag == "VBP"
+        and not m.modal
+        and v.lemma not in W.NOT_HABITS
+    ):
         # Any other doing kept as a rule ("we never merge to main on Fridays", "I always book
         # the aisle"): what is done, or the doing itself when it has no object.
         return _habit(s, v, m, doing=True)

@@ -117,6 +117,8 @@ def _imperative(s: Sentence, v: Token) -> bool:
     kids = s.children(v.i)
     if any(k.dep in ("nsubj", "nsubjpass", "expl", "mark") for k in kids):
         return False
+    if v.dep == "conj" and any(k.dep in ("nsubj", "nsubjpass") for k in s.children(v.head)):
+        return False  # "You never shy away from a challenge and always try ...": its subject is the first verb's
     if any(k.dep in ("aux", "auxpass") and k.lemma != "do" for k in kids):
         return False  # "to book", "I will book", "can book"
     # It opens its clause: only lead words before it, at the sentence start or after a break.

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from memworks.pipelines.extraction.open_vocab.parse import Sentence, Token
 from memworks.pipelines.extraction.standing import clauses as C
 from memworks.pipelines.extraction.standing import lexicon as W
+from memworks.pipelines.extraction.standing.diets import diet_change
 from memworks.pipelines.extraction.standing.stance import Reading
 
 __all__ = ["Reading", "reading_of"]
@@ -106,7 +107,7 @@ def _a_kind_of_thing(s: Sentence, v: Token, r: Reading) -> bool:
 
 
 def _reading(s: Sentence, v: Token) -> Reading | None:
-    if (changed := _diet_change(s, v)) is not None:
+    if (changed := diet_change(s, v)) is not None:
         return changed
     m = _marks(s, v)
     if m is None:
@@ -135,15 +136,7 @@ def _reading(s: Sentence, v: Token) -> Reading | None:
         return _follow(s, v, m)
     if v.lemma in W.HABIT_VERBS:
         return _habit(s, v, m)
-    if (
-        (m.never or m.always or m.only)
-        and v.pos == "VERB"
-        and v.tag == "VBP"
-        and not m.modal
-        and v.lemma not in W.NOT_HABITS
-    ):
-        # Any other doing kept as a rule ("we never merge to main on Fridays", "I always book
-        # the aisle"): what is done, or the doing itself when it has no object.
+    if _kept_doing(v, m):  # "we never merge to main on Fridays": the doing itself when it has no object
         return _habit(s, v, m, doing=True)
     if v.lemma == "get" and v.tag == "VBN" and any(a.lemma == "have" for a in s.children(v.i, "aux")):
         return _have(s, v, m)  # "I've got asthma": "have got" is "have"
@@ -161,38 +154,6 @@ def _reading(s: Sentence, v: Token) -> Reading | None:
         after = C.after(s, v, ("in",))
         return Reading("believe_in", 1, *after) if after and after[1].lemma in W.DIET_NOUNS else None
     return None
-
-
-#: "for a month": a change of diet that was a trial, not a diet kept.
-_SPANS = frozenset("day days week weeks month months year years while bit".split())
-
-
-def _diet_change(s: Sentence, v: Token) -> Reading | None:
-    """ "I've gone fully vegan", "I went vegetarian last year", "I switched to a vegan diet": a
-    change of diet holds from then on, whatever the tense, and replaces the diet held before."""
-    if v.lemma not in W.DIET_CHANGE_VERBS:
-        return None
-    kids = s.children(v.i)
-    if any(k.dep == "neg" or (k.dep == "aux" and (k.tag == "MD" or k.lower in ("going", "gon"))) for k in kids):
-        return None  # "I haven't gone vegan", "I might go vegan", "I'm going to go vegan"
-    for k in kids:
-        if k.dep == "prep" and k.lower == "for" and (o := s.child(k.i, "pobj")) is not None and o.lemma in _SPANS:
-            return None  # "I went vegan for a month"
-    for k in kids:
-        word = k
-        if k.dep == "prep" and k.lower in ("to", "into"):
-            obj = s.child(k.i, "pobj")
-            mods = s.children(obj.i, "amod", "compound") if obj is not None else []
-            word = obj if obj is not None and _diet_word(obj) else next((m for m in mods if _diet_word(m)), k)
-        elif k.dep not in ("dobj", "acomp", "oprd", "attr", "xcomp", "advmod", "npadvmod"):
-            continue
-        if _diet_word(word):
-            return Reading("diet_change", 1, word.i, word, family="diet", diet=word.lower)
-    return None
-
-
-def _diet_word(t: Token) -> bool:
-    return t.lower in W.DIET_WORDS or t.lemma in W.DIET_WORDS
 
 
 def _modal_ok(s: Sentence, v: Token, m: _Marks) -> bool:
@@ -237,6 +198,17 @@ def _fond(s: Sentence, v: Token, m: _Marks, x: Token | None) -> Reading | None:
         return None
     defer = lean > 0 and not (m.change or m.only)
     return Reading(v.lemma if lean > 0 else f"not_{v.lemma}", lean, found[0], found[1], defer=defer)
+
+
+def _kept_doing(v: Token, m: _Marks) -> bool:
+    """Any other doing kept as a rule: a present verb (not "be") under "never", "always" or "only"."""
+    return (
+        (m.never or m.always or m.only)
+        and v.pos == "VERB"
+        and v.tag == "VBP"
+        and not m.modal
+        and v.lemma not in W.NOT_HABITS
+    )
 
 
 def _habit(s: Sentence, v: Token, m: _Marks, *, doing: bool = False) -> Reading | None:

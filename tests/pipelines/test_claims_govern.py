@@ -107,6 +107,36 @@ def test_a_value_named_again_is_met_sentence_by_sentence(answers: dict) -> None:
     assert [(m.old.memory_id, m.new.memory_id, m.value) for m in plan.mentions] == [("a", "b", "penicillin")]
 
 
+def test_a_stance_named_again_in_another_slot_is_a_mention(answers: dict) -> None:
+    # "no dairy for me" filed one slot and "dairy wrecks my stomach, nothing with milk for me" another;
+    # the later one still says the earlier one's thing again, the negation being the stance itself.
+    old = dataclasses.replace(
+        st("a", "So no dairy for me from now on.", 0, vec(1, 0.1, 0)),
+        keys=("user.pref.food.dairy",),
+        values=("avoids dairy",),
+    )
+    again = dataclasses.replace(
+        st("b", "Nothing with milk in for me, dairy wrecks my stomach.", 9, vec(1, 0.2, 0)),
+        keys=("user.pref.food.milk",),
+    )
+    plan = g.govern([again], [old])
+    assert [(m.old.memory_id, m.new.memory_id, m.value) for m in plan.mentions] == [("a", "b", "avoids dairy")]
+    assert plan.closings == []
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("just a reminder I can't have penicillin, I come out in hives", True),
+        ("I'm allergic to penicillin", True),
+        ("Turns out I'm not allergic to penicillin at all.", False),
+        ("I don't take penicillin any more", False),
+    ],
+)
+def test_keeping_away_from_a_value_names_it_a_denial_does_not(text: str, named: bool) -> None:
+    assert g.names(text, "penicillin") is named
+
+
 def test_a_statement_arriving_late_is_decided_against_the_later_ones(answers: dict) -> None:
     # "I use VS Code." redelivered after "I switched to Neovim." (said later) was stored.
     early = st("a", "I use VS Code.", 0, vec(1, 0.1, 0))

@@ -192,11 +192,16 @@ def govern(
         lates[late.memory_id] = late
     decided: list[tuple[Statement, Statement, Decision, float]] = []
     by_sentence: dict[tuple[str, str], str] = {}
+    # Pairs decided as nothing but whose later turn may name a value of the earlier one again.
+    apart: list[tuple[Statement, Statement]] = []
     for lid, all_earlies in by_late.items():
         late = lates[lid]
         # Turns the rules keyed into other slots only are about other things, however alike
-        # their words ("My favourite colour is red" beside "My favourite food is ramen").
+        # their words ("My favourite colour is red" beside "My favourite food is ramen") ...
         earlies = [o for o in all_earlies if not o.keys or not late.keys or set(o.keys) & set(late.keys)]
+        # ... though one may still say a value of the other again ("dairy wrecks my stomach"
+        # after "no dairy for me": another slot, the same dairy).
+        apart += [(o, late) for o in all_earlies if o not in earlies]
         if not earlies:
             continue
         olds = [o.claim for o in earlies]
@@ -239,10 +244,9 @@ def govern(
         plan.restatements.append(Restatement(o, n, p, applies))
         if applies:
             copies.add(n.memory_id)
-    for o, n, d, _ in decided:
-        if d not in (Decision.CHANGED, Decision.ENDED, Decision.RESTATED):
-            if (value := _named_again(n, o, min_cosine=MENTION_COSINE)) is not None:
-                plan.mentions.append(Mention(o, n, value))
+    for o, n in [*((o, n) for o, n, d, _ in decided if d not in _NOT_MENTIONS), *apart]:
+        if (value := _named_again(n, o, min_cosine=MENTION_COSINE)) is not None:
+            plan.mentions.append(Mention(o, n, value))
     return plan
 
 
@@ -272,7 +276,9 @@ def names(text: str, value: str) -> bool:
     m = re.search(rf"\b{re.escape(_fold(value))}\b", folded) if len(value) >= 3 else None
     if m is None:
         return False
-    return not _NEGATION.search(" ".join(folded[: m.start()].split()[-_NEGATION_REACH:]))
+    before = " ".join(folded[: m.start()].split()[-_NEGATION_REACH:])
+    # "I can't have penicillin" keeps away from it, as "I'm allergic to penicillin" does: no denial.
+    return not _NEGATION.search(_CANNOT_TAKE.sub(" ", before))
 
 
 def _named_again(new: Statement, old: Statement, *, min_cosine: float) -> str | None:
@@ -282,10 +288,14 @@ def _named_again(new: Statement, old: Statement, *, min_cosine: float) -> str | 
     if r.change_verb or r.change_word or r.end_verb or r.end_word or r.question:
         return None
     for v in old.values:
+        # A stance's value names its thing ("avoids dairy"): said again whether the turn denies it
+        # or not ("no dairy for me", "dairy wrecks my stomach"), the negation being the stance.
+        stance = _STANCE.match(v)
+        thing, said = (v[stance.end() :], _said) if stance else (v, names)
         # Sentence by sentence: a turn of several things says the value in one of them ("I'm
         # allergic to penicillin. And I hate phone calls, ..."), which the whole turn's vector blurs.
-        mine = [c for c in (new.claim, *new.parts) if names(c.text, v)]
-        theirs = [c for c in (old.claim, *old.parts) if names(c.text, v)]
+        mine = [c for c in (new.claim, *new.parts) if said(c.text, thing)]
+        theirs = [c for c in (old.claim, *old.parts) if said(c.text, thing)]
         if any(float(np.dot(a.vector, b.vector)) >= min_cosine for a in mine for b in theirs):
             return v
     return None
@@ -294,6 +304,17 @@ def _named_again(new: Statement, old: Statement, *, min_cosine: float) -> str | 
 #: Words before a named value within which a negation denies it (count).
 _NEGATION_REACH = 4
 _NEGATION = re.compile(r"\b(?:not|no|never|n't|nor|without)\b|n't\b")
+_CANNOT_TAKE = re.compile(
+    r"\b(?:can't|cannot|can not|mustn't|must not|shouldn't)\s+(?:have|eat|take|drink|touch|use|be given)\b"
+)
+_NOT_MENTIONS = (Decision.CHANGED, Decision.ENDED, Decision.RESTATED)
+#: The lean of a standing preference's value, before its thing ("avoids dairy").
+_STANCE = re.compile(r"^(?:avoids|prefers)\s+")
+
+
+def _said(text: str, value: str) -> bool:
+    """``text`` names ``value`` (3 characters or more, as a whole word), denied or not."""
+    return len(value) >= 3 and re.search(rf"\b{re.escape(_fold(value))}\b", _fold(text)) is not None
 
 
 def _fold(s: str) -> str:

@@ -252,3 +252,18 @@ def test_the_turn_an_outdated_fact_was_read_from_leaves_the_top_too() -> None:
     # rival (1): the turn goes with its fact
     order = _latest([0.9, 0.5, 0.45, 0.2, 0.1], [0.50, 0.46, 0.2, 0.1, 0.1], [0, 60, 0, 5, 6], [2, -1, -1, -1, -1])
     assert order[0] == 1 and min(order.index(0), order.index(2)) >= 3
+
+
+@pytest.mark.parametrize(
+    ("question", "newest"),
+    [
+        ("What was the result of the most recent full pytest run?", True),
+        ("How many tests passed in the last pytest run?", True),
+        ("What's the latest on my refund?", True),
+        ("What did I do last weekend?", False),
+        ("What did Melanie paint recently?", False),
+        ("When did I last see my sister?", False),
+    ],
+)
+def test_asks_latest_is_a_question_for_the_newest_of_something_said_more_than_once(question: str, newest: bool) -> None:
+    assert latest.asks_latest(question) is newest

@@ -23,6 +23,7 @@ __all__ = [
     "LATEST_GAP",
     "LATEST_MIN_SIMILARITY",
     "LATEST_TOP",
+    "asks_latest",
     "asks_now",
     "below_replaced",
     "definite_terms",
@@ -94,6 +95,20 @@ def asks_now(text: str) -> bool:
     if any(w == "are" or (len(w) > 3 and w[-1] == "s" and w[-2] != "s" and w not in _NOT_PLURAL) for w in after_wh):
         return False
     return bool(_NOW.intersection(words))
+
+
+_LATEST = re.compile(
+    r"\b(?:latest|most\s+recent|newest)\b"
+    r"|\bthe\s+last\s+(?:[\w-]+\s+){0,2}(?:run|result|build|deploy(?:ment)?|check|release|update|test)s?\b",
+    re.I,
+)
+
+
+def asks_latest(text: str) -> bool:
+    """Whether ``text`` asks for the newest of something said more than once ("What was the result
+    of the latest test run?", "How many tests passed in the last pytest run?"): in a present read,
+    the latest answer wins as it does for a question of what holds now (:func:`asks_now`)."""
+    return _LATEST.search(text) is not None
 
 
 def lexical_query(text: str) -> str:

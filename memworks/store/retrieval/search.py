@@ -22,7 +22,7 @@ from sqlmodel import Session, col
 from memworks.models.schemas import HitOut, ProfileOut, RetrieveResult, Scope
 from memworks.models.tables import Memory
 from memworks.pipelines.protocols import Embedder
-from memworks.pipelines.retrieval.latest import asks_now, lexical_query
+from memworks.pipelines.retrieval.latest import asks_latest, asks_now, lexical_query
 from memworks.pipelines.retrieval.names import as_user, without_name
 from memworks.pipelines.retrieval.possessor import named_question, owned_word
 from memworks.pipelines.retrieval.ranker import (
@@ -117,7 +117,7 @@ def measure(
     )
     if not policy.time:
         q = Question(q.text, q.named, q.asks_when, None, q.kind)
-    q = replace(q, present=present and q.period is None and asks_now(query))
+    q = replace(q, present=present and q.period is None and (asks_now(query) or asks_latest(query)))
     lex = lexical.score(s, scope=scope, query=lexical_query(query) if q.present else query, version=version)
     unseen = lex.unseen if lex is not None else frozenset(t for _, t in q.words)
     more = _Extra.of(query, q, unseen) if embedder is not None else _Extra()

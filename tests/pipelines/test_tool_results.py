@@ -9,7 +9,7 @@ import pytest
 from memworks.models.drafts import Turn
 from memworks.models.enums import GateOutcome, Op, Role, Source
 from memworks.pipelines.extraction.rules import RulesExtractor
-from memworks.pipelines.extraction.tool_results import object_of, tool_result_candidates
+from memworks.pipelines.extraction.tools.results import object_of, tool_result_candidates
 from memworks.pipelines.gate import judge
 from memworks.pipelines.ingest import judge_episode
 from memworks.pipelines.ingest.supersession import Accepted, decide_writes
@@ -188,7 +188,7 @@ def test_a_result_quotes_the_users_turn_it_answers() -> None:
 def test_still_holds_is_what_the_later_result_does_not_restate(
     key: str, new: str, old: str, old_text: str, kept: str
 ) -> None:
-    from memworks.pipelines.extraction.tool_results import still_holds
+    from memworks.pipelines.extraction.tools.results import still_holds
 
     assert still_holds(key, new, old, old_text) == kept
 
@@ -228,7 +228,7 @@ def test_a_call_and_its_reply_are_about_the_object_the_reply_names(result: str, 
 
 
 def test_a_reply_reads_as_its_fields_and_a_later_one_carries_what_it_does_not_restate() -> None:
-    from memworks.pipelines.extraction.tool_results import readable, still_holds
+    from memworks.pipelines.extraction.tools.results import readable, still_holds
 
     old = (
         'ticket.create(account="NB-1", category="provisioning")\n'

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import GateOutcome, MemoryKind, Source
 from memworks.pipelines.extraction.base import ExtractionRejected, Extractor
-from memworks.pipelines.extraction.tool_results import tool_result_candidates
+from memworks.pipelines.extraction.tools.results import tool_result_candidates
 from memworks.pipelines.gate import Verdict, injection_marker, judge
 from memworks.pipelines.ingest.supersession import Accepted
 

@@ -40,7 +40,7 @@ from functools import lru_cache
 
 from memworks.models.drafts import Candidate, MemoryView
 from memworks.models.enums import CandidateOp, GateOutcome, MemoryKind, MemoryStatus, Op
-from memworks.pipelines.extraction.tool_results import KEY_PREFIX, STILL, still_holds
+from memworks.pipelines.extraction.tools.results import KEY_PREFIX, STILL, still_holds
 from memworks.pipelines.ingest.record_ids import memory_id_for, scope_key, transcript_id
 from memworks.pipelines.ingest.retraction import end_records, erase_slot
 from memworks.pipelines.ingest.slots import is_multi_valued, values_agree

@@ -44,7 +44,7 @@ _NOT_THING = frozenset("the a an any my your our some this that these those it t
 #: Words with no thing of their own: a part made only of them states nothing.
 _EMPTY = frozenset("me you i we us him her them it that this thing things stuff".split())
 _THING_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
-_PART = re.compile(r"[,;:]\s+|\s+-\s+|\.\s+")
+_PART = re.compile(r"[,;:.][ \t\n]|[ \t]-[ \t]")  # bounded: a run of blanks must not make the scan quadratic
 
 
 def has_fragment(text: str) -> bool:

@@ -44,7 +44,7 @@ from datetime import datetime
 from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import MemoryKind, Role, Source
 from memworks.pipelines.extraction.dates.timeparse import find_time
-from memworks.pipelines.extraction.tool_calls import call_fields, call_object, call_readable, is_call
+from memworks.pipelines.extraction.tools.calls import call_fields, call_object, call_readable, is_call
 
 __all__ = [
     "EXTRACTOR",

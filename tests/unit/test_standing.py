@@ -85,6 +85,12 @@ READINGS = [
     # any doing kept as a rule, with the doing itself when it has no object
     ("We never merge to main on Fridays.", A, "user.pref.general.merge_fridays", "avoids merge to main on Fridays"),
     ("I never skip leg day.", A, "user.pref.general.leg_day", "avoids skip leg day"),
+    (
+        "I'm against breeding pets and only adopt from shelters.",
+        A,
+        "user.pref.general.adopt_shelter",
+        "prefers adopting from shelters",
+    ),
     # said without a verb, as chat says it
     ("so no dairy for me from now on, oat milk in the fridge please", A, "user.pref.food.dairy", "avoids dairy"),
     ("remember nothing with milk in for me", A, "user.pref.food.milk", "avoids milk"),

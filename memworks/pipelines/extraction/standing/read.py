@@ -201,11 +201,12 @@ def _fond(s: Sentence, v: Token, m: _Marks, x: Token | None) -> Reading | None:
 
 
 def _kept_doing(v: Token, m: _Marks) -> bool:
-    """Any other doing kept as a rule: a present verb (not "be") under "never", "always" or "only"."""
+    """Any other doing kept as a rule: a present verb (not "be") under "never", "always" or "only",
+    or one joined to the speaker's clause ("I'm against breeding pets and only adopt from shelters")."""
     return (
         (m.never or m.always or m.only)
         and v.pos == "VERB"
-        and v.tag == "VBP"
+        and (v.tag == "VBP" or (v.tag == "VB" and v.dep == "conj"))
         and not m.modal
         and v.lemma not in W.NOT_HABITS
     )

@@ -230,6 +230,7 @@ NOT_STANDING = [
     "I'm always here to support you!",
     "Nope, never been to something like that.",
     "You never shy away from a challenge and always try something new.",
+    "I'm gonna keep on going and never quit.",
 ]
 
 

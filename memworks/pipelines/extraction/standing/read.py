@@ -136,7 +136,7 @@ def _reading(s: Sentence, v: Token) -> Reading | None:
         return _follow(s, v, m)
     if v.lemma in W.HABIT_VERBS:
         return _habit(s, v, m)
-    if _kept_doing(v, m):  # "we never merge to main on Fridays": the doing itself when it has no object
+    if _kept_doing(v, m, s.tokens[v.head].tag):  # "we never merge to main on Fridays"
         return _habit(s, v, m, doing=True)
     if v.lemma == "get" and v.tag == "VBN" and any(a.lemma == "have" for a in s.children(v.i, "aux")):
         return _have(s, v, m)  # "I've got asthma": "have got" is "have"
@@ -200,13 +200,14 @@ def _fond(s: Sentence, v: Token, m: _Marks, x: Token | None) -> Reading | None:
     return Reading(v.lemma if lean > 0 else f"not_{v.lemma}", lean, found[0], found[1], defer=defer)
 
 
-def _kept_doing(v: Token, m: _Marks) -> bool:
+def _kept_doing(v: Token, m: _Marks, head_tag: str) -> bool:
     """Any other doing kept as a rule: a present verb (not "be") under "never", "always" or "only",
-    or one joined to the speaker's clause ("I'm against breeding pets and only adopt from shelters")."""
+    or one joined to the speaker's present clause ("I'm against breeding pets and only adopt from
+    shelters"; not "I'm gonna keep on going and never quit", a resolve)."""
     return (
         (m.never or m.always or m.only)
         and v.pos == "VERB"
-        and (v.tag == "VBP" or (v.tag == "VB" and v.dep == "conj"))
+        and (v.tag == "VBP" or (v.tag == "VB" and v.dep == "conj" and head_tag in ("VBP", "VBZ")))
         and not m.modal
         and v.lemma not in W.NOT_HABITS
     )

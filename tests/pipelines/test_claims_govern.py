@@ -124,6 +124,16 @@ def test_a_stance_named_again_in_another_slot_is_a_mention(answers: dict) -> Non
     assert plan.closings == []
 
 
+def test_across_slots_only_a_stance_is_said_again(answers: dict) -> None:
+    colour = dataclasses.replace(
+        st("a", "My favourite colour is red.", 0, vec(1, 0.1, 0)), keys=("user.favorite.colour",), values=("red",)
+    )
+    drink = dataclasses.replace(
+        st("b", "My favourite drink is red wine.", 9, vec(1, 0.2, 0)), keys=("user.favorite.drink",)
+    )
+    assert g.govern([drink], [colour]).mentions == []
+
+
 @pytest.mark.parametrize(
     ("text", "named"),
     [

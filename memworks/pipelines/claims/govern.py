@@ -244,8 +244,11 @@ def govern(
         plan.restatements.append(Restatement(o, n, p, applies))
         if applies:
             copies.add(n.memory_id)
-    for o, n in [*((o, n) for o, n, d, _ in decided if d not in _NOT_MENTIONS), *apart]:
-        if (value := _named_again(n, o, min_cosine=MENTION_COSINE)) is not None:
+    mentioning = [(o, n, False) for o, n, d, _ in decided if d not in _NOT_MENTIONS]
+    # Across slots only a stance's thing is said again: "red" in "my favourite drink is red wine"
+    # is no mention of "my favourite colour is red".
+    for o, n, stances in [*mentioning, *((o, n, True) for o, n in apart)]:
+        if (value := _named_again(n, o, min_cosine=MENTION_COSINE, stances_only=stances)) is not None:
             plan.mentions.append(Mention(o, n, value))
     return plan
 
@@ -281,7 +284,7 @@ def names(text: str, value: str) -> bool:
     return not _NEGATION.search(_CANNOT_TAKE.sub(" ", before))
 
 
-def _named_again(new: Statement, old: Statement, *, min_cosine: float) -> str | None:
+def _named_again(new: Statement, old: Statement, *, min_cosine: float, stances_only: bool = False) -> str | None:
     """A value of ``old``'s records that ``new`` names again in a statement close to ``old``'s,
     with no cue of change or ending (which would make it news about the value, not the value)."""
     r = new.claim.reading
@@ -291,6 +294,8 @@ def _named_again(new: Statement, old: Statement, *, min_cosine: float) -> str | 
         # A stance's value names its thing ("avoids dairy"): said again whether the turn denies it
         # or not ("no dairy for me", "dairy wrecks my stomach"), the negation being the stance.
         stance = _STANCE.match(v)
+        if stances_only and not stance:
+            continue
         thing, said = (v[stance.end() :], _said) if stance else (v, names)
         # Sentence by sentence: a turn of several things says the value in one of them ("I'm
         # allergic to penicillin. And I hate phone calls, ..."), which the whole turn's vector blurs.

@@ -38,6 +38,8 @@ def test_the_kind_a_question_asks_for(question: str, kind: str | None) -> None:
             False,
         ),
         ("name", "Nadia got a cat.", "What's the name of Nadia's cat?", False),  # the name asked about is no answer
+        ("name", "So Nadia got a cat.", "What's the name of Nadia's cat?", False),
+        ("name", "p95 is 40 ms now", "What is the name of the service?", False),
         ("sum", "return lookup RMA-5512: refund CAD 389.00 issued", "How much was I refunded?", True),
         ("sum", "we pay £1,150 a month", "How much is the rent?", True),
         ("sum", "offer accepted on a house!!! 3 bed terrace in knowle", "How much are we paying for the house?", False),

@@ -46,7 +46,8 @@ _NOT_NAMES = frozenset(
     """i i'm i've i'd i'll monday tuesday wednesday thursday friday saturday sunday january february march april
     may june july august september october november december user ok okay hi hey""".split()
 )
-_NAMED = re.compile(r"\b(?:called|named|dr\.?|mr\.?|mrs\.?|ms\.?|name(?:'s|\s+is)?)\s+[a-z]", re.I)
+# A name said in lower case: "called pepper", "my dentist is dr okafor", "her name's bia".
+_NAMED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs)\.?|(?:my|his|her|their|its)\s+name(?:'s|\s+is))\s+[a-z]", re.I)
 
 
 def answer_kind(question: str) -> str | None:
@@ -61,7 +62,7 @@ def holds_answer(kind: str, text: str, question: str) -> bool:
         return _PERCENT.search(text) is not None
     if kind == "sum":
         return _SUM.search(text) is not None
-    asked = {w.casefold() for w in re.findall(r"[\w'-]+", question)}
+    asked = {w.removesuffix("'s").casefold() for w in re.findall(r"[\w'-]+", question)}
     if _NAMED.search(text):
         return True
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):

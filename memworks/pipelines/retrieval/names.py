@@ -41,14 +41,17 @@ def as_user(text: str, names: Iterable[str]) -> str:
     """``text`` in the first person where it names the scope's user by one of ``names`` ("What
     car does Tomasz have?" -> "What car do I have?"), so that it reads as the user's own questions
     do and meets the records that speak of "User"; unchanged when it names none of them."""
+    # A name is matched as it is written (capitalised), or in any case in a question typed all in
+    # lower case: a user called Will or May is not every "will" and "may".
+    casual = text == text.lower()
     for name in sorted({n for n in names if len(n) >= 2}, key=len, reverse=True):
-        n = re.escape(name)
-        if not re.search(rf"\b{n}\b", text, flags=re.I):
+        n = f"(?i:{re.escape(name)})" if casual else re.escape(name)
+        if not re.search(rf"\b{n}\b", text):
             continue
-        text = re.sub(rf"\b{n}['\u2019]s(?!\w)", "my", text, flags=re.I)
-        text = re.sub(rf"\b({_AUX})\s+{n}\b", _aux_i, text, flags=re.I)
-        text = re.sub(rf"\b({_PREPOSITIONS})\s+{n}\b", r"\1 me", text, flags=re.I)
-        text = re.sub(rf"\b{n}\b", "I", text, flags=re.I)
+        text = re.sub(rf"\b{n}['\u2019]s(?!\w)", "my", text)
+        text = re.sub(rf"\b(?i:({_AUX}))\s+{n}\b", _aux_i, text)
+        text = re.sub(rf"\b(?i:({_PREPOSITIONS}))\s+{n}\b", r"\1 me", text)
+        text = re.sub(rf"\b{n}\b", "I", text)
     return text
 
 

@@ -276,8 +276,7 @@ def names(text: str, value: str) -> bool:
     """``text`` names ``value`` (3 characters or more, as a whole word) without denying it
     ("I'm not allergic to penicillin" names penicillin to deny it)."""
     folded = _fold(text)
-    m = re.search(rf"\b{re.escape(_fold(value))}\b", folded) if len(value) >= 3 else None
-    if m is None:
+    if (m := _found(folded, value)) is None:
         return False
     before = " ".join(folded[: m.start()].split()[-_NEGATION_REACH:])
     # "I can't have penicillin" keeps away from it, as "I'm allergic to penicillin" does: no denial.
@@ -319,7 +318,11 @@ _STANCE = re.compile(r"^(?:avoids|prefers)\s+")
 
 def _said(text: str, value: str) -> bool:
     """``text`` names ``value`` (3 characters or more, as a whole word), denied or not."""
-    return len(value) >= 3 and re.search(rf"\b{re.escape(_fold(value))}\b", _fold(text)) is not None
+    return _found(_fold(text), value) is not None
+
+
+def _found(folded: str, value: str) -> re.Match[str] | None:
+    return re.search(rf"\b{re.escape(_fold(value))}\b", folded) if len(value) >= 3 else None
 
 
 def _fold(s: str) -> str:

@@ -56,14 +56,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 
 from memworks.pipelines.extraction.dates.tense import PAST, UPCOMING, read_tense, tense_at
 from memworks.pipelines.extraction.dates.time_words import MONTHS, NUMBERS, WEEKDAYS
 from memworks.pipelines.extraction.dates.weekdays import (
     NTH_WEEKDAY_RULE,
+    ORD,
     WEEKDAY_RULE,
     WEEKS_AFTER_RULE,
+    at_day,
     nth_weekday,
     weekday,
     weekday_rule,
@@ -78,7 +80,6 @@ _UNIT = r"(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?|y
 _MON = "(?P<mon>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 _ANON_NUM, _ANON_UNIT = _NUM.replace("?P<n>", "?:"), _UNIT.replace("?P<unit>", "?:")
 _DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
-_ORD = r"[0-3]?\d(?:st|nd|rd|th)?"
 _YEAR = r"(?P<y>(?:19|20)\d\d)"
 
 _FUTURE = re.compile(
@@ -168,10 +169,6 @@ def _upcoming(text: str, m: re.Match[str], marks: list[tuple[int, str]], marked:
 # --- arithmetic -----------------------------------------------------------------------------
 
 
-def _at_day(anchor: datetime, day: date) -> datetime:
-    return datetime.combine(day, time(), tzinfo=anchor.tzinfo)
-
-
 def _add_months(day: date, months: int) -> date:
     index = day.year * 12 + day.month - 1 + months
     year, month = divmod(index, 12)
@@ -190,10 +187,10 @@ def _shift(anchor: datetime, n: int, unit: str, sign: int) -> datetime:
         return anchor + sign * step
     today = anchor.date()
     if u.startswith("dec"):
-        return _at_day(anchor, _add_months(today, sign * n * 120))
+        return at_day(anchor, _add_months(today, sign * n * 120))
     if u.startswith(("d", "w")):
-        return _at_day(anchor, today + timedelta(days=sign * n * (7 if u[0] == "w" else 1)))
-    return _at_day(anchor, _add_months(today, sign * n * (12 if u[0] == "y" else 1)))
+        return at_day(anchor, today + timedelta(days=sign * n * (7 if u[0] == "w" else 1)))
+    return at_day(anchor, _add_months(today, sign * n * (12 if u[0] == "y" else 1)))
 
 
 def _number(word: str) -> int:
@@ -202,7 +199,7 @@ def _number(word: str) -> int:
 
 def _date(anchor: datetime, year: int, month: int, day: int) -> datetime | None:
     try:
-        return _at_day(anchor, date(year, month, day))
+        return at_day(anchor, date(year, month, day))
     except ValueError:
         return None
 
@@ -218,7 +215,7 @@ def _nearest_date(anchor: datetime, month: int, day: int, future: bool) -> datet
         except ValueError:
             continue
         if (d >= today) if future else (d <= today):
-            return _at_day(anchor, d)
+            return at_day(anchor, d)
     return None
 
 
@@ -233,7 +230,7 @@ def _nearest_day_of_month(anchor: datetime, dom: int, future: bool) -> datetime 
         except ValueError:
             continue
         if (d >= today) if future else (d <= today):
-            return _at_day(anchor, d)
+            return at_day(anchor, d)
     return None
 
 
@@ -258,7 +255,7 @@ def _fixed_days(words: dict[str, int]) -> _Rule:
     alternation = "|".join(k.replace(" ", r"\s+") for k in sorted(words, key=len, reverse=True))
     return _rule(
         rf"\b(?:{alternation})\b",
-        lambda m, a, f: _at_day(a, a.date() + timedelta(days=words[" ".join(m[0].lower().split())])),
+        lambda m, a, f: at_day(a, a.date() + timedelta(days=words[" ".join(m[0].lower().split())])),
     )
 
 
@@ -345,7 +342,7 @@ _RULES: tuple[_Rule, ...] = (
     _rule(rf"\b{_DAY}(?:\s+of)?\s+{_MON}\b,?\s+{_YEAR}\b", _ymd),
     _rule(rf"\b{_MON}\s+{_DAY},?\s+{_YEAR}\b", _ymd),
     # A span of days ("the 19th to the 23rd of June", "19-23 June") begins on its first.
-    _rule(rf"\b(?:the\s+)?{_DAY}\s*(?:-|\u2013|to|until|till)\s*(?:the\s+)?{_ORD}(?:\s+of)?\s+{_MON}\b", _md),
+    _rule(rf"\b(?:the\s+)?{_DAY}\s*(?:-|\u2013|to|until|till)\s*(?:the\s+)?{ORD}(?:\s+of)?\s+{_MON}\b", _md),
     _rule(rf"\b{_DAY}(?:\s+of)?\s+{_MON}\b", _md),
     _rule(rf"\b{_MON}\s+{_DAY}\b(?!\s*(?:[:.]\d|am\b|pm\b|%))", _md),
     _rule(rf"\b{_MON},?\s+{_YEAR}\b", _my),

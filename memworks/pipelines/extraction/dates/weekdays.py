@@ -18,8 +18,10 @@ from memworks.pipelines.extraction.dates.time_words import MONTHS, NUMBERS, WEEK
 
 __all__ = [
     "NTH_WEEKDAY_RULE",
+    "ORD",
     "WEEKDAY_RULE",
     "WEEKS_AFTER_RULE",
+    "at_day",
     "nth_weekday",
     "weekday",
     "weekday_rule",
@@ -28,7 +30,8 @@ __all__ = [
 
 _WD = "(?P<wd>" + "|".join(WEEKDAYS) + ")"
 _MON = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
-_ORD = r"[0-3]?\d(?:st|nd|rd|th)?"
+#: A day of the month, ordinal or not ("19", "19th").
+ORD = r"[0-3]?\d(?:st|nd|rd|th)?"
 _SP = "[ \t]{1,3}"  # bounded: a run of blanks must not make the scan quadratic
 
 #: The weekday rule's pattern: an optional modifier, then the weekday.
@@ -55,7 +58,7 @@ _HABIT_AFTER = re.compile(
 _HABIT_BEFORE = re.compile(r"\b(?:every|each)[ \t](?:other[ \t])?$", re.IGNORECASE)
 # "Saturday 19 September", "Sat, September 19": the date says which Saturday.
 _DATE_AFTER = re.compile(
-    rf",?{_SP}(?:the{_SP})?(?:{_ORD}(?:{_SP}of)?{_SP})?(?P<mon>{_MON})(?:{_SP}{_ORD})?\b", re.IGNORECASE
+    rf",?{_SP}(?:the{_SP})?(?:{ORD}(?:{_SP}of)?{_SP})?(?P<mon>{_MON})(?:{_SP}{ORD})?\b", re.IGNORECASE
 )
 # "Monday the 21st": the day of the month says which Monday.
 _DOM_AFTER = re.compile(rf",?{_SP}the{_SP}(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b", re.IGNORECASE)
@@ -65,7 +68,8 @@ _AFTER_NEXT = re.compile(rf"{_SP}after{_SP}next\b", re.IGNORECASE)
 _THE_BEFORE = re.compile(r"\bthe[ \t]{1,3}$", re.IGNORECASE)
 
 
-def _at_day(anchor: datetime, day: date) -> datetime:
+def at_day(anchor: datetime, day: date) -> datetime:
+    """Local midnight of ``day`` in the anchor's time zone."""
     return datetime.combine(day, time(), tzinfo=anchor.tzinfo)
 
 
@@ -81,13 +85,13 @@ def weekday(anchor: datetime, wd: int, mode: str) -> datetime:
         "this_past": -back,
         "this_future": ahead,
     }[mode]
-    return _at_day(anchor, today + timedelta(days=delta))
+    return at_day(anchor, today + timedelta(days=delta))
 
 
 def _of_week(anchor: datetime, wd: int, weeks: int) -> datetime:
     """Weekday ``wd`` of the week ``weeks`` after the anchor's (weeks start on Monday)."""
     monday = anchor.date() - timedelta(days=anchor.date().weekday())
-    return _at_day(anchor, monday + timedelta(days=7 * weeks + wd))
+    return at_day(anchor, monday + timedelta(days=7 * weeks + wd))
 
 
 def _on_day_of_month(anchor: datetime, wd: int, dom: int, future: bool | None) -> datetime | None:
@@ -102,7 +106,7 @@ def _on_day_of_month(anchor: datetime, wd: int, dom: int, future: bool | None) -
         except ValueError:
             continue
         if d.weekday() == wd and ((d >= anchor.date()) if step > 0 else (d <= anchor.date())):
-            return _at_day(anchor, d)
+            return at_day(anchor, d)
     return None
 
 
@@ -142,7 +146,7 @@ def weeks_after(m: re.Match[str], anchor: datetime, future: bool | None) -> date
     weeks = n * (2 if m["unit"].lower().startswith("fortnight") else 1)
     base = m["base"].lower()
     if base in ("today", "tomorrow"):
-        start = _at_day(anchor, anchor.date() + timedelta(days=1 if base == "tomorrow" else 0))
+        start = at_day(anchor, anchor.date() + timedelta(days=1 if base == "tomorrow" else 0))
     else:
         start = weekday(anchor, WEEKDAYS.index(base), "next")
     return start + timedelta(days=7 * weeks)
@@ -160,4 +164,4 @@ def nth_weekday(m: re.Match[str], anchor: datetime, future: bool | None) -> date
     else:
         year = today.year - (month > today.month)
     days = [d for d in (date(year, month, n) for n in range(1, monthrange(year, month)[1] + 1)) if d.weekday() == wd]
-    return _at_day(anchor, days[nth])  # every month has at least four of each weekday
+    return at_day(anchor, days[nth])  # every month has at least four of each weekday

@@ -85,9 +85,7 @@ def _statement(rule: str, lean: int, thing: str, state: TurnState) -> Statement 
     slot = slug(" ".join(w.rstrip("s") if len(w) > 3 else w for w in thing.split()))[:48].strip("_")
     if not slot:
         return None
-    words = set(thing.split()) | {w.rstrip("s") for w in thing.split()}
-    domain = max(W.DOMAINS, key=lambda d: len(words & d[1]))
-    name = domain[0] if words & domain[1] else W.OTHER_DOMAIN
+    name = W.domain_of(set(thing.split()) | {w.rstrip("s") for w in thing.split()})
     value = f"{'avoids' if lean < 0 else 'prefers'} {thing}{' only' if rule == 'only' else ''}"
     said = {"no": f"no {thing}", "only": f"{thing} only", "always": f"always {thing}", "never": f"never {thing}"}
     text = f"{state.speaker.name} wants {said[rule]}."

@@ -201,3 +201,12 @@ DOMAINS: tuple[tuple[str, frozenset[str]], ...] = tuple(
 )
 #: The domain of a slot whose words meet none of :data:`DOMAINS`.
 OTHER_DOMAIN = "general"
+
+
+def domain_of(words: set[str]) -> str:
+    """The domain of :data:`DOMAINS` the words meet most (the first on a tie), else :data:`OTHER_DOMAIN`."""
+    best, score = OTHER_DOMAIN, 0
+    for name, vocab in DOMAINS:
+        if (hits := len(words & vocab)) > score:
+            best, score = name, hits
+    return best

@@ -339,12 +339,7 @@ def _slot(words: Iterable[str]) -> str:
 def _domain(s: Sentence, v: Token, what: list[int]) -> str:
     words = {v.lemma} | {s.tokens[i].lemma for i in what} | {s.tokens[i].lower for i in what}
     words |= {x.lemma for x in s.children(v.i, "xcomp")}
-    best, score = W.OTHER_DOMAIN, 0
-    for name, vocab in W.DOMAINS:
-        hits = len(words & vocab)
-        if hits > score:
-            best, score = name, hits
-    return best
+    return W.domain_of(words)
 
 
 _ANSWER_WORDS = frozenset("answer answers reply replies response responses explanation explanations".split())

@@ -72,6 +72,12 @@ def speaker_of(metadata_json: str, role: str) -> str:
     return " ".join(name.split())[:200] if isinstance(name, str) and name.strip() else role
 
 
+def named_speaker(metadata_json: str, role: str) -> str | None:
+    """The named person who spoke an episode (its metadata's ``speaker``); None when only its role is known."""
+    who = speaker_of(metadata_json, role)
+    return None if who == role else who
+
+
 def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
     rows = session.execute(
         select(

@@ -7,6 +7,7 @@ most pairs that must go do (the rest stay a pending request the user can see).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -164,3 +165,35 @@ def test_a_record_without_vectors_matches_on_nothing_but_a_name() -> None:
     bare = Known("m", "My cat Biscuit is asleep.", np.zeros((0, 0), dtype=np.float32), T0)
     cat = ForgetRequest(topic="their cat", terms=("cat",))
     assert match_topic(read_topic(cat), np.full(4, 0.5, dtype=np.float32), [bare]) == []
+
+
+def test_the_one_turn_clearly_closest_is_matched_when_nothing_clears_the_bars(embedder: Embedder) -> None:
+    """Given a topic no record clears the usual bars for, when one turn is clearly the closest,
+    then its records match; when two turns are about as close, nothing does."""
+    request = ForgetRequest(topic="their tablets for flying", terms=("tablet", "fly"))
+    query = embedder.embed([query_text(request)])[0]
+    meds = _known(embedder, "m1", "I get panic attacks on take-off, and my GP has put me on propranolol for flights.")
+    others = [
+        _known(embedder, "m2", "We're going to Lisbon on April 3 for a long weekend."),
+        _known(embedder, "m3", "My wife Leila hates early flights."),
+    ]
+    assert not any(is_about(read_topic(request), query, k, DEFAULT_THRESHOLDS) for k in [meds, *others])
+    assert match_topic(read_topic(request), query, [meds, *others]) == ["m1"]
+    # a second turn as close as the first: the topic says too little to choose
+    twin = _known(embedder, "m4", "I get panic attacks on take-off, and my GP gave me propranolol for flights.")
+    assert match_topic(read_topic(request), query, [meds, twin, *others]) == []
+
+
+def test_a_named_speaker_forgets_what_they_said_not_what_another_said(embedder: Embedder) -> None:
+    """Given a conversation of several named people, when one asks to forget a topic, then their
+    statements about it (and unattributed ones) match, never another person's."""
+    request = ForgetRequest(topic="their therapy", terms=("therapy",))
+    query = embedder.embed([query_text(request)])[0]
+    eli = replace(
+        _known(embedder, "m1", "I've started therapy with Dr Okafor on Thursdays."), speakers=frozenset({"Eli"})
+    )
+    noor = replace(_known(embedder, "m2", "My therapy sessions moved to Mondays."), speakers=frozenset({"Noor"}))
+    nobody = _known(embedder, "m3", "Therapy with Dr Okafor is at 5pm.")
+    topic = read_topic(request)
+    assert match_topic(topic, query, [eli, noor, nobody], speaker="Eli") == ["m1", "m3"]
+    assert match_topic(topic, query, [eli, noor, nobody]) == ["m1", "m2", "m3"]

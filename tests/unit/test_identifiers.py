@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memworks.pipelines.retrieval.identifiers import holding_ids, unheard_ids
+from memworks.pipelines.retrieval.identifiers import holding_ids, keyed_by_ids, unheard_ids
 from memworks.pipelines.text.terms import terms
 
 
@@ -34,3 +34,9 @@ def test_the_records_holding_the_named_identifier_are_the_ones_about_it() -> Non
     assert holding_ids("Is ticket TCK-51877 still open?", texts) == [False, True, False]
     assert holding_ids("Is my ticket still open?", texts) == []
     assert holding_ids("What happened in 2026?", texts) == []  # a year is no identifier
+
+
+def test_the_record_filed_under_the_named_identifier_is_its_own() -> None:
+    keys = ["tool.mv-2207", "tool.apt-6090", None, "tool.6090"]
+    assert keyed_by_ids("When is appointment APT-6090?", keys) == [False, True, False, True]
+    assert keyed_by_ids("When is my appointment?", keys) == []

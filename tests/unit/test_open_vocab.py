@@ -264,6 +264,35 @@ def test_forget_requests_are_their_own_candidates(extract: OpenVocabularyExtract
     assert all(judge(c).accepted for c in cello + wedding + home)
 
 
+@pytest.mark.parametrize(
+    ("said", "topic"),
+    [
+        # a request to the listener after "and" or an @-mention is still one
+        ("And could you delete what I told you the other week about my tablets for flying?", "their tablets"),
+        (
+            "@assistant can you delete what I said last week about where I go on Thursdays?",
+            "where they go on Thursdays",
+        ),
+        ("Oh, and scrap what I told you about my old flat.", "their old flat"),
+        # "it" points back at what an earlier sentence of the turn told ...
+        (
+            "I feel rotten about that business I passed on about Sheila's lad and the money. "
+            "Would you be a dear and forget I ever said it?",
+            "Sheila's lad and the money",
+        ),
+        # ... told by the speaker, not what someone else says
+        (
+            "Theo told me off for having told you where I keep the spare key. He says one never tells a "
+            "computer that sort of thing. So please forget it, there's a dear.",
+            "where they keep the spare key",
+        ),
+    ],
+)
+def test_forget_requests_in_everyday_words(extract: OpenVocabularyExtractor, said: str, topic: str) -> None:
+    got = [c.forget.topic for c in extract(turn(said, day(2025, 3, 12))) if c.forget is not None]
+    assert got == [topic]
+
+
 def test_named_speakers_and_pronouns(extract: OpenVocabularyExtractor) -> None:
     at = day(2023, 5, 8)
     got = extract(

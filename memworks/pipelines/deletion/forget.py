@@ -13,7 +13,7 @@ see in their memory (``<person>.forget_request``), never an active statement and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -86,6 +86,7 @@ def resolve_forget_requests(
     *,
     embedder: Embedder | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    speakers: Mapping[str, str] | None = None,
 ) -> Resolution:
     """Match every topic request of the batch; replace one that matched no slot and nothing
     else by a pending record.
@@ -96,9 +97,12 @@ def resolve_forget_requests(
         known: the scope's stored records with their vectors (pending requests left out).
         embedder: embeds topics and the batch's earlier statements; None matches slots only.
         thresholds: the calibrated similarities of :mod:`.forget_match`.
+        speakers: the named speaker of each of the batch's episodes that has one (by episode id):
+            a request matches only what its speaker (or nobody named) said.
     """
     seen: list[Keyed] = list(stored)
-    batch = _BatchRecords(items, embedder)
+    said_by = dict(speakers or {})
+    batch = _BatchRecords(items, embedder, said_by)
     out = Resolution()
     done: dict[tuple[str, str], ForgetMatch] = {}  # (episode, topic): one match per request
     for i, item in enumerate(items):
@@ -111,7 +115,7 @@ def resolve_forget_requests(
         assert c.forget is not None
         ident = (item.episode_id, c.forget.topic)
         if ident not in done:
-            done[ident] = _by_meaning(item, known, batch.before(i), embedder, thresholds)
+            done[ident] = _by_meaning(item, known, batch.before(i), embedder, thresholds, said_by.get(item.episode_id))
         found = done[ident]
         keys = [] if c.key else [k for k in match_forget_topic(c.forget, seen) if not k.endswith(".forget_request")]
         if c.key or keys or found.memory_ids or found.batch:
@@ -138,6 +142,7 @@ def _by_meaning(
     earlier: Sequence[Known],
     embedder: Embedder | None,
     thresholds: Thresholds,
+    speaker: str | None,
 ) -> ForgetMatch:
     c = item.candidate
     if embedder is None or c.forget is None:
@@ -145,7 +150,7 @@ def _by_meaning(
     topic = read_topic(c.forget)
     query = embedder.embed([query_text(c.forget)])[0]
     pool = [k for k in [*known, *earlier] if item.episode_id not in k.episodes]
-    refs = set(match_topic(topic, query, pool, thresholds=thresholds))
+    refs = set(match_topic(topic, query, pool, thresholds=thresholds, speaker=speaker))
     if topic.earlier:
         # A slot named by id is erased whole (its current value too): what no longer holds goes
         # through the turns that said it, which take the claims resting only on them.
@@ -177,8 +182,8 @@ def _pending(item: Accepted) -> Accepted:
 class _BatchRecords:
     """The batch's statements as records a later request may match, embedded on first use."""
 
-    def __init__(self, items: Sequence[Accepted], embedder: Embedder | None) -> None:
-        self.items, self.embedder = items, embedder
+    def __init__(self, items: Sequence[Accepted], embedder: Embedder | None, speakers: Mapping[str, str]) -> None:
+        self.items, self.embedder, self.speakers = items, embedder, speakers
         self.known: list[Known] | None = None
 
     def before(self, i: int) -> list[Known]:
@@ -211,6 +216,7 @@ class _BatchRecords:
                     current=True,
                     episodes=(a.episode_id,),
                     key=a.candidate.key,
+                    speakers=frozenset([self.speakers[a.episode_id]]) if a.episode_id in self.speakers else frozenset(),
                 )
             )
             at += len(p)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-__all__ = ["holding_ids", "unheard_ids"]
+__all__ = ["holding_ids", "keyed_by_ids", "unheard_ids"]
 
 #: An order, ticket or booking number: four digits or more, or three after a letter prefix
 #: ("SUP-5521", "HB-771"). A year ("in 2023") is a time, not an identifier.
@@ -30,6 +30,18 @@ def holding_ids(question: str, texts: Sequence[str]) -> list[bool]:
         return []
     pattern = re.compile(rf"(?<!\d)(?:{'|'.join(map(re.escape, found))})(?!\d)")
     return [pattern.search(t) is not None for t in texts]
+
+
+def keyed_by_ids(question: str, keys: Sequence[str | None]) -> list[bool]:
+    """Which of ``keys`` file a tool's result under an identifier the question names
+    (``tool.apt-6090`` for "When is appointment APT-6090?"): the appointment's own latest result
+    answers before the move that booked it, which also holds its number. Empty when the question
+    names none."""
+    found = [m["digits"] for m in _ids(question)]
+    if not found:
+        return []
+    pattern = re.compile(rf"^tool\.(?:[a-z]*[-_]?)?(?:{'|'.join(map(re.escape, found))})$")
+    return [k is not None and pattern.match(k) is not None for k in keys]
 
 
 def unheard_ids(question: str, unseen: Iterable[str]) -> list[str]:

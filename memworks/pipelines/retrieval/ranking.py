@@ -19,7 +19,7 @@ import numpy.typing as npt
 from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.answer_types import answer_kind, kind_answered
 from memworks.pipelines.retrieval.facts import facts_meet_turns, lift_facts
-from memworks.pipelines.retrieval.identifiers import holding_ids, unheard_ids
+from memworks.pipelines.retrieval.identifiers import holding_ids, keyed_by_ids, unheard_ids
 from memworks.pipelines.retrieval.latest import below_replaced, definite_terms, latest_first, says_change
 from memworks.pipelines.retrieval.possessor import (
     below_holders,
@@ -334,6 +334,9 @@ def _learned(
         score = below_replaced(score, sig.keys, sig.replaced, summary)
     if held_ids := holding_ids(q.text, texts):  # the ticket the question names, before any other
         score = below_holders(score, held_ids)
+        # ... and of those, its own record before one that names it in passing.
+        if len(sig.keys) == len(sig) and any(own := keyed_by_ids(q.text, sig.keys)):
+            score = below_holders(score, own)
     score = below_parts(score, sig.parts, sig.span if policy.spans else sig.cos)
     order = sorted(range(len(sig)), key=lambda i: (-score[i], sig.ids[i]))
     if q.named and policy.subjects:

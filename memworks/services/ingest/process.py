@@ -41,6 +41,7 @@ from memworks.store.deletion.forget_matches import forget_candidates
 from memworks.store.indexing import index_memories
 from memworks.store.projections import lexical, vector
 from memworks.store.sql.db import lock_scope, session_scope
+from memworks.store.turns import named_speaker
 
 
 @dataclass
@@ -339,6 +340,11 @@ def _write_scope(
             memories.keyed_records(s, tenant_id=tenant, user_id=user),
             forget_candidates(s, tenant_id=tenant, user_id=user) if embedder is not None else (),
             embedder=embedder,
+            speakers={
+                e.episode_id: who
+                for e, _ in group
+                if (who := named_speaker(e.metadata_json, str(getattr(e.role, "value", e.role)))) is not None
+            },
         )
         items, where = [a for _, a in resolved.items], [where[i] for i, _ in resolved.items]
         matches = resolved.matches

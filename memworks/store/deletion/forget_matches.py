@@ -8,9 +8,10 @@ from sqlalchemy import select
 from sqlmodel import Session, col
 
 from memworks.models.enums import MemoryStatus
-from memworks.models.tables import Memory, VectorEntry
+from memworks.models.tables import Episode, Memory, VectorEntry
 from memworks.pipelines.deletion.forget_match import Known
 from memworks.store.memories import chunks, views
+from memworks.store.turns import named_speaker
 
 __all__ = ["forget_candidates"]
 
@@ -50,8 +51,10 @@ def forget_candidates(session: Session, *, tenant_id: str, user_id: str) -> list
                 else np.zeros((0, len(whole)), dtype=np.float32)
             )
             stored[mid] = np.vstack([whole[None, :], rest])
+    seen = views(session, tenant_id=tenant_id, rows=rows)
+    said_by = _speakers(session, tenant_id, user_id, {e for v in seen for e in v.evidence})
     out = []
-    for v in views(session, tenant_id=tenant_id, rows=rows):
+    for v in seen:
         text = v.text if v.value in v.text else f"{v.text} {v.value}"
         out.append(
             Known(
@@ -62,6 +65,21 @@ def forget_candidates(session: Session, *, tenant_id: str, user_id: str) -> list
                 current=v.status is MemoryStatus.ACTIVE and v.valid_to is None,
                 episodes=v.evidence,
                 key=v.key,
+                speakers=frozenset(said_by[e] for e in v.evidence if e in said_by),
             )
         )
+    return out
+
+
+def _speakers(session: Session, tenant_id: str, user_id: str, episode_ids: set[str]) -> dict[str, str]:
+    """The named speaker of each of ``episode_ids`` that has one."""
+    out: dict[str, str] = {}
+    for part in chunks(sorted(episode_ids)):
+        for eid, meta, role in session.execute(
+            select(col(Episode.episode_id), col(Episode.metadata_json), col(Episode.role)).where(
+                col(Episode.tenant_id) == tenant_id, col(Episode.user_id) == user_id, col(Episode.episode_id).in_(part)
+            )
+        ):
+            if (who := named_speaker(meta, str(getattr(role, "value", role)))) is not None:
+                out[eid] = who
     return out

@@ -76,6 +76,8 @@ class TurnState:
     anchor: datetime
     #: The last relation named ("my sister Ines"): "she"/"he" refer to it when it is the only one.
     others: list[Person] = field(default_factory=list)
+    #: The turn's sentences read so far: "forget I ever said it" points back at one of them.
+    said: list[Sentence] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,14 @@ class OpenVocabularyExtractor:
         if refusal(content, max_chars=self.max_chars):
             return []
         owner = _MY.search(content) is not None
-        return [part for line in prose_lines(content) for part in _sentences(line) if _worth_parsing(part, owner)]
+        # A turn asking to forget is read whole: "forget I ever said it" points back at its other sentences.
+        forgetting = bool(_FORGET_WORDS.intersection(_TOKEN.findall(content.lower())))
+        return [
+            part
+            for line in prose_lines(content)
+            for part in _sentences(line)
+            if forgetting or _worth_parsing(part, owner)
+        ]
 
     def _extract(self, turn: Turn, docs: list[list[Sentence]]) -> list[Candidate]:
         if not _reads(turn):
@@ -221,13 +228,19 @@ _FIRST_PERSON_WORD = re.compile(r"\b(?:i|i'm|i've|i'd|im|ive|we|we're|we've|my|o
 _MY = re.compile(r"\b(?:my|our)\b", re.IGNORECASE)
 _THIRD = re.compile(r"\b(?:he|she|his|her)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z']+")
-_FORGET_WORDS = frozenset("forget delete erase remove wipe unlearn purge remembering".split())
+_FORGET_WORDS = frozenset("forget delete erase remove wipe unlearn purge remembering scrap discard ditch".split())
+#: Words before a request to the listener that leave it one: "And could you ...", "@assistant can you ...".
+_ASK = re.compile(
+    r"\s{0,4}(?:@\S{1,40}\s{1,4})?(?:(?:and|so|oh|also|ok|okay|hey|hi|please|actually)\W{1,3}){0,3}"
+    r"(?:can|could|would|will)\s{1,4}you\b",
+    re.I,
+)
 
 
 def _worth_parsing(sentence: str, owner: bool) -> bool:
     """Could a frame read anything here? The parse is most of the cost, and a statement needs a
     first-person word (or "she"/"he" after "my ...") and one of the frames' trigger words."""
-    if sentence.rstrip().endswith("?") and not re.match(r"\s*(?:can|could|would|will)\s+you\b", sentence, re.I):
+    if sentence.rstrip().endswith("?") and not _ASK.match(sentence):
         return False
     words = set(_TOKEN.findall(sentence.lower()))
     if words & _FORGET_WORDS or has_fragment(sentence):

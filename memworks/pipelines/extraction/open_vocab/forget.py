@@ -7,13 +7,17 @@ the ingest layer's work (:func:`memworks.pipelines.ingest.slots.match_forget_top
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from memworks.models.enums import CandidateOp
 from memworks.pipelines.extraction.open_vocab.clause import MY, UNSAID, Statement, TurnState
 from memworks.pipelines.extraction.open_vocab.parse import Sentence, Token
 
 __all__ = ["forget_request"]
 
-_FORGET_VERBS = frozenset({"forget", "delete", "erase", "remove", "wipe", "unlearn", "drop", "purge"})
+_FORGET_VERBS = frozenset(
+    {"forget", "delete", "erase", "remove", "wipe", "unlearn", "drop", "purge", "scrap", "discard", "ditch"}
+)
 _TOPIC_STOP = frozenset("what everything anything all thing things stuff you i know about that this".split())
 
 
@@ -26,6 +30,10 @@ def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
         return None
     verb, root = found
     topic = _topic(s, verb, root)
+    if topic is None:
+        # "Would you be a dear and forget I ever said it?": what it points back at, said before
+        # in the same turn.
+        topic = next((t for before in reversed(state.said) if (t := _reported(before))), None)
     if topic is None:
         return None
     kept = [t for t in topic if t.pos not in ("PUNCT", "INTJ") and t.lower not in ("please", "too")]
@@ -108,16 +116,42 @@ def _dislocated(s: Sentence, head: Token, subj: Token) -> bool:
     return subj.pos in ("NOUN", "PROPN") and obj is not None and obj.lower in _ANAPHORS
 
 
+def _about(s: Sentence, within: Sequence[Token]) -> list[Token] | None:
+    """What an "about" among ``within`` is about: its object ("about my ex") or clause ("about
+    where I go on Thursdays"); the innermost, "rotten about that business I passed on about
+    Sheila's lad" being about the lad."""
+    for p in reversed(within):
+        if p.dep == "prep" and p.lower == "about":
+            if (o := s.child(p.i, "pobj") or s.child(p.i, "pcomp")) is not None:
+                return list(s.subtree(o.i))
+    return None
+
+
+def _reported(s: Sentence) -> list[Token] | None:
+    """What a sentence reports having said, for a later request pointing back at it: "that
+    business I passed on about Sheila's lad" (what it was about), "for having told you where I
+    keep the spare key" (what was told)."""
+    if (about := _about(s, s.tokens)) is not None:
+        return about
+    for t in s.tokens:
+        # What the speaker said ("having told you ..."), not what someone else says.
+        subj = s.child(t.i, "nsubj")
+        if t.lemma in _REPORTING and (subj is None or subj.lower in MY | {"i", "we"}):
+            if (c := s.child(t.i, "ccomp")) is not None:
+                return list(s.subtree(c.i))
+    return None
+
+
 def _topic(s: Sentence, verb: Token, head: Token) -> list[Token] | None:
     """The tokens naming what to forget, or None when the request names nothing."""
     obj = s.child(verb.i, "dobj")
-    about = [t for t in s.subtree(verb.i) if t.dep == "prep" and t.lower == "about"]
-    for p in about:
-        if (o := s.child(p.i, "pobj")) is not None:
-            return list(s.subtree(o.i))
+    if (about := _about(s, list(s.subtree(verb.i)))) is not None:
+        return about
     subj = s.child(head.i, "nsubj")
     if subj is not None and _dislocated(s, head, subj):
         return list(s.subtree(subj.i))
+    if obj is not None and obj.lower in _ANAPHORS:
+        return None  # "forget it, there's a dear": what it points back at was said before
     if obj is not None and obj.lower in ("what", "everything", "anything", "all", "that", "it"):
         obj = None
     if obj is not None and obj.lower not in UNSAID:

@@ -221,6 +221,16 @@ def test_a_result_is_dated_by_the_day_it_states_in_full() -> None:
         ("billing.update account=NB-0093318 bill_day=15 effective_from=2026-10-15 result=ok", "nb-0093318"),
         # a call about nothing with an id (amounts, dates and small counts are values)
         ('search.web(query="flights to Lisbon", limit=10)\n{"results": 12, "cheapest_eur": 79.00}', None),
+        # a reply of "name: value" lines under the tool's name: its reference or id field
+        ("booking-tool :: hotel.modify\nstatus: CONFIRMED\nconfirmation: AP-559213\ncheck_in: 2025-11-20", "ap-559213"),
+        (
+            "calendar.create_event\nevent_id: evt-20250908-0417\ntitle: Bridge club\nstatus: created",
+            "evt-20250908-0417",
+        ),
+        ("booking-tool :: flight.book\nstatus: CONFIRMED\nbooking_ref: Q7XK2M", "q7xk2m"),
+        # lines naming no id are about nothing stored as an object; a command's output stays the command's
+        ("booking-tool :: traveller.update\nstatus: UPDATED\ntraveller: Omar Haddad", None),
+        ("$ pip show fastapi\nName: fastapi\nVersion: 0.121.0", "pip_show_fastapi"),
     ],
 )
 def test_a_call_and_its_reply_are_about_the_object_the_reply_names(result: str, obj: str | None) -> None:
@@ -239,3 +249,14 @@ def test_a_reply_reads_as_its_fields_and_a_later_one_carries_what_it_does_not_re
     assert still_holds("tool.tck-51877", new, old, readable(old)) == "summary=no service"
     # an amount keeps the digits it was written with
     assert "monthly_price_gbp=39.90" in readable('billing.get(account="NB-1")\n{"monthly_price_gbp": 39.90}')
+
+
+def test_a_reply_of_lines_reads_as_its_fields_under_the_tools_name() -> None:
+    from memworks.pipelines.extraction.tools.results import readable, still_holds
+
+    old = "booking-tool :: hotel.book\nstatus: CONFIRMED\nconfirmation: AP-559213\nhotel: Alfama Patio Hotel"
+    new = "booking-tool :: hotel.modify\nstatus: CONFIRMED\nconfirmation: AP-559213\nspecial_requests: lower floor"
+    assert readable(new) == (
+        "booking-tool hotel modify: status=CONFIRMED; confirmation=AP-559213; special_requests=lower floor"
+    )
+    assert still_holds("tool.ap-559213", new, old, readable(old)) == "hotel=Alfama Patio Hotel"

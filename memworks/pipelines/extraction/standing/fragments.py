@@ -45,6 +45,14 @@ _NOT_THING = frozenset("the a an any my your our some this that these those it t
 _EMPTY = frozenset("me you i we us him her them it that this thing things stuff".split())
 _THING_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 _PART = re.compile(r"[,;:.][ \t\n]|[ \t]-[ \t]")  # bounded: a run of blanks must not make the scan quadratic
+# "commit messages: conventional commits please": a topic, a colon, and what is wanted for it. A
+# bare "the bill please" is a request of the moment; under a topic's label it is how that topic
+# is to be done.
+_LABELLED = re.compile(
+    rf"(?:^|[.!;]\s|\b(?:and|also|so|oh)\s)\s{{0,3}}(?P<label>[a-z][a-z ]{{2,30}}?):"
+    rf"\s{{1,3}}{_WHAT}\s(?:please|pls|plz)\b"
+)
+_ASIDE = re.compile(r"\s?\([^()]{0,80}\)")
 
 
 def has_fragment(text: str) -> bool:
@@ -59,17 +67,21 @@ def fragments_in(s: Sentence, state: TurnState) -> list[Statement]:
     pos = {t.lower: t.pos for t in s.tokens}
     return [
         st
-        for rule, lean, thing in _things(s.text)
+        for rule, lean, thing, topic in _things(s.text)
         if (rule not in ("always", "never") or pos.get(thing.split()[0]) in _THING_POS)
-        and (st := _statement(rule, lean, thing, state)) is not None
+        and (st := _statement(rule, lean, thing, state, topic)) is not None
     ]
 
 
-def _things(text: str) -> list[tuple[str, int, str]]:
-    """(rule, lean, thing) of each part of ``text`` in one of the forms."""
+def _things(text: str) -> list[tuple[str, int, str, str]]:
+    """(rule, lean, thing, the topic it is for) of each part of ``text`` in one of the forms."""
     if text.rstrip().endswith("?"):
         return []
-    out: list[tuple[str, int, str]] = []
+    out: list[tuple[str, int, str, str]] = []
+    for lab in _LABELLED.finditer(_ASIDE.sub("", " ".join(text.split())).lower()):
+        words = [w for w in lab["what"].split() if w not in _NOT_THING]
+        if words and not set(words) <= _EMPTY and len(words) <= 5:
+            out.append(("as", 1, " ".join(words), _LEAD.sub("", " ".join(lab["label"].split()))))
     for part in _PART.split(text):
         said = _LEAD.sub("", " ".join(part.split()).strip(" .!")).lower()
         m = next(((rule, lean, found) for rule, lean, rx in _FORMS if (found := rx.match(said))), None)
@@ -77,17 +89,23 @@ def _things(text: str) -> list[tuple[str, int, str]]:
             continue
         words = [w for w in m[2]["what"].split() if w not in _NOT_THING]
         if words and words[0] not in _SET and not set(words) <= _EMPTY and len(words) <= 5:
-            out.append((m[0], m[1], " ".join(words)))
+            out.append((m[0], m[1], " ".join(words), ""))
     return out
 
 
-def _statement(rule: str, lean: int, thing: str, state: TurnState) -> Statement | None:
+def _statement(rule: str, lean: int, thing: str, state: TurnState, topic: str = "") -> Statement | None:
     slot = slug(" ".join(w.rstrip("s") if len(w) > 3 else w for w in thing.split()))[:48].strip("_")
     if not slot:
         return None
     name = W.domain_of(set(thing.split()) | {w.rstrip("s") for w in thing.split()})
     value = f"{'avoids' if lean < 0 else 'prefers'} {thing}{' only' if rule == 'only' else ''}"
-    said = {"no": f"no {thing}", "only": f"{thing} only", "always": f"always {thing}", "never": f"never {thing}"}
+    said = {
+        "no": f"no {thing}",
+        "only": f"{thing} only",
+        "always": f"always {thing}",
+        "never": f"never {thing}",
+        "as": f"{thing} for {topic}",
+    }
     text = f"{state.speaker.name} wants {said[rule]}."
     return Statement(
         f"standing.fragment_{rule}",

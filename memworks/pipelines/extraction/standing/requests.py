@@ -63,6 +63,13 @@ _STANDING = re.compile(
     re.IGNORECASE,
 )
 
+#: ... and that make a request standing that asks for something ("put me by the window from now
+#: on"), not only one that forbids it: these say the rule holds for every later time.
+_STANDING_ASK = re.compile(
+    r"\b(?:from now on|going forward|in (?:the )?future|as a rule|every time|by default|from here on(?: in)?)\b",
+    re.IGNORECASE,
+)
+
 
 @dataclass(frozen=True)
 class Request:
@@ -100,6 +107,8 @@ def requests_in(s: Sentence) -> list[Request]:
             rule, lean = "always", 1
         elif "only" in kids:
             rule, lean = "only", 1
+        elif _STANDING_ASK.search(_clause(s, v)):
+            rule, lean = "always", 1
         else:
             continue
         outward = v.lemma in OUTWARD_VERBS or v.lower in OUTWARD_VERBS
@@ -109,6 +118,12 @@ def requests_in(s: Sentence) -> list[Request]:
         if what:
             out.append(Request(v, rule, lean, what, outward, _speaker_words(s, v)))
     return out
+
+
+def _clause(s: Sentence, v: Token) -> str:
+    """The words of ``v``'s own clause (its subtree without the clauses hanging on it)."""
+    skip = {t.i for c in s.children(v.i) if c.dep in ("parataxis", "advcl", "ccomp", "conj") for t in s.subtree(c.i)}
+    return " ".join(t.text for t in s.subtree(v.i) if t.i not in skip)
 
 
 def _imperative(s: Sentence, v: Token) -> bool:
@@ -172,9 +187,20 @@ def _what(s: Sentence, v: Token) -> tuple[int, ...]:
         if t.text in (",", ";", ":", "—", "–") and not _contrast(s, i):
             break
         out.append(i)
+    out = _without_marks(s, out)
     while out and (s.tokens[out[-1]].pos in ("PUNCT", "CCONJ", "ADP", "DET") or s.tokens[out[-1]].lower in _LEAD):
         out.pop()  # ", not" whose other half the parse put elsewhere
     return tuple(out)
+
+
+def _without_marks(s: Sentence, words: list[int]) -> list[int]:
+    """``words`` without a phrase that only says the request stands ("from now on"): when, not what."""
+    for n in (4, 3, 2):
+        for k in range(len(words) - n + 1):
+            run = words[k : k + n]
+            if _STANDING_ASK.fullmatch(" ".join(s.tokens[i].lower for i in run)):
+                return words[:k] + words[k + n :]
+    return words
 
 
 def _contrast(s: Sentence, i: int) -> bool:

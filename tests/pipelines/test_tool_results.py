@@ -194,11 +194,13 @@ def test_still_holds_is_what_the_later_result_does_not_restate(
 
 
 def test_a_result_is_dated_by_the_day_it_states_in_full() -> None:
-    """A booking's or a delivery's day, written with its year, is the record's event time."""
+    """A booking's or a delivery's day, written with its year, is the record's event time; a
+    result that states no day happened when it ran."""
     (c,) = tool_result_candidates(_turn(1, "booking_lookup SVC-2281: status=completed 2026-05-29; paid CAD 85.00"))
     assert c.event_at is not None and c.event_at.date().isoformat() == "2026-05-29"
-    (c,) = tool_result_candidates(_turn(1, "pytest: 44 passed in 6.0s"))
-    assert c.event_at is None
+    run = _turn(1, "pytest: 44 passed in 6.0s")
+    (c,) = tool_result_candidates(run)
+    assert c.event_at == run.occurred_at
     (c,) = tool_result_candidates(_turn(1, "subscription 4471: renews 19 May"))  # no year: not the tool's day
     assert c.event_at is None
 

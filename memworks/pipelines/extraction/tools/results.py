@@ -142,9 +142,13 @@ def tool_result_candidates(turn: Turn, context: Sequence[Turn] = ()) -> list[Can
 def _dated(result: str, turn: Turn) -> datetime | None:
     """The day a result states with its year ("status=completed 2026-05-29", "check-in
     2026-06-21"): when what it reports happens or happened. A tool writes dates in full; one
-    without a year ("renews 19 May") is left to the reading of the turn."""
+    without a year ("renews 19 May") is left to the reading of the turn. A result that states
+    no day reports what it did or saw when it ran ("Successfully applied 1 migration", "44
+    passed"): that is its time."""
     found = find_time(result, turn.occurred_at)
-    return found.when if found is not None and _YEAR.search(found.phrase) else None
+    if found is None:
+        return turn.occurred_at
+    return found.when if _YEAR.search(found.phrase) else None
 
 
 #: Characters of the user's turn quoted in a result's text.

@@ -230,6 +230,19 @@ def test_a_short_question_about_something_unheard_of_abstains() -> None:
     assert rank_signals(_recs(far), far, q, k=3, policy=RankPolicy(model=model())).hits == []
 
 
+def test_a_question_about_a_thing_nothing_names_or_means_abstains() -> None:
+    # Given candidates close to the question's topic, when no record names the thing it asks for
+    # (the store measured each one's closeness to that word), then it abstains below the bar ...
+    sig = signals(3)
+    q = Question("Which terminal do we fly from?", None, False, None, "other")
+    assert rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(model=model())).hits
+    sig.thing = np.array([0.12, 0.18, 0.1])
+    assert rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(model=model())).hits == []
+    # ... and answers when a candidate means it without its word ("Terminal 2" is said as "T2")
+    sig.thing = np.array([0.12, 0.45, 0.1])
+    assert rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(model=model())).hits
+
+
 def test_a_fact_ranks_with_the_turn_it_was_read_from() -> None:
     # Given a fact (m3) read from the best turn (m0) and as close to the question as that turn
     sig = signals(4, source=np.array([-1, -1, -1, 0], dtype=np.int64), span=np.array([0.75, 0.5, 0.3, 0.72]))

@@ -192,6 +192,9 @@ class Signals:
     #: For a question asking something of a thing of the user's ("my dog's name"): each
     #: candidate's similarity (best sentence) to that thing's word; None when not measured.
     owned: npt.NDArray[np.float64] | None = None
+    #: For a question whose asked-for thing no record names (:func:`~.asked_thing.asked_thing`):
+    #: each candidate's similarity (best sentence) to that thing's word; None when not measured.
+    thing: npt.NDArray[np.float64] | None = None
     #: For a present question about the user's relative or animal that a keyed record names: each
     #: candidate's similarity to the question asked of it by that name (:func:`named_question`).
     renamed: npt.NDArray[np.float64] | None = None

@@ -77,6 +77,9 @@ RESIDUE_STEP = 0.05
 #: questions about what nobody said 0.18-0.23 ("husband", "football team", "college"), answered
 #: ones 0.27-0.69; on LoCoMo (2 conversations) 199 of 205 such questions at 0.25 or more.
 NAMED_MIN_SIMILARITY = 0.25
+#: Cosine (a candidate's best sentence to the word of the thing a question asks for, when no record
+#: of the scope uses that word) below which nothing said is about it: see :func:`_learned`.
+THING_MIN_SIMILARITY = 0.21
 #: Log-odds added to a record of the period a question names ("in May 2023"), beside what the
 #: model learnt from the few such questions it saw: between two like records, the period decides
 #: (on LoCoMo, leave-one-conversation-out: recall@1 +0.01 on temporal and single-hop questions,
@@ -250,6 +253,8 @@ def _learned(
         return Ranking([])
     if unheard_ids(q.text, sig.unseen):
         return Ranking([])  # an order or ticket number nothing stored holds
+    if sig.thing is not None and len(sig.thing) == len(sig) and float(sig.thing.max()) < THING_MIN_SIMILARITY:
+        return Ranking([])  # "Which terminal do we fly from?": no record names or means a terminal
     texts = sig.texts if len(sig.texts) == len(sig) else [""] * len(sig)
     # "How do I get to work?": the way one gets there now is the latest ("how" asks no other present question).
     way = asks_way(q.text)

@@ -22,6 +22,7 @@ from sqlmodel import Session, col
 from memworks.models.schemas import HitOut, ProfileOut, RetrieveResult, Scope
 from memworks.models.tables import Memory
 from memworks.pipelines.protocols import Embedder
+from memworks.pipelines.retrieval.asked_thing import asked_thing
 from memworks.pipelines.retrieval.latest import asks_latest, asks_now, lexical_query
 from memworks.pipelines.retrieval.names import as_user, without_name
 from memworks.pipelines.retrieval.possessor import named_question, owned_word
@@ -157,6 +158,9 @@ def measure(
                 s, scope=scope, query=embedder.embed([renamed])[0], version=version, spans=policy.spans, also=ids
             )
             sig.renamed = np.array([(by_name.of(m) or (0.0, 0.0))[1] for m in ids])
+    if (thing := more.vector("thing")) is not None:
+        meant = vector.score(s, scope=scope, query=thing, version=version, spans=True, also=ids)
+        sig.thing = np.array([(meant.of(m) or (0.0, 0.0))[1] for m in ids])
     if (short := more.vectors_of("short")) is not None:
         e = vec.matrix
         rows = [e.index[m] for m in ids if m in e.index]
@@ -179,6 +183,8 @@ class _Extra:
       without the word ("an old border collie called Loke")?
     * ``short``: a short question with a word no record uses: its words and pairs, and what is
       left of it (:func:`phrases`, :func:`residue`): does some candidate mean them?
+    * ``thing``: any other question whose asked-for thing no record names ("Which terminal do we
+      fly from?", :func:`asked_thing`): does some candidate mean it?
     """
 
     parts: dict[str, list[str]] = field(default_factory=dict)
@@ -194,6 +200,8 @@ class _Extra:
             parts["word"] = [word]
         if q.words and any(t in unseen for _, t in q.words):
             parts["short"] = [*phrases(q.words), residue(q.text, unseen)]
+        elif (thing := asked_thing(query)) is not None and set(terms(thing)) <= unseen:
+            parts["thing"] = [thing]
         return cls(parts)
 
     def texts(self) -> list[str]:

@@ -1,0 +1,28 @@
+"""The thing a "which"/"what" question asks for."""
+
+from __future__ import annotations
+
+import pytest
+
+from memworks.pipelines.retrieval.asked_thing import asked_thing
+
+
+@pytest.mark.parametrize(
+    ("question", "thing"),
+    [
+        ("Which terminal does the flight leave from?", "terminal"),
+        ("What's the minimum test coverage CI enforces?", "coverage"),  # a clause after the thing
+        ("Which bank issued the card Kofi's refund was paid to?", "bank"),  # a verb in the past
+        ("which AWS region is the staging environment in?", "region"),
+        ("What was the name of the engineer who replaced the router?", "engineer"),  # a form: what follows "of"
+        ("What kind of room did we ask for?", "room"),
+        ("What colour is Sam's new bike?", "colour"),
+        # no thing: a time, a result, a question without one
+        ("What time does the flight leave?", None),
+        ("What was the result of the last pytest run?", None),
+        ("what should we cook when Eli's eating with us?", None),
+        ("Where do I live?", None),
+    ],
+)
+def test_the_thing_a_question_asks_for(question: str, thing: str | None) -> None:
+    assert asked_thing(question) == thing

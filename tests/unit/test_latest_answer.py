@@ -267,3 +267,25 @@ def test_the_turn_an_outdated_fact_was_read_from_leaves_the_top_too() -> None:
 )
 def test_asks_latest_is_a_question_for_the_newest_of_something_said_more_than_once(question: str, newest: bool) -> None:
     assert latest.asks_latest(question) is newest
+
+
+def test_the_latest_run_of_a_tool_results_series_answers_a_question_for_the_latest() -> None:
+    # Given three CI runs on main, each keyed by its own run number, when the best answer to "did
+    # the last CI run on main pass?" is an earlier run, then the latest run takes the top and the
+    # earlier runs of the series leave the top 3; another pipeline's run keeps its place.
+    texts = [
+        "CI · ledger-pipe · main · #418 · failed (unit)",
+        "CI · ledger-pipe · main · #431 · passed",
+        "CI · billing · main · #77 · passed",
+        "CI · ledger-pipe · main · #425 · failed (lint)",
+        "I pushed the rewrite.",
+    ]
+    keys = ["tool.418", "tool.431", "tool.77", "tool.425", None]
+    t0 = datetime(2025, 3, 1, tzinfo=UTC)
+    said = [t0, t0 + timedelta(days=20), t0 + timedelta(days=30), t0 + timedelta(days=5), t0]
+    score = np.array([0.16, 0.13, 0.05, 0.12, 0.04])
+    out = latest.latest_of_series(score, keys, texts, said, [False] * 5)
+    order = list(np.argsort(-out))
+    assert order[0] == 1 and set(order[:3]) == {1, 2, 4}
+    assert latest.series(texts[0]) == "ci ledger pipe main"
+    assert latest.series('ticket.get("TCK-1")') == ""  # an id in its first word: no series to join

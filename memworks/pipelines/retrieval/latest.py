@@ -28,6 +28,7 @@ __all__ = [
     "below_replaced",
     "definite_terms",
     "latest_first",
+    "latest_of_series",
     "says_change",
 ]
 
@@ -294,3 +295,46 @@ def below_replaced(
     answering = {k for i in top if (k := keys[i])}
     old = {i for i in range(n) if replaced[i] & answering}
     return _out_of_top(score, old, summary)
+
+
+#: A tool result's series: the words of its first line before the first one with a digit in it
+#: ("CI · ledger-pipe · main · #418 ..." → "ci ledger pipe main").
+_SERIES_WORD = re.compile(r"[^\W\d_]+")
+
+
+def series(text: str) -> str:
+    """The run a tool result is one of: its first line's words before its first number or id."""
+    words = []
+    for token in text.strip().split("\n", 1)[0].split():
+        if any(c.isdigit() for c in token):
+            break
+        words += _SERIES_WORD.findall(token.casefold())
+    return " ".join(words)
+
+
+def latest_of_series(
+    score: npt.NDArray[np.float64],
+    keys: Sequence[str | None],
+    texts: Sequence[str],
+    said: Sequence[datetime],
+    summary: Sequence[bool],
+) -> npt.NDArray[np.float64]:
+    """For a question asking for the latest of something ("Did the last CI run on main pass?"):
+    the best tool result's series (its tool, pipeline and branch, each run under a number of its
+    own, so no key joins them) answers with its latest run, and its earlier runs leave the top."""
+    n = len(score)
+    if n < 2 or not len(keys) == len(texts) == len(said) == len(summary) == n:
+        return score
+    tools = [i for i in range(n) if (keys[i] or "").startswith("tool.")]
+    top = [i for i in sorted(range(n), key=lambda i: -score[i]) if not summary[i]][:LATEST_TOP]
+    best = next((i for i in top if i in tools), None)
+    if best is None or not (name := series(texts[best])):
+        return score
+    runs = [i for i in tools if series(texts[i]) == name]
+    latest = max(runs, key=lambda i: said[i])
+    old = {i for i in runs if said[i] < said[latest]}
+    if not old:
+        return score
+    out = score.copy()
+    out[latest] = max(score[latest], float(score.max()) / _BELOW)
+    return _out_of_top(out, old, summary)

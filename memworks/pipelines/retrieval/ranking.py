@@ -20,7 +20,14 @@ from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.answer_types import answer_kind, kind_answered
 from memworks.pipelines.retrieval.facts import facts_meet_turns, lift_facts
 from memworks.pipelines.retrieval.identifiers import holding_ids, keyed_by_ids, unheard_ids
-from memworks.pipelines.retrieval.latest import below_replaced, definite_terms, latest_first, says_change
+from memworks.pipelines.retrieval.latest import (
+    asks_latest,
+    below_replaced,
+    definite_terms,
+    latest_first,
+    latest_of_series,
+    says_change,
+)
 from memworks.pipelines.retrieval.possessor import (
     below_holders,
     holders,
@@ -337,6 +344,8 @@ def _learned(
             anywhere=q.named is None,
         )
         score = below_replaced(score, sig.keys, sig.replaced, summary)
+        if asks_latest(q.text):
+            score = latest_of_series(score, sig.keys, texts, sig.session_at, summary)
     if held_ids := holding_ids(q.text, texts):  # the ticket the question names, before any other
         score = below_holders(score, held_ids)
         # ... and of those, its own record before one that names it in passing.

@@ -243,6 +243,19 @@ def test_a_question_about_a_thing_nothing_names_or_means_abstains() -> None:
     assert rank_signals(_recs(sig), sig, q, k=3, policy=RankPolicy(model=model())).hits
 
 
+def test_a_question_asking_who_is_answered_by_what_a_person_said_first() -> None:
+    # Given a tool's result as the best match among what Ann and Bo said, when the question asks
+    # who did something, then a person's statement answers before the tool's result; asked what
+    # happened, the tool's result keeps its place.
+    sig = signals(3, subjects=["tool", "Bo", "Ann"])
+    who = Question("Who asked for the move?", None, False, None, "other")
+    hits = rank_signals(_recs(sig), sig, who, k=3, policy=RankPolicy(model=model(), subjects=False)).hits
+    assert [h.memory.memory_id for h in hits] == ["m1", "m2", "m0"]
+    what = Question("What moved?", None, False, None, "other")
+    hits = rank_signals(_recs(sig), sig, what, k=3, policy=RankPolicy(model=model(), subjects=False)).hits
+    assert [h.memory.memory_id for h in hits] == ["m0", "m1", "m2"]
+
+
 def test_a_fact_ranks_with_the_turn_it_was_read_from() -> None:
     # Given a fact (m3) read from the best turn (m0) and as close to the question as that turn
     sig = signals(4, source=np.array([-1, -1, -1, 0], dtype=np.int64), span=np.array([0.75, 0.5, 0.3, 0.72]))

@@ -9,6 +9,7 @@ only orders what it was given and decides whether anything is worth answering wi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -16,7 +17,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from memworks.models.enums import MemoryKind
+from memworks.models.enums import MemoryKind, Role
 from memworks.pipelines.retrieval.answer_types import answer_kind, kind_answered
 from memworks.pipelines.retrieval.facts import facts_meet_turns, lift_facts
 from memworks.pipelines.retrieval.identifiers import holding_ids, keyed_by_ids, unheard_ids
@@ -346,6 +347,12 @@ def _learned(
         score = below_replaced(score, sig.keys, sig.replaced, summary)
         if asks_latest(q.text):
             score = latest_of_series(score, sig.keys, texts, sig.session_at, summary)
+    if _ASKS_WHO.match(q.text) and len(sig.subjects) == len(sig):
+        # "Who asked for the move to eu-central-1?" among people who talk: what a person said
+        # answers it before a tool's result or the assistant's words, which no one of them said.
+        people = [w is not None and w not in _ROLES for w in sig.subjects]
+        if any(people):
+            score = below_holders(score, people)
     if held_ids := holding_ids(q.text, texts):  # the ticket the question names, before any other
         score = below_holders(score, held_ids)
         # ... and of those, its own record before one that names it in passing.
@@ -391,6 +398,10 @@ def means_theirs(sig: Signals, who: Sequence[str | None], named: str, policy: Ra
     return bool(mine) and max(mine) >= NAMED_MIN_SIMILARITY
 
 
+#: A question asking who did or said something.
+_ASKS_WHO = re.compile(r"\s*who(?:'s|\s)", re.IGNORECASE)
+#: Who said a record when no person did: the roles of a conversation.
+_ROLES = frozenset(r.value for r in Role)
 #: How far below its best record a summary scores (just below: it keeps its place among the rest).
 _BELOW = 0.999
 

@@ -166,6 +166,18 @@ def test_features_are_one_row_per_candidate_in_model_order() -> None:
     assert (x[:, FEATURES.index("named_speaker")] == 1.0).all()
 
 
+def test_a_neighbours_lexical_score_counts_at_most_as_the_best_candidates() -> None:
+    # Given candidates none of which matched lexically, when a neighbouring turn did, then its
+    # relative score is at most 1 (as the best candidate's would be), never its raw BM25
+    sig = signals(3, lex=np.zeros(3), prev_lex=np.array([4.5, 0.0, 2.0]), next_lex=np.zeros(3))
+    x = features(Question("What laptop?", None, False, None, "other"), sig)
+    assert list(x[:, FEATURES.index("prev_lex_rel")]) == [1.0, 0.0, 2.0 / 4.5]
+    # with lexical matches among the candidates, relative to the best of them
+    sig = signals(3, lex=np.array([2.0, 1.0, 0.0]), prev_lex=np.array([1.0, 4.0, 0.0]), next_lex=np.zeros(3))
+    x = features(Question("What laptop?", None, False, None, "other"), sig)
+    assert list(x[:, FEATURES.index("prev_lex_rel")]) == [0.5, 1.0, 0.0]
+
+
 def test_the_model_file_round_trips_and_refuses_other_features(tmp_path: Any) -> None:
     m = model()
     again = ranker.model_from_json(json.loads(json.dumps(m.to_json())))

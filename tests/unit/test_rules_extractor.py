@@ -183,6 +183,10 @@ def test_hometown_and_work_city(text: str, expected: list[tuple[str, str, str]])
         ("I started at Microsoft on Monday", [(A, "user.employer", "Microsoft")]),
         ("I'm employed by the NHS", [(A, "user.employer", "NHS")]),
         ("My employer is Acme", [(A, "user.employer", "Acme")]),
+        # a first stretch at a workplace behind one (a first day ahead is a plan, not a job yet)
+        ("first week at fenwick done!!", [(A, "user.employer", "Fenwick")]),
+        ("Survived my first two weeks at Brightwater.", [(A, "user.employer", "Brightwater")]),
+        ("My first day at Google is on Monday.", []),
         ("I work at Acme as a designer", [(A, "user.employer", "Acme"), (A, "user.job_title", "Designer")]),
         ("I'm an engineer at Acme", [(A, "user.job_title", "Engineer"), (A, "user.employer", "Acme")]),
         (

@@ -219,6 +219,25 @@ _EMPLOYER_RULES: tuple[tuple[str, re.Pattern[str], bool], ...] = (
     ("employer.employed", ci(rf"^{IM}\s+{ADV}employed\s+(?:at|by)\s+(?P<org>.+)$"), True),
     ("employer.my_employer", ci(r"^my\s+(?:current\s+)?employer\s+is\s+(?P<org>.+)$"), True),
     ("employer.my_company", ci(r"^(?:my\s+company|the\s+company\s+i\s+work\s+(?:at|for))\s+is\s+(?P<org>.+)$"), False),
+    # A first stretch at a workplace behind one: "first week at fenwick done!!", "Survived my
+    # first two weeks at Brightwater" (not "my first day at X is on Monday": a plan).
+    (
+        "employer.first_stretch",
+        ci(
+            rf"^(?:i\s+)?{ADV}(?:(?:survived|finished|completed|did|had|done)\s+)?(?:my\s+)?first\s+"
+            r"(?:(?:two|three|few|couple\s+of)\s+)?(?:day|days|week|weeks|month|months|shift|shifts)\s+at\s+"
+            r"(?P<org>.+?)(?:\s+(?:done|over|complete|completed|finished|survived|in\s+the\s+bag))$"
+        ),
+        True,
+    ),
+    (
+        "employer.first_stretch",
+        ci(
+            rf"^(?:i\s+)?{ADV}(?:survived|finished|completed)\s+(?:my\s+)?first\s+"
+            r"(?:(?:two|three|few|couple\s+of)\s+)?(?:day|days|week|weeks|month|months|shift|shifts)\s+at\s+(?P<org>.+)$"
+        ),
+        True,
+    ),
 )
 # (rule, pattern, the last word must be a known job noun)
 _TITLE_RULES: tuple[tuple[str, re.Pattern[str], bool], ...] = (

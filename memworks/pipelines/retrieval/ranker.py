@@ -269,6 +269,13 @@ def features(q: Question, sig: Signals, *, who: Sequence[str | None] | None = No
         return np.zeros((0, len(FEATURES)))
     max_lex = float(sig.lex.max()) or 1.0
     lex_rel = sig.lex / max_lex
+    # A neighbour's score is relative to the best candidate's, as the ranker learnt it; one that
+    # outscores every candidate (the lexical side found nothing among them) counts as the best.
+    neighbour_max = (
+        max_lex
+        if sig.lex.max() > 0
+        else max(float(sig.prev_lex.max(initial=0.0)), float(sig.next_lex.max(initial=0.0)), 1.0)
+    )
     top_span, top_cos = float(sig.span.max()), float(sig.cos.max())
     who = about(sig) if who is None else who
     named = q.named
@@ -314,8 +321,8 @@ def features(q: Question, sig: Signals, *, who: Sequence[str | None] | None = No
         "period_session": period_session,
         "prev_span_gap": near(sig.prev_span - top_span, floor_gap),
         "next_span_gap": near(sig.next_span - top_span, floor_gap),
-        "prev_lex_rel": near(sig.prev_lex / max_lex, 0.0),
-        "next_lex_rel": near(sig.next_lex / max_lex, 0.0),
+        "prev_lex_rel": near(np.minimum(sig.prev_lex / neighbour_max, 1.0), 0.0),
+        "next_lex_rel": near(np.minimum(sig.next_lex / neighbour_max, 1.0), 0.0),
         "fact": (sig.facts if len(sig.facts) == n else np.zeros(n, dtype=np.bool_)).astype(float),
     }
     return np.column_stack([cols[f] for f in FEATURES])

@@ -94,6 +94,7 @@ READINGS = [
     # said without a verb, as chat says it
     ("so no dairy for me from now on, oat milk in the fridge please", A, "user.pref.food.dairy", "avoids dairy"),
     ("remember nothing with milk in for me", A, "user.pref.food.milk", "avoids milk"),
+    ("So no more gluten for me: no bread, no toast.", A, "user.pref.food.gluten", "avoids gluten"),
     ("no phone calls to me, ever.", A, "user.pref.contact.phone_call", "avoids phone calls"),
     ("email or chat only", A, "user.pref.contact.email_or_chat", "prefers email or chat only"),
     ("ALWAYS aisle seats on flights", A, "user.pref.travel.aisle_seat_on_flight", "prefers aisle seats on flights"),
@@ -120,6 +121,13 @@ def test_a_standing_statement_becomes_one_keyed_record(
         (c.op, c.key, c.value) for c in (cands if key in FIXED else standing(cands)) if c.key and c.key != "user.likes"
     ]
     assert got == [(op, key, value)]
+
+
+def test_a_food_kept_from_one_is_said_to_be_kept_from_what_one_eats(extract: OpenVocabularyExtractor) -> None:
+    (c,) = standing(extract(turn("no dairy for me from now on")))
+    assert c.text == "User wants no dairy to eat or drink."
+    (c,) = standing(extract(turn("no phone calls to me, ever.")))
+    assert c.text == "User wants no phone calls."
 
 
 def test_a_condition_and_the_habit_it_keeps_are_two_records(extract: OpenVocabularyExtractor) -> None:

@@ -29,7 +29,8 @@ _LEAD = re.compile(
 )
 #: (rule, lean, pattern) over one part of the sentence, lowercased.
 _FORMS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
-    ("no", -1, re.compile(rf"^(?:absolutely\s+|strictly\s+)?(?:no|zero)\s+{_WHAT}\s+(?:for|to)\s+me\b")),
+    # "no more gluten for me": from now on, none
+    ("no", -1, re.compile(rf"^(?:absolutely\s+|strictly\s+)?(?:no|zero)\s+(?:more\s+)?{_WHAT}\s+(?:for|to)\s+me\b")),
     ("no", -1, re.compile(rf"^nothing\s+(?:with|containing)\s+{_WHAT}(?:\s+in(?:\s+it)?)?\s+for\s+me\b")),
     ("only", 1, re.compile(rf"^{_WHAT}\s+only$")),
     ("always", 1, re.compile(rf"^always\s+{_WHAT}$")),
@@ -106,7 +107,10 @@ def _statement(rule: str, lean: int, thing: str, state: TurnState, topic: str = 
         "never": f"never {thing}",
         "as": f"{thing} for {topic}",
     }
-    text = f"{state.speaker.name} wants {said[rule]}."
+    # What is kept from one's food is kept from what one eats and drinks: said so, a question in
+    # those words ("anything I can't eat?") meets it.
+    meal = " to eat or drink" if name == "food" and lean < 0 else ""
+    text = f"{state.speaker.name} wants {said[rule]}{meal}."
     return Statement(
         f"standing.fragment_{rule}",
         state.speaker,

@@ -238,3 +238,22 @@ def test_an_event_named_again_by_a_verb_of_ending_is_not_ended(make_memworks: An
     mw.drain()
     rows = {m.memory_id: m for m in mw.memories(S, include_history=True)}
     assert rows[told.memory_id].status is MemoryStatus.ACTIVE, rows[told.memory_id]
+
+
+def test_what_replaced_the_best_answer_answers_a_question_about_now(make_memworks: Any, sqlite_url: str) -> None:
+    # Given "I'm reading Piranesi" closed by "Finished Piranesi, now I'm on Klara and the Sun"
+    # (which the embedder finds little like the question), when asked what is being read now,
+    # then the later turn answers: it holds what the closed record held; as of before, the old.
+    mw = make_memworks(sqlite_url, claims=True)
+    mw.enqueue_episodes(
+        [
+            ep(1, "2026-01-12", "Hi, I'm Hana. I'm a vet at a small animal practice in Leith."),
+            ep(2, "2026-02-20", "I'm reading Piranesi by Susanna Clarke at the moment."),
+            ep(3, "2026-05-30", "Finished Piranesi, now I'm on Klara and the Sun."),
+        ]
+    )
+    mw.drain()
+    now = mw.retrieve(S, "What book am I reading?", asked_at="2026-06-01T12:00:00+00:00")
+    assert now.hits and "Klara" in now.hits[0].value, now.hits
+    before = mw.retrieve(S, "What book am I reading?", as_of="2026-03-01T12:00:00+00:00")
+    assert before.hits and "Piranesi" in before.hits[0].value, before.hits

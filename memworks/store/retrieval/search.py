@@ -40,6 +40,7 @@ from memworks.store import memories, turns
 from memworks.store.memories import chunks
 from memworks.store.projections import lexical, vector
 from memworks.store.retrieval.filters import visible
+from memworks.store.retrieval.heirs import heirs
 
 #: Records of the period a question names added as candidates (the closest to the question),
 #: and how many of the period's records are looked at to find them.
@@ -137,10 +138,16 @@ def measure(
     vec = vector.score(s, scope=scope, query=qvec, version=version, spans=policy.spans, also=[*lex_ids, *period])
     vec_ids = vector.top(s, vec, where=where, present=present, now=now)
     closest = sorted(period, key=lambda m: -(vec.of(m) or (0.0, -1.0))[1])[:PERIOD_CANDIDATES]
-    ids = list(dict.fromkeys([*lex_ids, *vec_ids, *closest]))
+    # A question about now, meant best by what was replaced: what replaced it answers in its place.
+    # Not of a named person: a conversation between people closes too much of what the other said.
+    inherited = heirs(s, vec) if q.present and policy.latest and q.named is None else {}
+    ids = list(dict.fromkeys([*lex_ids, *vec_ids, *closest, *inherited]))
     fields = {r.memory_id: r for r in _rank_fields(s, ids)}
     ids = [m for m in ids if m in fields]
     sig = _signals(ids, fields, lex, vec, layout, policy)
+    for i, mid in enumerate(ids):
+        if (sim := inherited.get(mid)) is not None:
+            sig.cos[i], sig.span[i] = max(sig.cos[i], sim), max(sig.span[i], sim)
     sig.unseen = unseen
     sig.question_vector = qvec
     if (rest := more.vector("rest")) is not None:

@@ -187,6 +187,10 @@ def test_hometown_and_work_city(text: str, expected: list[tuple[str, str, str]])
         ("first week at fenwick done!!", [(A, "user.employer", "Fenwick")]),
         ("Survived my first two weeks at Brightwater.", [(A, "user.employer", "Brightwater")]),
         ("My first day at Google is on Monday.", []),
+        # news announced, its "I" dropped as chat drops it, an acronym naming the kind of place
+        ("other news, got the job at the GP surgery in southville!!", [(A, "user.employer", "GP surgery")]),
+        ("big news: I got a job at Stripe", [(A, "user.employer", "Stripe")]),
+        ("I work at IBM in London", [(A, "user.employer", "IBM")]),
         ("I work at Acme as a designer", [(A, "user.employer", "Acme"), (A, "user.job_title", "Designer")]),
         ("I'm an engineer at Acme", [(A, "user.job_title", "Engineer"), (A, "user.employer", "Acme")]),
         (

@@ -67,6 +67,8 @@ FILLER = re.compile(
     r"|no(?!\s+(?:longer|need))|nope|um|uh|hmm|lol|haha|now|then|plus|ps|side\s+note|basically|like"
     r"|honestly|literally|alright|right|sure|cool|great|note\s+to\s+self"
     r"|quick\s+note|heads\s+up|update|quick\s+update|incidentally|just\s+to\s+let\s+you\s+know"
+    # news announced before it is told: "other news, got the job at ...", "big news: we're buying"
+    r"|(?:other|more|big|some|good|bad|great|exciting)\s+news(?:\s+(?:though|tho|btw))?"
     r"|just\s+letting\s+you\s+know|i\s+wanted\s+to\s+(?:say|mention|let\s+you\s+know)(?:\s+that)?"
     r"|i\s+should\s+(?:mention|say)(?:\s+that)?|you\s+should\s+know(?:\s+that)?)\b[\s,:!.\-]*",
     _I,

@@ -87,6 +87,9 @@ def take_org(rest: str, casual: bool) -> str | None:
             kept.append(word)
         elif word.lower() in {"of", "&", "de", "for"} and is_cap(follows) and follows != "I":
             kept.append(word)
+        elif i == 1 and first.isupper() and 1 < len(first) <= 4 and word.isalpha() and word.islower():
+            kept.append(word)  # an acronym naming the kind of place: "the GP surgery", "the NHS trust"
+            break
         else:
             break
     return " ".join(capitalize(w) for w in kept) if casual else " ".join(kept)

@@ -202,7 +202,8 @@ _EMPLOYER_RULES: tuple[tuple[str, re.Pattern[str], bool], ...] = (
     (
         "employer.got_job",
         ci(
-            rf"^i\s+{ADV}(?:got|landed|accepted|took|started)\s+(?:a\s+|the\s+|my\s+)?(?:new\s+)?"
+            # chat drops the "I": "got the job at the GP surgery in southville!!"
+            rf"^(?:i\s+)?{ADV}(?:got|landed|accepted|took|started)\s+(?:a\s+|the\s+|my\s+)?(?:new\s+)?"
             r"(?:job|position|role|gig)\s+(?:at|with)\s+(?P<org>.+)$"
         ),
         True,

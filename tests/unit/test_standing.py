@@ -95,6 +95,7 @@ READINGS = [
     ("so no dairy for me from now on, oat milk in the fridge please", A, "user.pref.food.dairy", "avoids dairy"),
     ("remember nothing with milk in for me", A, "user.pref.food.milk", "avoids milk"),
     ("So no more gluten for me: no bread, no toast.", A, "user.pref.food.gluten", "avoids gluten"),
+    ("Aisle seat for me, always — I've got long legs.", A, "user.pref.general.aisle_seat", "prefers aisle seat"),
     ("no phone calls to me, ever.", A, "user.pref.contact.phone_call", "avoids phone calls"),
     ("email or chat only", A, "user.pref.contact.email_or_chat", "prefers email or chat only"),
     ("ALWAYS aisle seats on flights", A, "user.pref.travel.aisle_seat_on_flight", "prefers aisle seats on flights"),
@@ -190,6 +191,7 @@ def test_a_named_speakers_stance_is_theirs(extract: OpenVocabularyExtractor) -> 
 
 NOT_STANDING = [
     "Write me a poem about a cat who hates the rain.",
+    "A flat white for me, thanks.",  # an order of the moment: no rule after it
     "Avoid jargon in your answer.",
     "If I were vegan, what would I eat?",
     "My sister hates spicy food.",

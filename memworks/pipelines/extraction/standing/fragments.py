@@ -53,6 +53,8 @@ _LABELLED = re.compile(
     rf"(?:^|[.!;]\s|\b(?:and|also|so|oh)\s)\s{{0,3}}(?P<label>[a-z][a-z ]{{2,30}}?):"
     rf"\s{{1,3}}{_WHAT}\s(?:please|pls|plz)\b"
 )
+_FOR_ME = re.compile(rf"^(?:an?\s+)?{_WHAT}\s+for\s+me$")
+_ALWAYS_AFTER = re.compile(r"(?:always|every\s+time|without\s+fail)\b")
 _ASIDE = re.compile(r"\s?\([^()]{0,80}\)")
 
 
@@ -83,8 +85,13 @@ def _things(text: str) -> list[tuple[str, int, str, str]]:
         words = [w for w in lab["what"].split() if w not in _NOT_THING]
         if words and not set(words) <= _EMPTY and len(words) <= 5:
             out.append(("as", 1, " ".join(words), _LEAD.sub("", " ".join(lab["label"].split()))))
-    for part in _PART.split(text):
+    parts = _PART.split(text)
+    for i, part in enumerate(parts):
         said = _LEAD.sub("", " ".join(part.split()).strip(" .!")).lower()
+        # "Aisle seat for me, always": the rule said after the thing, past a comma
+        after = parts[i + 1].strip().lower() if i + 1 < len(parts) else ""
+        if _ALWAYS_AFTER.match(after) and (mine := _FOR_ME.match(said)):
+            said = f"always {mine['what']}"
         m = next(((rule, lean, found) for rule, lean, rx in _FORMS if (found := rx.match(said))), None)
         if m is None:
             continue

@@ -63,6 +63,12 @@ REQUESTS = [
         "user.pref.general.window",
         "User wants the assistant to always put them by the window.",
     ),
+    # a label before a colon, which the parse hangs on the verb as its subject
+    (
+        "And one more standing rule: weekends, please don't put any calls before 10am.",
+        "user.pref.contact.call",
+        "User does not want the assistant to put any calls before 10am.",
+    ),
     # a topic's label, then what is wanted for it
     (
         "Also commit messages: conventional commits please (feat:, fix:, chore: ...).",

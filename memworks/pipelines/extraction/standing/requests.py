@@ -130,7 +130,16 @@ def _imperative(s: Sentence, v: Token) -> bool:
     if v.pos != "VERB" or v.tag != "VB" or v.dep not in _CLAUSE_DEPS:
         return False
     kids = s.children(v.i)
-    if any(k.dep in ("nsubj", "nsubjpass", "expl", "mark") for k in kids):
+    # A label before a colon and a topic set off by a comma are no subject ("one more standing rule:
+    # weekends, please don't ..."), though the parse may hang either on the verb as one.
+    colon = max((t.i for t in s.tokens if t.text == ":" and t.i < v.i), default=-1)
+    label = set(range(colon + 1)) | {
+        t.i
+        for k in kids
+        if k.i <= colon or (k.dep == "nsubj" and k.i + 1 < v.i and s.tokens[k.i + 1].text == ",")
+        for t in s.subtree(k.i)
+    }
+    if any(k.dep in ("nsubj", "nsubjpass", "expl", "mark") and k.i not in label for k in kids):
         return False
     if v.dep == "conj" and any(k.dep in ("nsubj", "nsubjpass") for k in s.children(v.head)):
         return False  # "You never shy away from a challenge and always try ...": its subject is the first verb's
@@ -139,7 +148,7 @@ def _imperative(s: Sentence, v: Token) -> bool:
     # It opens its clause: only lead words before it, at the sentence start or after a break.
     before = [t for t in s.subtree(v.i) if t.i < v.i]
     # ... or words that only say when or in what case ("in general", "weekends, please ...")
-    framing = {t.i for k in kids if k.i < v.i and k.dep in _FRAMING for t in s.subtree(k.i)}
+    framing = {t.i for k in kids if k.i < v.i and k.dep in _FRAMING for t in s.subtree(k.i)} | label
     if any(t.lower not in _LEAD and t.pos != "PUNCT" and t.i not in framing for t in before):
         return False
     first = min([v.i, *(t.i for t in before)])

@@ -122,8 +122,9 @@ def collect(
 
 def _ask(mw: Any, conv: locomo.Conversation, asked: Sequence[tuple[str, locomo.Question]]) -> list[Asked]:
     from memworks.models.schemas import Scope
-    from memworks.pipelines.retrieval.ranker import about, unknown_words
+    from memworks.pipelines.retrieval.ranker import about
     from memworks.pipelines.retrieval.ranking import RankPolicy, _prior
+    from memworks.pipelines.retrieval.unheard import unknown_words
     from memworks.store import memories, versions
     from memworks.store.retrieval.filters import visible
     from memworks.store.retrieval.search import measure

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from memworks.models.enums import MemoryKind
-from memworks.pipelines.retrieval import names, ranker, ranking, timerange
+from memworks.pipelines.retrieval import names, ranker, ranking, timerange, unheard
 from memworks.pipelines.retrieval.facts import facts_meet_turns
 from memworks.pipelines.retrieval.ranker import FEATURES, Question, RankerModel, Signals, features, read_question
 from memworks.pipelines.retrieval.ranking import RankPolicy, rank_signals
@@ -230,11 +230,11 @@ def test_a_short_question_about_something_unheard_of_abstains() -> None:
     near = np.array([[0.1, 0.1, 0.1, 0.0], [0.1, 0.1, 0.1, 0.0], [0.1, 0.1, 0.1, 0.0]], dtype=np.float32)
     far = sig
     far.phrase_vectors = near
-    assert ranker.unknown_words(q, far, min_similarity=0.42) == ["cat"]
+    assert unheard.unknown_words(q, far, min_similarity=0.42) == ["cat"]
     assert rank_signals(_recs(far), far, q, k=3, policy=RankPolicy(model=model())).hits == []
     # A word the scope never used but a candidate means ("siblings" ~ "sister") is no reason to abstain.
     far.phrase_vectors = np.array([[0.9, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], dtype=np.float32)
-    assert ranker.unknown_words(q, far, min_similarity=0.42) == []
+    assert unheard.unknown_words(q, far, min_similarity=0.42) == []
     far.texts = [f"Our tabby is called Miso, she is {i}." for i in range(3)]  # a name, as the question asks
     assert rank_signals(_recs(far), far, q, k=3, policy=RankPolicy(model=model())).hits
     # ... and none where no candidate names anyone
@@ -345,14 +345,14 @@ def test_the_rest_of_a_short_question_can_say_what_a_lone_word_does_not() -> Non
     # Given "exercise", used by no record and, alone, like none (0.1), but the question without
     # its known words ("Where do I exercise") close to one candidate
     q = Question("Where do I exercise?", None, False, None, "short", (("exercise", "exercis"),))
-    assert ranker.residue("What medication do I take?", {"medic"}) == "What medication do I"
+    assert unheard.residue("What medication do I take?", {"medic"}) == "What medication do I"
     sig = signals(2, vectors=np.eye(2, 4, dtype=np.float32), unseen=frozenset({"exercis"}))
     sig.phrase_vectors = np.array([[0.1, 0, 0, 0], [0.5, 0, 0, 0]], dtype=np.float32)
-    assert ranker.unknown_words(q, sig, min_similarity=0.42) == ["exercise"]
-    assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28) == []
+    assert unheard.unknown_words(q, sig, min_similarity=0.42) == ["exercise"]
+    assert unheard.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28) == []
     # A rest like nothing either (0.2): the question is about something unheard of.
     sig.phrase_vectors = np.array([[0.1, 0, 0, 0], [0.2, 0, 0, 0]], dtype=np.float32)
-    assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28) == ["exercise"]
+    assert unheard.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28) == ["exercise"]
 
 
 def test_each_further_word_nothing_means_asks_more_of_the_rest() -> None:
@@ -362,12 +362,12 @@ def test_each_further_word_nothing_means_asks_more_of_the_rest() -> None:
     sig = signals(2, vectors=np.eye(2, 4, dtype=np.float32), unseen=frozenset({"car", "drive"}))
     sig.phrase_vectors = np.array([[0.1, 0, 0, 0]] * 3 + [[0.30, 0, 0, 0]], dtype=np.float32)
     # One such word would let that rest answer; two ask for 0.05 more.
-    assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28) == []
-    got = ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28, residue_step=0.05)
+    assert unheard.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28) == []
+    got = unheard.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28, residue_step=0.05)
     assert got == ["car", "drive"]
     # A rest that close (0.40) still answers.
     sig.phrase_vectors[3, 0] = 0.40
-    assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28, residue_step=0.05) == []
+    assert unheard.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28, residue_step=0.05) == []
 
 
 def test_a_frame_verb_counts_only_beside_a_thing_unheard_of() -> None:
@@ -376,10 +376,10 @@ def test_a_frame_verb_counts_only_beside_a_thing_unheard_of() -> None:
     q = Question("What car do I drive?", None, False, None, "short", (("car", "car"), ("drive", "drive")))
     sig = signals(2, vectors=np.eye(2, 4, dtype=np.float32), unseen=frozenset({"drive"}))
     sig.phrase_vectors = np.array([[0.1, 0, 0, 0]] * 3 + [[0.30, 0, 0, 0]], dtype=np.float32)
-    assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.5) == []
+    assert unheard.unknown_words(q, sig, min_similarity=0.42, min_residue=0.5) == []
     # No car said either: both count, and the step asks more of the rest.
     sig.unseen = frozenset({"car", "drive"})
-    assert ranker.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28, residue_step=0.05) == ["car", "drive"]
+    assert unheard.unknown_words(q, sig, min_similarity=0.42, min_residue=0.28, residue_step=0.05) == ["car", "drive"]
 
 
 @pytest.mark.parametrize("mode", ["fusion", "dense", "lexical"])
@@ -502,12 +502,12 @@ def test_a_verb_that_frames_the_question_is_never_the_thing_unheard_of() -> None
     )
     sig = signals(2, vectors=np.eye(2, 4, dtype=np.float32), unseen=frozenset({"use"}))
     sig.phrase_vectors = np.array([[0.5, 0, 0, 0], [0.1, 0, 0, 0], [0.5, 0, 0, 0], [0.1, 0, 0, 0]], dtype=np.float32)
-    assert ranker.unknown_words(q, sig, min_similarity=0.42) == []
+    assert unheard.unknown_words(q, sig, min_similarity=0.42) == []
     # ... while a thing nobody mentioned still is, and the frame verb beside it adds to it
     q = Question("What car do I use?", None, False, None, "short", (("car", "car"), ("use", "use")))
     sig.unseen = frozenset({"car", "use"})
     sig.phrase_vectors = np.array([[0.1, 0, 0, 0]] * 4, dtype=np.float32)
-    assert ranker.unknown_words(q, sig, min_similarity=0.42) == ["car", "use"]
+    assert unheard.unknown_words(q, sig, min_similarity=0.42) == ["car", "use"]
 
 
 def test_a_named_persons_way_of_travelling_answers_a_question_of_their_way() -> None:

@@ -87,7 +87,7 @@ class Thresholds:
     meaning: float = 0.5
     #: When nothing clears the bars above: the one statement clearly closest to the topic, at
     #: least this similar ...
-    lead: float = 0.35
+    lead: float = 0.4
     #: ... and this much closer than any said in another turn.
     lead_margin: float = 0.06
 

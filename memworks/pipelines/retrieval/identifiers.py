@@ -7,7 +7,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-__all__ = ["holding_ids", "keyed_by_ids", "unheard_ids"]
+import numpy as np
+import numpy.typing as npt
+
+from memworks.pipelines.retrieval.possessor import below_holders
+
+__all__ = ["holding_ids", "ids_first", "keyed_by_ids", "unheard_ids"]
 
 #: An order, ticket or booking number: four digits or more, or three after a letter prefix
 #: ("SUP-5521", "HB-771"). A year ("in 2023") is a time, not an identifier.
@@ -49,3 +54,15 @@ def unheard_ids(question: str, unseen: Iterable[str]) -> list[str]:
     question's index terms that no record has)."""
     gone = set(unseen)
     return [m.group(0) for m in _ids(question) if m["digits"] in gone]
+
+
+def ids_first(
+    score: npt.NDArray[np.float64], question: str, texts: Sequence[str], keys: Sequence[str | None]
+) -> npt.NDArray[np.float64]:
+    """The records holding an identifier the question names before the others, and of those the
+    record filed under it before one that names it in passing."""
+    if held := holding_ids(question, texts):
+        score = below_holders(score, held)
+        if len(keys) == len(score) and any(own := keyed_by_ids(question, keys)):
+            score = below_holders(score, own)
+    return score

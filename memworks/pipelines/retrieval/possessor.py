@@ -14,10 +14,12 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from memworks.models.enums import Role
 from memworks.pipelines.extraction.vocabulary import RELATIONS, SPECIES
 from memworks.pipelines.text.terms import terms
 
 __all__ = [
+    "people_first",
     "OWNED_MIN_SIMILARITY",
     "another_member",
     "below_holders",
@@ -196,3 +198,21 @@ def below_holders(score: npt.NDArray[np.float64], held: Sequence[bool]) -> npt.N
         return score
     factor = min(1.0, float(score[mask].min()) * 0.999 / max(float(score[~mask].max()), 1e-12))
     return np.where(mask, score, score * factor)
+
+
+#: A question asking who did or said something.
+_ASKS_WHO = re.compile(r"\s*who(?:'s|\s)", re.IGNORECASE)
+#: Who said a record when no person did: the roles of a conversation.
+_ROLES = frozenset(r.value for r in Role)
+
+
+def people_first(
+    score: npt.NDArray[np.float64], question: str, subjects: Sequence[str | None]
+) -> npt.NDArray[np.float64]:
+    """For a question asking who did something ("Who asked for the move to eu-central-1?") among
+    people who talk: what a person said answers before a tool's result or the assistant's words,
+    which no one of them said. ``subjects``: who said each candidate (a name, or a role)."""
+    if not _ASKS_WHO.match(question) or len(subjects) != len(score):
+        return score
+    people = [w is not None and w not in _ROLES for w in subjects]
+    return below_holders(score, people) if any(people) else score

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from importlib import resources
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +73,6 @@ _ABOUT_TALK = frozenset(
 #: Verbs that only carry a question ("how do I get to work", "where do I go swimming"): a record
 #: that answers it seldom uses them, so they are no word the evidence must hold.
 _LIGHT_VERBS = frozenset("get gets got go goes going went do does did doing make makes made take takes took".split())
-#: Verbs that frame what is asked ("What database does it use?", "What car do I drive?"): never the thing unheard of.
-_FRAME_VERBS = frozenset("use used using build built run running live living drive drove work".split())
 #: Words standing for the answer, negated auxiliaries: "Is there anything I don't eat?" asks about eating.
 _NOT_CONTENT = frozenset(
     "anything something everything nothing anyone someone everyone anybody somebody nobody don't doesn't "
@@ -110,23 +107,6 @@ def content_words(text: str, period: TimeRange | None = None) -> list[tuple[str,
         if t and w not in _ABOUT_TALK | _LIGHT_VERBS | _NOT_CONTENT and t[0] not in {x for _, x in out}:
             out.append((w, t[0]))
     return out
-
-
-def phrases(words: Sequence[tuple[str, str]]) -> list[str]:
-    """A short question's words, then its adjacent pairs ("family members"): embedded to find
-    each word's meaning in a record that does not use it."""
-    ws = [w for w, _ in words]
-    return ws + [f"{a} {b}" for a, b in pairwise(ws)]
-
-
-def residue(text: str, unseen: Iterable[str]) -> str:
-    """``text`` without its words that some record uses (their terms not in ``unseen``): what
-    is left asks about the thing unheard of, in the question's own frame ("What medication do
-    I take?" -> "What medication do I"); "What's my cat's name?" loses the "name" that every
-    "User's name is ..." record would match."""
-    gone = set(unseen)
-    kept = [w for w in re.findall(r"[\w']+", text) if not (t := terms(w)) or t[0] in gone]
-    return " ".join(kept)
 
 
 def read_question(text: str, *, subjects: Iterable[str], asked_at: datetime) -> Question:
@@ -217,40 +197,6 @@ def about(sig: Signals) -> list[str | None]:
         sentence = parts[sig.best_span[i]] if 0 <= sig.best_span[i] < len(parts) else text
         addressed = voice(sentence).about_addressee and sig.addressees[i] is not None
         out.append(sig.addressees[i] if addressed else sig.subjects[i])
-    return out
-
-
-def unknown_words(
-    q: Question, sig: Signals, *, min_similarity: float, min_residue: float | None = None, residue_step: float = 0.0
-) -> list[str]:
-    """Words of a short question that no record of the scope uses and no candidate means
-    (the word, or a pair it is in, at ``min_similarity`` or more): a question about a thing the
-    store has never heard of ("What is my cat's name?" once the cat is erased).
-
-    With ``min_residue``: none when a candidate is that close to the question's :func:`residue`
-    (the vector after the phrases'): one word alone says little to the embedder ("exercise" and
-    "I do yoga at Triyoga" 0.33), the question around it says more ("Where do I exercise" 0.48).
-    Each further word nothing means raises that bar by ``residue_step`` (more evidence of a thing never said).
-    """
-    n = len(q.words)
-    if not any(t in sig.unseen for _, t in q.words):
-        return []
-    sims = (sig.phrase_vectors @ sig.vectors.T).max(axis=1) if len(sig.phrase_vectors) and len(sig.vectors) else None
-    out: list[str] = []
-    framing: list[str] = []
-    for j, (word, term) in enumerate(q.words):
-        if term not in sig.unseen:
-            continue
-        near = [j, *(n + k for k in (j - 1, j) if 0 <= k < n - 1)]
-        if sims is None or not any(k < len(sims) and sims[k] >= min_similarity for k in near):
-            frame = word in _FRAME_VERBS or word.removesuffix("s") in _FRAME_VERBS
-            (framing if frame else out).append(word)
-    # A frame verb is no evidence of its own, but adds to the thing's when that is unheard of too.
-    out += framing if out else []
-    rest = len(phrases(q.words))
-    if out and min_residue is not None and sims is not None and len(sims) > rest:
-        if sims[rest] >= min_residue + residue_step * (len(out) - 1):
-            return []
     return out
 
 

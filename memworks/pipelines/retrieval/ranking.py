@@ -9,7 +9,6 @@ only orders what it was given and decides whether anything is worth answering wi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -17,10 +16,11 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from memworks.models.enums import MemoryKind, Role
+from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.answer_types import answer_kind, kind_answered
+from memworks.pipelines.retrieval.asked_thing import THING_MIN_SIMILARITY
 from memworks.pipelines.retrieval.facts import facts_meet_turns, lift_facts
-from memworks.pipelines.retrieval.identifiers import holding_ids, keyed_by_ids, unheard_ids
+from memworks.pipelines.retrieval.identifiers import ids_first, unheard_ids
 from memworks.pipelines.retrieval.latest import (
     asks_latest,
     below_replaced,
@@ -34,6 +34,7 @@ from memworks.pipelines.retrieval.possessor import (
     holders,
     known_names,
     others_only,
+    people_first,
     possessor,
     says_more,
 )
@@ -46,9 +47,9 @@ from memworks.pipelines.retrieval.ranker import (
     content_words,
     features,
     sigmoid,
-    unknown_words,
 )
 from memworks.pipelines.retrieval.summaries import below_parts
+from memworks.pipelines.retrieval.unheard import unknown_words
 from memworks.pipelines.retrieval.ways import answering_ways, asked_before, asks_way, ways_first
 from memworks.pipelines.text.terms import terms
 
@@ -71,7 +72,7 @@ TRANSCRIPT_WEIGHT = 0.6
 #: "User's brother is named Jonas" 0.37-0.49, "cat" and "User's name is Dana" 0.20.
 WORD_MIN_SIMILARITY = 0.42
 #: Cosine at which a record means the rest of a short question once the words some record
-#: uses are taken out (:func:`~memworks.pipelines.retrieval.ranker.residue`): in our small stores, said
+#: uses are taken out (:func:`~memworks.pipelines.retrieval.unheard.residue`): in our small stores, said
 #: answers 0.30-0.48 ("Where do I exercise" and "I do yoga at Triyoga"), things never said
 #: 0.20-0.22 ("What's my cat's", "What car do I drive", "What am I allergic to").
 RESIDUE_MIN_SIMILARITY = 0.28
@@ -85,9 +86,6 @@ RESIDUE_STEP = 0.05
 #: questions about what nobody said 0.18-0.23 ("husband", "football team", "college"), answered
 #: ones 0.27-0.69; on LoCoMo (2 conversations) 199 of 205 such questions at 0.25 or more.
 NAMED_MIN_SIMILARITY = 0.25
-#: Cosine (a candidate's best sentence to the word of the thing a question asks for, when no record
-#: of the scope uses that word) below which nothing said is about it: see :func:`_learned`.
-THING_MIN_SIMILARITY = 0.21
 #: Log-odds added to a record of the period a question names ("in May 2023"), beside what the
 #: model learnt from the few such questions it saw: between two like records, the period decides
 #: (on LoCoMo, leave-one-conversation-out: recall@1 +0.01 on temporal and single-hop questions,
@@ -347,17 +345,8 @@ def _learned(
         score = below_replaced(score, sig.keys, sig.replaced, summary)
         if asks_latest(q.text):
             score = latest_of_series(score, sig.keys, texts, sig.session_at, summary)
-    if _ASKS_WHO.match(q.text) and len(sig.subjects) == len(sig):
-        # "Who asked for the move to eu-central-1?" among people who talk: what a person said
-        # answers it before a tool's result or the assistant's words, which no one of them said.
-        people = [w is not None and w not in _ROLES for w in sig.subjects]
-        if any(people):
-            score = below_holders(score, people)
-    if held_ids := holding_ids(q.text, texts):  # the ticket the question names, before any other
-        score = below_holders(score, held_ids)
-        # ... and of those, its own record before one that names it in passing.
-        if len(sig.keys) == len(sig) and any(own := keyed_by_ids(q.text, sig.keys)):
-            score = below_holders(score, own)
+    score = people_first(score, q.text, sig.subjects)
+    score = ids_first(score, q.text, texts, sig.keys)  # the ticket the question names, before any other
     score = below_parts(score, sig.parts, sig.span if policy.spans else sig.cos)
     order = sorted(range(len(sig)), key=lambda i: (-score[i], sig.ids[i]))
     if q.named and policy.subjects:
@@ -398,10 +387,6 @@ def means_theirs(sig: Signals, who: Sequence[str | None], named: str, policy: Ra
     return bool(mine) and max(mine) >= NAMED_MIN_SIMILARITY
 
 
-#: A question asking who did or said something.
-_ASKS_WHO = re.compile(r"\s*who(?:'s|\s)", re.IGNORECASE)
-#: Who said a record when no person did: the roles of a conversation.
-_ROLES = frozenset(r.value for r in Role)
 #: How far below its best record a summary scores (just below: it keeps its place among the rest).
 _BELOW = 0.999
 

@@ -26,15 +26,10 @@ from memworks.pipelines.retrieval.asked_thing import asked_thing
 from memworks.pipelines.retrieval.latest import asks_latest, asks_now, lexical_query
 from memworks.pipelines.retrieval.names import as_user, without_name
 from memworks.pipelines.retrieval.possessor import named_question, owned_word
-from memworks.pipelines.retrieval.ranker import (
-    Question,
-    Signals,
-    phrases,
-    read_question,
-    residue,
-)
+from memworks.pipelines.retrieval.ranker import Question, Signals, read_question
 from memworks.pipelines.retrieval.ranking import Ranking, RankPolicy, rank_signals
 from memworks.pipelines.retrieval.timerange import TimeRange
+from memworks.pipelines.retrieval.unheard import phrases, residue
 from memworks.pipelines.text.terms import terms
 from memworks.store import memories, turns
 from memworks.store.memories import chunks
@@ -145,8 +140,10 @@ def measure(
     fields = {r.memory_id: r for r in _rank_fields(s, ids)}
     ids = [m for m in ids if m in fields]
     sig = _signals(ids, fields, lex, vec, layout, policy)
+    # ... unless a slot's current record answers it as closely: the slot still holds the answer.
+    keyed = max((float(sig.span[i]) for i, k in enumerate(sig.keys) if k), default=0.0)
     for i, mid in enumerate(ids):
-        if (sim := inherited.get(mid)) is not None:
+        if (sim := inherited.get(mid, 0.0)) > keyed:
             sig.cos[i], sig.span[i] = max(sig.cos[i], sim), max(sig.span[i], sim)
     sig.unseen = unseen
     sig.question_vector = qvec

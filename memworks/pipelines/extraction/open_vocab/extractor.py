@@ -156,7 +156,10 @@ class OpenVocabularyExtractor:
         person = speaker_person(turn.speaker)
         ruled = self._rules(turn, person)
         state = TurnState(person, turn.occurred_at)
-        found = [st for sentences in docs for s in sentences for st in statements_in(s, state)]
+        found: list[Statement] = []
+        for s in (s for sentences in docs for s in sentences):
+            found += statements_in(s, state)
+            state.said.append(s)  # what a later "forget I said it" points back at
         taken = {c.key for c in ruled if c.key}
         # A statement the rules already filed under a fixed key is not filed again under an open
         # one ("my favourite tree on weekends is beech": one fact, not two).

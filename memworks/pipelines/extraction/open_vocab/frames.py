@@ -69,12 +69,6 @@ _INTEREST_ATTRS = frozenset({"hobby", "hobbie", "passion", "interest"})
 
 def statements_in(s: Sentence, state: TurnState) -> list[Statement]:
     """Every statement the sentence makes about the speaker or their people."""
-    found = _statements(s, state)
-    state.said.append(s)
-    return found
-
-
-def _statements(s: Sentence, state: TurnState) -> list[Statement]:
     if not s.tokens:
         return []
     forget = forget_request(s, state)

@@ -19,7 +19,6 @@ from memworks.pipelines.extraction.vocabulary import RELATIONS, SPECIES
 from memworks.pipelines.text.terms import terms
 
 __all__ = [
-    "people_first",
     "OWNED_MIN_SIMILARITY",
     "another_member",
     "below_holders",
@@ -27,6 +26,7 @@ __all__ = [
     "known_names",
     "named_question",
     "others_only",
+    "people_first",
     "owned_word",
     "possessor",
     "says_more",

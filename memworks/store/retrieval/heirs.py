@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from sqlalchemy import select
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
 from memworks.models.tables import Memory
@@ -24,6 +25,8 @@ HEIR_SCAN = 5
 HEIR_MIN_SIMILARITY = 0.45
 #: Most supersessions followed from a closed record to the one holding now.
 _HOPS = 3
+#: The record that closed another.
+_by = aliased(Memory)
 
 
 def heirs(s: Session, scores: Scores) -> dict[str, float]:
@@ -42,23 +45,15 @@ def heirs(s: Session, scores: Scores) -> dict[str, float]:
     for _ in range(_HOPS):
         if not frontier:
             break
-        rows = list(
-            s.execute(
-                select(col(Memory.memory_id), col(Memory.superseded_by), col(Memory.key)).where(
-                    col(Memory.memory_id).in_(list(frontier))
-                )
-            )
-        )
-        keys = dict(
-            s.execute(
-                select(col(Memory.memory_id), col(Memory.key)).where(
-                    col(Memory.memory_id).in_([by for _, by, _ in rows if by is not None])
-                )
-            ).all()
-        )
+        # Each closed record, what closed it, and both keys: one round trip per hop.
+        rows = s.execute(
+            select(col(Memory.memory_id), col(Memory.superseded_by), col(Memory.key), col(_by.key))
+            .join(_by, col(_by.memory_id) == col(Memory.superseded_by))
+            .where(col(Memory.memory_id).in_(list(frontier)))
+        ).all()
         nxt: dict[str, float] = {}
-        for mid, by, key in rows:
-            if by is None or (i := e.index.get(by)) is None or (key is not None and keys.get(by) == key):
+        for mid, by, key, by_key in rows:
+            if (i := e.index.get(by)) is None or (key is not None and by_key == key):
                 continue
             sim = frontier[mid]
             if e.live[i]:

@@ -204,7 +204,7 @@ class _Extra:
             parts["word"] = [word]
         if q.words and any(t in unseen for _, t in q.words):
             parts["short"] = [*phrases(q.words), residue(q.text, unseen)]
-        elif (thing := asked_thing(query)) is not None and set(terms(thing)) <= unseen:
+        elif (thing := asked_thing(query)) is not None and (said := set(terms(thing))) and said <= unseen:
             parts["thing"] = [thing]
         return cls(parts)
 

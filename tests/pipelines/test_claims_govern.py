@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from memworks.pipelines.claims import ClaimText, Decision, read_words
+from memworks.pipelines.claims import ClaimText, Decision, read_words, sentences
 from memworks.pipelines.claims import govern as g
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -38,6 +38,7 @@ def answers(monkeypatch: pytest.MonkeyPatch) -> dict[tuple[str, str], Decision]:
         return [(table.get((new.text, o.text), Decision.COMPATIBLE), 0.95) for o in olds]
 
     monkeypatch.setattr(g, "decide_all", decide_all)
+    monkeypatch.setattr(sentences, "decide_all", decide_all)
     return table
 
 
@@ -229,3 +230,40 @@ def test_a_sentence_whose_cue_names_nothing_of_the_old_claim_closes_nothing(answ
     answers[("Sure thing, Gina!", old.claim.text)] = Decision.RESTATED  # only closings are taken from a sentence
     plan = g.govern([new], [old])
     assert plan.closings == [] and plan.restatements == []
+
+
+def with_parts(s: g.Statement, *parts: tuple[str, np.ndarray]) -> g.Statement:
+    c = s.claim
+    return dataclasses.replace(
+        s, parts=tuple(ClaimText(t, c.subject, c.said_at, c.source, v, None, read_words(t)) for t, v in parts)
+    )
+
+
+def test_a_sentence_of_a_turn_of_several_meets_a_later_turn_its_whole_is_too_far_from(answers: dict) -> None:
+    # The turn as a whole (vector far from the change) pairs through its sentence about the gym.
+    gym, sister = "I have a gym membership at PureGym.", "My sister Anne is staying with us."
+    old = with_parts(st("a", f"{gym} {sister}", 0, vec(0, 1, 0)), (gym, vec(1, 0.1, 0)), (sister, vec(0, 1, 0)))
+    new = st("b", "I quit the PureGym membership.", 20, vec(1, 0.2, 0))
+    answers[(new.claim.text, gym)] = Decision.ENDED
+    answers[(new.claim.text, sister)] = Decision.ENDED  # too far from it to be decided at all
+    plan = g.govern([new], [old])
+    assert [(c.old, c.by, c.decision, c.part) for c in plan.closings] == [("a", "b", Decision.ENDED, gym)]
+
+
+def test_a_turn_that_restates_one_sentence_and_says_more_is_no_copy(answers: dict) -> None:
+    aisle = "I always want an aisle seat."
+    old = with_parts(
+        st("a", f"{aisle} I live in Leeds.", 0, vec(0, 1, 0)), (aisle, vec(1, 0, 0)), ("I live in Leeds.", vec(0, 1, 0))
+    )
+    more = "Book me the aisle as usual."
+    new = with_parts(
+        st("b", f"{more} And I need a taxi.", 20, vec(0, 0, 1)),
+        (more, vec(1, 0.1, 0)),
+        ("And I need a taxi.", vec(0, 0, 1)),
+    )
+    answers[(more, aisle)] = Decision.RESTATED
+    plan = g.govern([new], [old])
+    assert [(r.old.memory_id, r.new.memory_id, r.part, r.applies) for r in plan.restatements] == [
+        ("a", "b", aisle, True)
+    ]
+    assert plan.closings == []

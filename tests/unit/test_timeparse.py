@@ -117,7 +117,9 @@ def day(y: int, m: int, d: int, hh: int = 0, mm: int = 0) -> datetime:
         ("May 5th 2022", day(2022, 5, 5)),
         ("May 5th", day(2024, 5, 5)),
         ("on 5 May", day(2024, 5, 5)),
-        ("on July 4th", day(2023, 7, 4)),
+        # No tense: the nearer one (19 days ahead, not 347 back).
+        ("on July 4th", day(2024, 7, 4)),
+        ("on 20 March", day(2024, 3, 20)),
         ("I'm flying out on July 4th", day(2024, 7, 4)),
         ("June 15", day(2024, 6, 15)),
         ("feb 29", day(2024, 2, 29)),
@@ -268,6 +270,10 @@ def test_future_marker(text: str, future: bool) -> None:
         # A weekday with its date is that date; a span of days begins on its first.
         ("save the date: my 30th is Saturday 19 September, party at ours", day(2024, 9, 19)),
         ("the gig is on Friday, October 4", day(2024, 10, 4)),
+        # A weekday picks the year it falls on: said of something done, still that year.
+        ("we went on Saturday 17 June", day(2023, 6, 17)),
+        ("moving sat 6 july", day(2024, 7, 6)),
+        ("the launch slipped to July 2", day(2024, 7, 2)),
         ("so Lisbon is now the 19th to the 23rd of June", day(2024, 6, 19)),
         ("we're away 24-28 June", day(2024, 6, 24)),
         # A routine of weekdays names no day: the date after it does.

@@ -257,3 +257,35 @@ def test_what_replaced_the_best_answer_answers_a_question_about_now(make_memwork
     assert now.hits and "Klara" in now.hits[0].value, now.hits
     before = mw.retrieve(S, "What book am I reading?", as_of="2026-03-01T12:00:00+00:00")
     assert before.hits and "Piranesi" in before.hits[0].value, before.hits
+
+
+def test_a_change_to_one_sentence_of_a_turn_leaves_the_rest_of_it_current(make_memworks: Any, db_url: str) -> None:
+    # Given a turn of several things, one of which a later turn changes: the turn as a whole is too
+    # far from the change to pair (its other sentences blur it), its sentence is not.
+    mw = make_memworks(db_url, claims=True)
+    said = "Quick update on the house. We shop at Lidl for groceries. My sister Anne is staying with us until June."
+    mw.enqueue_episodes([ep(1, "2026-02-01", said)])
+    mw.drain()
+    for _ in range(2):  # a replay writes nothing twice
+        mw.enqueue_episodes([ep(2, "2026-03-05", "We've switched from Lidl to Aldi for groceries.")])
+        mw.drain()
+
+    rows = mw.memories(S, include_history=True)
+    old = next(m for m in rows if m.text == said)
+    rest = [m for m in rows if m.status is MemoryStatus.ACTIVE and m.key is None and "Anne" in m.text]
+    assert old.status is MemoryStatus.SUPERSEDED and old.valid_to is not None
+    assert [m.text for m in rest] == ["Quick update on the house. My sister Anne is staying with us until June."]
+    assert rest[0].evidence == ["u1-1"] and rest[0].valid_from == old.valid_to
+    assert any(m.key == "user.family.sister" and m.status is MemoryStatus.ACTIVE for m in rows)  # not named: holds
+
+    present = " ".join(h.text for h in mw.retrieve(S, "Where do we buy groceries?", k=3).hits)
+    assert "Lidl for groceries." not in present.replace("from Lidl to Aldi for groceries.", "")
+    assert "Anne" in mw.retrieve(S, "Who is staying with us?", k=3).hits[0].text
+    before = [h.text for h in mw.retrieve(S, "Where do we buy groceries?", k=3, as_of="2026-02-15T00:00:00+00:00").hits]
+    assert said in before
+
+    # Deleting the turn's transcript erases what still held of it.
+    rid = mw.submit_deletion({"tenant_id": "t1", "user_id": "u1", "memory_ids": [old.memory_id]})
+    mw.drain()
+    assert mw.manifest(rid).status == "complete"
+    assert not [m for m in mw.memories(S, include_history=True) if "Anne" in m.text]

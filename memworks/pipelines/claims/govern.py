@@ -32,6 +32,7 @@ import numpy as np
 from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_all
 from memworks.pipelines.claims.features import ClaimText, cue_acts_on, other_person
 from memworks.pipelines.claims.reading import stem
+from memworks.pipelines.claims.sentences import PartDecision, closeness_to, part_decision
 
 __all__ = [
     "MENTION_COSINE",
@@ -45,6 +46,7 @@ __all__ = [
     "govern",
     "names",
     "pairs",
+    "said_in",
 ]
 
 #: Stored claims each new claim is paired with (its nearest, by vector). Arrival order can matter
@@ -99,6 +101,9 @@ class Closing:
     probability: float
     #: The sentence of ``new`` that decided it, when one of its sentences did, not the whole turn.
     sentence: str = ""
+    #: The sentence of ``old`` that stops holding, when only one of its sentences does (its
+    #: other sentences still hold); empty when the whole of ``old`` does.
+    part: str = ""
 
     @property
     def by(self) -> str:
@@ -118,6 +123,8 @@ class Restatement:
     new: Statement
     probability: float
     applies: bool = True
+    #: The sentence of ``old`` said again, when ``new`` restates only that one of its sentences.
+    part: str = ""
 
 
 @dataclass(frozen=True)
@@ -152,7 +159,7 @@ def _nearest(new: Statement, pool: Sequence[Statement], k: int, min_cosine: floa
     mine = [o for o in pool if _comparable(o, new)]
     if not mine:
         return []
-    sims = np.array([float(np.dot(o.claim.vector, new.claim.vector)) for o in mine])
+    sims = closeness_to(new, mine)
     order = np.argsort(-sims, kind="stable")[:k]
     return [mine[i] for i in order if sims[i] >= min_cosine]
 
@@ -192,6 +199,7 @@ def govern(
         lates[late.memory_id] = late
     decided: list[tuple[Statement, Statement, Decision, float]] = []
     by_sentence: dict[tuple[str, str], str] = {}
+    by_part: dict[tuple[str, str], PartDecision] = {}
     # Pairs decided as nothing but whose later turn may name a value of the earlier one again.
     apart: list[tuple[Statement, Statement]] = []
     for lid, all_earlies in by_late.items():
@@ -224,12 +232,22 @@ def govern(
                 d, p = Decision.ENDED, 1.0 - p
                 if ender != late.claim.text:
                     by_sentence[(o.memory_id, late.memory_id)] = ender
+            elif (
+                d not in _CLOSING
+                and d is not Decision.RESTATED
+                and (piece := part_decision(late, o, model=model, min_cosine=min_cosine))
+            ):
+                # Neither turn as a whole: one sentence of the earlier turn, changed or said again.
+                d, p, by_part[(o.memory_id, late.memory_id)] = piece.decision, piece.probability, piece
+                by_sentence[(o.memory_id, late.memory_id)] = piece.said if piece.said != late.claim.text else ""
             decided.append((o, late, d, p))
     plan = ClaimPlan()
     ends = {s.memory_id: s.ends_at for s in (*stored, *new)}
     for o, n, d, p in decided:
         if d in _CLOSING:
-            plan.closings.append(Closing(o.memory_id, n, d, p, by_sentence.get((o.memory_id, n.memory_id), "")))
+            pd = by_part.get((o.memory_id, n.memory_id))
+            said = by_sentence.get((o.memory_id, n.memory_id), "")
+            plan.closings.append(Closing(o.memory_id, n, d, p, said, pd.part if pd else ""))
             t = n.claim.said_at
             ends[o.memory_id] = t if ends[o.memory_id] is None else min(t, ends[o.memory_id])  # type: ignore[type-var]
     copies = {s.memory_id for s in (*stored, *new) if s.copy}
@@ -241,8 +259,10 @@ def govern(
     for o, n, p in restated:
         end = ends[o.memory_id]
         applies = o.memory_id not in copies and (end is None or end > n.claim.said_at)
-        plan.restatements.append(Restatement(o, n, p, applies))
-        if applies:
+        pd = by_part.get((o.memory_id, n.memory_id))
+        plan.restatements.append(Restatement(o, n, p, applies, pd.part if pd else ""))
+        # A turn that says other things besides the one sentence it restates is no copy.
+        if applies and not (pd and n.parts):
             copies.add(n.memory_id)
     mentioning = [(o, n, False) for o, n, d, _ in decided if d not in _NOT_MENTIONS]
     # Across slots only a stance's thing is said again: "red" in "my favourite drink is red wine"
@@ -295,7 +315,7 @@ def _named_again(new: Statement, old: Statement, *, min_cosine: float, stances_o
         stance = _STANCE.match(v)
         if stances_only and not stance:
             continue
-        thing, said = (v[stance.end() :], _said) if stance else (v, names)
+        thing, said = (v[stance.end() :], said_in) if stance else (v, names)
         # Sentence by sentence: a turn of several things says the value in one of them ("I'm
         # allergic to penicillin. And I hate phone calls, ..."), which the whole turn's vector blurs.
         mine = [c for c in (new.claim, *new.parts) if said(c.text, thing)]
@@ -316,7 +336,7 @@ _NOT_MENTIONS = (Decision.CHANGED, Decision.ENDED, Decision.RESTATED)
 _STANCE = re.compile(r"^(?:avoids|prefers)\s+")
 
 
-def _said(text: str, value: str) -> bool:
+def said_in(text: str, value: str) -> bool:
     """``text`` names ``value`` (3 characters or more, as a whole word), denied or not."""
     return _found(_fold(text), value) is not None
 

@@ -31,13 +31,14 @@ from memworks.models.drafts import Candidate
 from memworks.models.enums import GateOutcome, MemoryKind, MemoryStatus, Op, Source
 from memworks.models.tables import Memory
 from memworks.pipelines.claims import ClaimText, Decision, join_sentences, read_claim
-from memworks.pipelines.claims.govern import MIN_COSINE, NEIGHBOURS, ClaimPlan, Statement, govern, names
+from memworks.pipelines.claims.govern import MIN_COSINE, NEIGHBOURS, ClaimPlan, Statement, govern, names, said_in
 from memworks.pipelines.extraction.open_vocab.parse import Sentence
 from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest import MAX_CHARS_READ, Judged, bounded_text
 from memworks.pipelines.ingest.supersession import same_value
 from memworks.pipelines.ingest.write_plan import Reinforce, WritePlan
 from memworks.pipelines.text.spans import spans
+from memworks.services.ingest.remainders import Cut, Index, write_remainders
 from memworks.store import audit, memories
 from memworks.store.records import claims
 
@@ -61,11 +62,15 @@ def govern_batch(
     now: datetime,
     counts: dict[str, int],
     max_chars: int = MAX_CHARS_READ,
+    index: Index | None = None,
 ) -> list[tuple[str, str]]:
-    """:func:`govern_statements` for each scope of a message's write; the scopes it changed."""
+    """:func:`govern_statements` for each scope of a message's write; the scopes it changed.
+    ``index`` indexes the remainders of turns only a sentence of which stopped holding."""
     changed = []
     for (tenant, user), fresh in statements.items():
-        done = govern_statements(s, tenant=tenant, user=user, fresh=fresh, parse=parse, now=now, max_chars=max_chars)
+        done = govern_statements(
+            s, tenant=tenant, user=user, fresh=fresh, parse=parse, now=now, max_chars=max_chars, index=index
+        )
         counts["claims_closed"] = counts.get("claims_closed", 0) + done.closed
         counts["claims_restated"] = counts.get("claims_restated", 0) + done.restated
         if done.closed or done.restated:
@@ -82,20 +87,20 @@ def govern_statements(
     parse: Parse | None,
     now: datetime,
     max_chars: int = MAX_CHARS_READ,
+    index: Index | None = None,
 ) -> ClaimsOutcome:
     """Decide the scope's new transcripts ``fresh`` (transcript id → episode id) against its
     stored statements, earlier and later, and write what the decisions say. A statement is read
     as far as its episode's extractor reads (``max_chars``): a long turn costs no more here."""
     rows = claims.statements(s, tenant_id=tenant, user_id=user)
-    new_rows = [(m, v) for m, v in rows if m.memory_id in fresh]
+    new_rows = [r for r in rows if r[0].memory_id in fresh]
     if not new_rows:
         return ClaimsOutcome()
-    old_rows = _candidates(new_rows, [(m, v) for m, v in rows if m.memory_id not in fresh])
-    episodes = dict(fresh) | claims.episodes_of(s, tenant_id=tenant, ids=[m.memory_id for m, _ in old_rows])
+    old_rows = _candidates(new_rows, [r for r in rows if r[0].memory_id not in fresh])
+    episodes = dict(fresh) | claims.episodes_of(s, tenant_id=tenant, ids=[m.memory_id for m, _, _ in old_rows])
     said = claims.records_of_episodes(s, tenant_id=tenant, user_id=user, episodes=sorted(set(episodes.values())))
-    read = {m.memory_id: bounded_text(m.text, max_chars) for m, _ in (*new_rows, *old_rows)}
-    sentence_vectors = claims.sentence_vectors(s, ids=list(read))
-    parts = {mid: _sentences(read[mid], sentence_vectors.get(mid)) for mid in read}
+    read = {m.memory_id: bounded_text(m.text, max_chars) for m, _, _ in (*new_rows, *old_rows)}
+    parts = {m.memory_id: _sentences(read[m.memory_id], sp) for m, _, sp in (*new_rows, *old_rows)}
     texts = [*read.values(), *(t for ps in parts.values() for t, _ in ps)]
     parsed = parse(list(dict.fromkeys(texts))) if parse is not None else {}
 
@@ -115,10 +120,10 @@ def govern_statements(
         return Statement(m.memory_id, episode, claim, values, m.valid_to, _is_copy(m), keys, sentences)
 
     plan = govern(
-        [statement(m, v) for m, v in new_rows],
-        [statement(m, v) for m, v in old_rows if m.memory_id in episodes],
+        [statement(m, v) for m, v, _ in new_rows],
+        [statement(m, v) for m, v, _ in old_rows if m.memory_id in episodes],
     )
-    return _apply(s, tenant, user, plan, now)
+    return _apply(s, tenant, user, plan, now, {m.memory_id: m for m, _, _ in rows}, index)
 
 
 def _sentences(text: str, vectors: npt.NDArray[np.float32] | None) -> list[tuple[str, npt.NDArray[np.float32]]]:
@@ -143,26 +148,43 @@ def _holds_at(m: Memory, t: datetime) -> bool:
     )
 
 
-def _candidates(
-    new_rows: Sequence[tuple[Memory, npt.NDArray[np.float32]]],
-    old_rows: Sequence[tuple[Memory, npt.NDArray[np.float32]]],
-) -> list[tuple[Memory, npt.NDArray[np.float32]]]:
-    """The stored statements among some new one's nearest (only those are read and parsed)."""
+#: A stored statement: its record, its vector and its sentences' vectors (a turn of several).
+_Row = tuple[Memory, npt.NDArray[np.float32], npt.NDArray[np.float32] | None]
+
+
+def _stack(row: _Row) -> npt.NDArray[np.float32]:
+    _, v, sp = row
+    return v[None, :] if sp is None or sp.shape[1] != v.size else np.vstack([v[None, :], sp])
+
+
+def _candidates(new_rows: Sequence[_Row], old_rows: Sequence[_Row]) -> list[_Row]:
+    """The stored statements among some new one's nearest, whole or sentence by sentence (only
+    those are read and parsed)."""
     if not old_rows:
         return []
-    olds = np.vstack([v for _, v in old_rows])
-    news = np.vstack([v for _, v in new_rows])
-    if olds.shape[1] != news.shape[1]:
+    olds = [_stack(r) for r in old_rows]
+    news = np.vstack([_stack(r) for r in new_rows])
+    if olds[0].shape[1] != news.shape[1]:
         return []
-    sims = news @ olds.T
+    starts = np.cumsum([0, *(len(o) for o in olds[:-1])])
+    # Each old statement's closest view to each new view: (old statements, new views).
+    sims = np.maximum.reduceat(np.vstack(olds) @ news.T, starts, axis=0)
     keep: set[int] = set()
-    for row in sims:
-        order = np.argsort(-row, kind="stable")[: NEIGHBOURS * 2]
-        keep |= {int(i) for i in order if row[i] >= MIN_COSINE}
+    for column in sims.T:
+        order = np.argsort(-column, kind="stable")[: NEIGHBOURS * 2]
+        keep |= {int(i) for i in order if column[i] >= MIN_COSINE}
     return [old_rows[i] for i in sorted(keep)]
 
 
-def _apply(s: Session, tenant: str, user: str, plan: ClaimPlan, now: datetime) -> ClaimsOutcome:
+def _apply(
+    s: Session,
+    tenant: str,
+    user: str,
+    plan: ClaimPlan,
+    now: datetime,
+    records: Mapping[str, Memory],
+    index: Index | None,
+) -> ClaimsOutcome:
     """Closings first (the earliest wins; copies said after a closing hold again), then what
     restatements and mentions of statements still holding say."""
     out = ClaimsOutcome()
@@ -171,15 +193,29 @@ def _apply(s: Session, tenant: str, user: str, plan: ClaimPlan, now: datetime) -
         s, tenant_id=tenant, user_id=user, episodes=sorted(set(closing_eps.values()))
     )
     closes: list[tuple[str, str, datetime]] = []
+    cuts: list[Cut] = []
     for c in plan.closings:
         closes.append((c.old, c.by, c.at))
         # A later change naming a value of the earlier turn again says that turn's fact anew
         # ("I moved to Berlin" after "I live in Berlin"): the statement closes, its records hold.
-        # An ending that names it ends it ("I've stopped playing netball").
-        held = closed_records.get(closing_eps.get(c.old, ""), [])
+        # An ending that names it ends it ("I've stopped playing netball"). When only a sentence
+        # of the turn stops holding, only the records it names do, and the rest of it holds on.
+        held = [r for r in closed_records.get(closing_eps.get(c.old, ""), []) if not c.part or said_in(c.part, r.value)]
         if c.decision is Decision.ENDED or not any(names(c.new.claim.text, r.value) for r in held):
             closes += [(r.memory_id, c.by, c.at) for r in held]
+        if c.part:
+            cuts.append(Cut(c.old, closing_eps.get(c.old, ""), c.part, c.at))
     out.closed = claims.close_records(s, closes=closes, now=now)
+    whole = {c.old for c in plan.closings if not c.part}
+    write_remainders(
+        s,
+        tenant=tenant,
+        user=user,
+        cuts=[c for c in cuts if c.memory_id not in whole and c.episode_id],
+        records=records,
+        now=now,
+        index=index,
+    )
     claims.reopen_copies(s, tenant_id=tenant, closed=[(mid, at) for mid, _, at in closes])
     applied = [r for r in plan.restatements if r.applies]
     said = claims.records_of_episodes(
@@ -195,9 +231,14 @@ def _apply(s: Session, tenant: str, user: str, plan: ClaimPlan, now: datetime) -
     copies: list[tuple[str, str, datetime]] = []
     for r in applied:
         t = r.new.claim.said_at
-        held = [m for m in said.get(r.old.episode_id, []) if _holds_at(m, t)]
+        # A restated sentence of a turn of several: only the records that sentence names.
+        held = [
+            m for m in said.get(r.old.episode_id, []) if _holds_at(m, t) and (not r.part or said_in(r.part, m.value))
+        ]
         reinforces.append(Reinforce(r.old.memory_id, (r.new.episode_id,), 1.0))
         reinforces += [Reinforce(m.memory_id, (r.new.episode_id,), m.confidence) for m in held]
+        if r.part and r.new.parts:  # the new turn says other things too: no copy of it
+            continue
         copies.append((r.new.memory_id, r.old.memory_id, t))
         if held:  # the old turn's records hold the fact: the new turn's are copies of it
             kept = {h.memory_id for h in held}

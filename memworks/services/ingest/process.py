@@ -293,7 +293,13 @@ def _write(
         if claims:  # after indexing: claims meet by vector
             parse = getattr(judge.extractor, "parse", None)
             writes.changed += govern_batch(
-                s, writes.statements, parse=parse, now=now, counts=out.counts, max_chars=judge.caps.max_chars
+                s,
+                writes.statements,
+                parse=parse,
+                now=now,
+                counts=out.counts,
+                max_chars=judge.caps.max_chars,
+                index=partial(_index_new, embedder=judge.embedder, vectors=judge.vectors),
             )
         if writes.deleted:
             lexical.purge(s, writes.deleted)
@@ -306,6 +312,12 @@ def _write(
             for tenant, user in writes.changed:
                 after_write(s, tenant, user, now)  # e.g. the profile follows the records it cites
         return deletions
+
+
+def _index_new(
+    s: Session, rows: Sequence[Memory], *, embedder: Embedder, vectors: dict[str, npt.NDArray[np.float32]]
+) -> None:
+    index_memories(s, rows, embedder, vectors, fresh=True)
 
 
 def _write_scope(

@@ -20,7 +20,6 @@ __all__ = [
     "STATEMENT_SOURCES",
     "close_records",
     "reopen_copies",
-    "sentence_vectors",
     "statements",
     "episodes_of",
     "records_of_episodes",
@@ -34,10 +33,14 @@ STATEMENT_SOURCES = (Source.USER, Source.VERIFIED_TOOL)
 _KEPT = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
 
 
-def statements(session: Session, *, tenant_id: str, user_id: str) -> list[tuple[Memory, npt.NDArray[np.float32]]]:
-    """The scope's transcripts of trusted turns, current or closed, each with its stored vector."""
+def statements(
+    session: Session, *, tenant_id: str, user_id: str
+) -> list[tuple[Memory, npt.NDArray[np.float32], npt.NDArray[np.float32] | None]]:
+    """The scope's transcripts of trusted turns, current or closed, each with its stored vector
+    and, for a turn of several sentences, theirs (rows, in the order of
+    :func:`memworks.pipelines.text.spans.spans`)."""
     rows = session.execute(
-        select(Memory, col(VectorEntry.vector))
+        select(Memory, col(VectorEntry.vector), col(VectorEntry.spans))
         .join(VectorEntry, col(VectorEntry.memory_id) == col(Memory.memory_id))
         .where(
             col(Memory.tenant_id) == tenant_id,
@@ -51,20 +54,11 @@ def statements(session: Session, *, tenant_id: str, user_id: str) -> list[tuple[
         # again, not taken from the session's stale objects.
         .execution_options(populate_existing=True)
     ).all()
-    return [(m, np.frombuffer(v, dtype=np.float32)) for m, v in rows]
-
-
-def sentence_vectors(session: Session, *, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
-    """The sentences' vectors of the statements ``ids`` that have several (rows, in the order of
-    :func:`memworks.pipelines.text.spans.spans`); read only for the statements being decided."""
-    out: dict[str, npt.NDArray[np.float32]] = {}
-    for chunk in chunks(list(ids)):
-        for mid, v, sp in session.execute(
-            select(col(VectorEntry.memory_id), col(VectorEntry.vector), col(VectorEntry.spans)).where(
-                col(VectorEntry.memory_id).in_(chunk), col(VectorEntry.spans).is_not(None)
-            )
-        ):
-            out[mid] = np.frombuffer(sp, dtype=np.float32).reshape(-1, len(v) // 4)
+    out = []
+    for m, v, sp in rows:
+        whole = np.frombuffer(v, dtype=np.float32)
+        parts = np.frombuffer(sp, dtype=np.float32).reshape(-1, whole.size) if sp is not None else None
+        out.append((m, whole, parts))
     return out
 
 

@@ -55,7 +55,7 @@ _SINCE = re.compile(r"\bsince\s*$", re.IGNORECASE)
 # "they've moved us to Monday the 21st", "pushed the launch back to June": the day a thing is
 # put off or brought to is the plan now, whatever the tense of the putting.
 _RESCHEDULED = re.compile(
-    r"\b(?:moved|pushed|postponed|rescheduled|delayed|changed|bumped|put|brought|shifted)\b"
+    r"\b(?:moved|pushed|postponed|rescheduled|delayed|changed|bumped|put|brought|shifted|slipped|slid|pulled)\b"
     r"(?:[ \t]{1,3}[\w']{1,20}){0,3}[ \t]{1,3}(?:to|till|until|for)[ \t]{1,3}(?:the[ \t]{1,3})?$",
     re.IGNORECASE,
 )
@@ -144,9 +144,18 @@ def _kind(words: Sequence[_Word], i: int) -> Tense | None:
 
 
 def read_tense(text: str) -> list[tuple[int, Tense]]:
-    """Every tense-bearing word of ``text``: (its offset, its tense), in order."""
+    """Every tense-bearing word of ``text``: (its offset, its tense), in order. A weekday's short
+    name is no verb ("moving sat 23 may")."""
     words = _words(text)
-    return [(w.start, k) for i, w in enumerate(words) if (k := _kind(words, i)) is not None]
+    return [
+        (w.start, k)
+        for i, w in enumerate(words)
+        if (k := _kind(words, i)) is not None and not (w.text == "sat" and _DAY_AFTER.match(text, w.start + 3))
+    ]
+
+
+#: A day after a word: "sat 23 may", "sat the 9th".
+_DAY_AFTER = re.compile(r"[ \t]{1,3}(?:the[ \t]{1,3})?\d")
 
 
 def tense_at(text: str, start: int, end: int, marks: Sequence[tuple[int, Tense]] | None = None) -> Tense | None:

@@ -48,7 +48,9 @@ furthest wins ("in March 2023" beats "in March").
 Whether an expression without a year is to come or past is read from the tense of its own
 clause (:mod:`.tense`): "are getting married on August 29" said in June is this August, "we
 went on March 3" said in June is this March. With no tense-bearing word, a future marker
-anywhere in the text makes it to come; otherwise it is past.
+anywhere in the text makes it to come; otherwise it is the nearer of the two ("the add-ons get
+cancelled on 31 March", said on 16 March, is this March). A weekday named with the date picks the
+year in which the day falls on it ("sat 23 may").
 """
 
 from __future__ import annotations
@@ -204,8 +206,11 @@ def _date(anchor: datetime, year: int, month: int, day: int) -> datetime | None:
         return None
 
 
-def _nearest_date(anchor: datetime, month: int, day: int, future: bool) -> datetime | None:
-    """The given day-of-year on or before the anchor (past) or on or after it (to come)."""
+def _nearest_date(anchor: datetime, month: int, day: int, future: bool | None) -> datetime | None:
+    """The given day-of-year on or before the anchor (past) or on or after it (to come); of the
+    two, the closer when the tense is unknown ("the add-ons get cancelled on 31 March")."""
+    if future is None:
+        return _closer(anchor, _nearest_date(anchor, month, day, False), _nearest_date(anchor, month, day, True))
     today = anchor.date()
     # Feb 29 recurs every four years (eight across a skipped century year).
     years = range(today.year, today.year + 9) if future else range(today.year, today.year - 9, -1)
@@ -219,9 +224,11 @@ def _nearest_date(anchor: datetime, month: int, day: int, future: bool) -> datet
     return None
 
 
-def _nearest_day_of_month(anchor: datetime, dom: int, future: bool) -> datetime | None:
+def _nearest_day_of_month(anchor: datetime, dom: int, future: bool | None) -> datetime | None:
     """The ``dom``-th of the anchor's month, or of the nearest month that has it, on or after
-    the anchor (to come) or on or before it (past)."""
+    the anchor (to come) or on or before it (past); the closer when the tense is unknown."""
+    if future is None:
+        return _closer(anchor, _nearest_day_of_month(anchor, dom, False), _nearest_day_of_month(anchor, dom, True))
     today = anchor.date()
     for step in range(4):  # the 31st is at most two months away
         month = _add_months(today.replace(day=1), step if future else -step)
@@ -297,7 +304,16 @@ def _ymd(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:
 
 
 def _md(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:
-    return _nearest_date(a, MONTHS[m["mon"].lower()], int(m["d"]), bool(f))
+    month, day = MONTHS[m["mon"].lower()], int(m["d"])
+    if (named := _WEEKDAY_BEFORE.search(m.string[max(0, m.start() - 16) : m.start()])) is not None:
+        # "sat 23 may": the year (of the anchor's and the two beside it) in which that day is
+        # that weekday, nearest the anchor; a weekday that fits none of them is a slip.
+        wd = _WEEKDAY_ABBR.index(named["wd"].lower()[:3])
+        days = [_date(a, a.year + k, month, day) for k in (-1, 0, 1)]
+        fits = [d for d in days if d is not None and d.weekday() == wd]
+        if fits:
+            return min(fits, key=lambda d: abs((d.date() - a.date()).days))
+    return _nearest_date(a, month, day, f)
 
 
 def _dom(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:
@@ -305,7 +321,22 @@ def _dom(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:
     follower = _FOLLOWER.match(m.string[m.end() : m.end() + 24].lstrip())
     if not 1 <= dom <= 31 or follower is None:
         return None  # "on the 3rd floor", "the 21st century"
-    return _nearest_day_of_month(a, dom, bool(f))
+    return _nearest_day_of_month(a, dom, f)
+
+
+def _closer(anchor: datetime, *days: datetime | None) -> datetime | None:
+    """Of ``days``, the one nearest ``anchor`` (the earlier on a tie)."""
+    known = [d for d in days if d is not None]
+    return min(known, key=lambda d: (abs((d.date() - anchor.date()).days), d)) if known else None
+
+
+_WEEKDAY_ABBR = tuple(w[:3] for w in WEEKDAYS)
+#: A weekday named just before a day and month ("Saturday 23 May", "sat, 23rd may").
+_WEEKDAY_BEFORE = re.compile(
+    r"\b(?P<wd>mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|thursday|friday"
+    r"|saturday|sunday)\.?,?[ \t]{1,3}(?:the[ \t]{1,3})?$",
+    re.IGNORECASE,
+)
 
 
 def _my(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:

@@ -161,6 +161,20 @@ def test_a_person_introduced_as_the_topic_takes_every_record_naming_them(embedde
     assert match_topic(read_topic(boss), q, [intro, later, kept]) == ["b1", "b2"]
 
 
+def test_a_topic_pointing_at_what_was_just_said_takes_the_latest_turn_naming_it(embedder: Embedder) -> None:
+    """Given a key pasted in a turn no sentence of the request is like, when "that key" is
+    forgotten, then the latest turn naming a key goes, not an earlier one."""
+    early = _known(embedder, "e", "The spare key is under the plant pot.")
+    pasted = _known(embedder, "p", "here's my .env:\nSTRIPE_SECRET_KEY=sk_live_4fJ9xQ2m\nTIMEOUT=300", days=3)
+    other = _known(embedder, "o", "The webhook retries three times.", days=4)
+    request = ForgetRequest(topic="that key", terms=("key",))
+    q = embedder.embed([query_text(request)])[0]
+    assert match_topic(read_topic(request), q, [early, pasted, other]) == ["p"]
+    unmarked = ForgetRequest(topic="the key", terms=("key",))
+    q = embedder.embed([query_text(unmarked)])[0]
+    assert "p" not in match_topic(read_topic(unmarked), q, [early, pasted, other])
+
+
 def test_a_record_without_vectors_matches_on_nothing_but_a_name() -> None:
     bare = Known("m", "My cat Biscuit is asleep.", np.zeros((0, 0), dtype=np.float32), T0)
     cat = ForgetRequest(topic="their cat", terms=("cat",))

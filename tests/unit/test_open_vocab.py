@@ -286,6 +286,18 @@ def test_forget_requests_are_their_own_candidates(extract: OpenVocabularyExtract
             "computer that sort of thing. So please forget it, there's a dear.",
             "where they keep the spare key",
         ),
+        # a request twice over, the first naming what ...
+        ("Wait no. Please forget that key completely, don't keep it anywhere.", "that key"),
+        # ... a topic set before a bare imperative that points back at it ...
+        (
+            "Also, the thing I told you about Laura's brother wanting money — please forget I ever mentioned it.",
+            "Laura's brother wanting money",
+        ),
+        # ... and what the speaker explained before asking for "it" to go
+        (
+            "The first time I wrote I explained why I'm at home during the day. Please delete it from your notes.",
+            "why they're at home during the day",
+        ),
     ],
 )
 def test_forget_requests_in_everyday_words(extract: OpenVocabularyExtractor, said: str, topic: str) -> None:

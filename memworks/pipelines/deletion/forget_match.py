@@ -128,6 +128,9 @@ class Topic:
     earlier: bool = False
     #: Kinds of value it names (``phone``, ``email``, ``address``).
     kinds: frozenset[str] = field(default_factory=frozenset)
+    #: Points at what was just said ("that key", "the code I just sent"): the latest record that
+    #: names its words is it, however unlike the words of the request its text is.
+    recent: bool = False
 
 
 def read_topic(request: ForgetRequest) -> Topic:
@@ -143,7 +146,16 @@ def read_topic(request: ForgetRequest) -> Topic:
     )
     terms = tuple(dict.fromkeys(w for w in words if w not in EARLIER and w not in _LIGHT and w not in anchors))
     kinds = frozenset(k for k, named in _KIND_WORDS.items() if named.intersection(terms))
-    return Topic(terms, anchors, earlier, kinds)
+    recent = _RECENT.search(topic) is not None
+    return Topic(terms, anchors, earlier, kinds, recent)
+
+
+#: A topic pointing at what was just said: "that key", "this one", "the code I just sent".
+#: (A demonstrative before a short noun phrase, not the "that" of a clause: "that they see a therapist".)
+_RECENT = re.compile(
+    r"^(?:that|this|those|these)(?:\s+(?!(?:i|they|we|you|he|she|it|my|their|our)\b)[\w'-]+){1,3}$|\bjust\b",
+    re.IGNORECASE,
+)
 
 
 def query_text(request: ForgetRequest) -> str:
@@ -185,7 +197,11 @@ def match_topic(
         for k in known
         if not set(topic.anchors) & _words(k.text) and (speaker is None or not k.speakers or speaker in k.speakers)
     ]
-    hit = [k for k in pool if is_about(topic, query, k, thresholds)] or _leading(query, pool, thresholds)
+    hit = (
+        _latest_naming(topic, pool)
+        or [k for k in pool if is_about(topic, query, k, thresholds)]
+        or _leading(query, pool, thresholds)
+    )
     names = {n for k in hit for n in introduced_names(topic.terms, k.text)}
     if names:
         hit += [k for k in pool if k not in hit and names.intersection(_NAME.findall(k.text))]
@@ -208,6 +224,18 @@ def is_about(topic: Topic, query: npt.NDArray[np.float32], k: Known, t: Threshol
     if sim >= t.typed and any(_KIND_PATTERNS[kind].search(k.text) for kind in topic.kinds):
         return True
     return sim >= t.meaning
+
+
+def _latest_naming(topic: Topic, pool: Sequence[Known]) -> list[Known]:
+    """For a topic pointing at what was just said ("that key"), the records of the latest turn
+    that says every word of it (as ``STRIPE_SECRET_KEY=...`` says "key")."""
+    if not topic.recent or not topic.terms:
+        return []
+    naming = [k for k in pool if all(any(same_word(t, w) for w in _words(k.text)) for t in topic.terms)]
+    if not naming:
+        return []
+    latest = max(naming, key=lambda k: k.said_at)
+    return [k for k in pool if set(k.episodes) & set(latest.episodes)]
 
 
 def _leading(query: npt.NDArray[np.float32], pool: Sequence[Known], t: Thresholds) -> list[Known]:

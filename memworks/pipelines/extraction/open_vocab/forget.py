@@ -25,11 +25,12 @@ def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
     """A request to erase a topic: "forget about the cello", "can you delete what you know about
     my sister's wedding?", "stop remembering my address", "forget that I see a therapist", "my
     old number, forget that one". None when the sentence is not one."""
-    found = _request_verb(s)
-    if found is None:
+    found = _request_verbs(s)
+    if not found:
         return None
-    verb, root = found
-    topic = _topic(s, verb, root)
+    # The first request that names its topic: "Please forget that key completely, don't keep it
+    # anywhere" asks twice, and only the first names what.
+    topic = next((t for verb, root in found if (t := _topic(s, verb, root)) is not None), None)
     if topic is None:
         # "Would you be a dear and forget I ever said it?": what it points back at, said before
         # in the same turn.
@@ -78,17 +79,20 @@ _THIRD_PERSON = {
     "am": "are",
 }
 #: Verbs that report what was said ("what I told you about X"): the topic is X, not the saying.
-_REPORTING = frozenset({"tell", "say", "mention", "share", "talk", "write", "know", "remember", "give"})
+_REPORTING = frozenset(
+    {"tell", "say", "mention", "share", "talk", "write", "know", "remember", "give", "explain", "describe"}
+)
 #: Objects that point back at a topic named earlier in the sentence ("my old number, forget that one").
 _ANAPHORS = frozenset({"it", "that", "this", "one", "them", "those"})
 
 
-def _request_verb(s: Sentence) -> tuple[Token, Token] | None:
-    """(the verb that asks to forget, the clause head its subject and auxiliaries hang on):
-    the root, or an imperative forget verb heading a clause of its own ("Forget what I told
-    you about my ex, I don't want him in here")."""
+def _request_verbs(s: Sentence) -> list[tuple[Token, Token]]:
+    """Each (verb that asks to forget, clause head its subject and auxiliaries hang on): the
+    root, and each imperative forget verb heading a clause of its own ("Forget what I told you
+    about my ex, I don't want him in here"; "Please forget that key, don't keep it anywhere")."""
     roots = list(s.roots())
     others = [t for t in s.tokens if t.lemma in _FORGET_VERBS and t.tag == "VB" and t.dep in _CLAUSES]
+    found: list[tuple[Token, Token]] = []
     for head in [*roots[:1], *others]:
         verb = head
         if head.lemma == "stop" and (x := s.child(head.i, "xcomp")) and x.lemma in ("remember", "store", "keep"):
@@ -103,17 +107,21 @@ def _request_verb(s: Sentence) -> tuple[Token, Token] | None:
             continue
         if subj is None and any(k.lemma in ("will", "would", "could", "can") for k in s.children(head.i, "aux")):
             continue
-        return verb, head
-    return None
+        found.append((verb, head))
+    return found
 
 
 _CLAUSES = frozenset({"advcl", "conj", "ccomp", "parataxis"})
 
 
 def _dislocated(s: Sentence, head: Token, subj: Token) -> bool:
-    """The topic stands before the request, which points back: "my old number, forget that one"."""
+    """The topic stands before the request, which points back: "my old number, forget that one",
+    "the thing I told you about Laura's brother — please forget I ever mentioned it" (a noun
+    before a bare imperative, which no subject of its own would take)."""
+    if subj.pos not in ("NOUN", "PROPN"):
+        return False
     obj = s.child(head.i, "dobj")
-    return subj.pos in ("NOUN", "PROPN") and obj is not None and obj.lower in _ANAPHORS
+    return (obj is not None and obj.lower in _ANAPHORS) or (head.tag == "VB" and s.child(head.i, "aux") is None)
 
 
 def _about(s: Sentence, within: Sequence[Token]) -> list[Token] | None:

@@ -10,6 +10,7 @@ read path uses both; loading them costs one join over the scope's transcripts pe
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -41,8 +42,9 @@ class Layout:
     #: superseded ("user.home_city" for "I live in Porto ..." after the move), less those its turn
     #: still holds a current value of.
     replaced: dict[str, frozenset[str]] = field(default_factory=dict)
-    #: The names the scope's user goes by (their current ``user.name``, whole and first): a
-    #: question naming them asks about the user.
+    #: The names the scope's user goes by (their current ``user.name``, whole and first, or the
+    #: name their user id is made of, once a turn calls them so): a question naming them asks
+    #: about the user.
     user_names: frozenset[str] = frozenset()
     used: float = field(default_factory=time.monotonic)
 
@@ -76,6 +78,28 @@ def named_speaker(metadata_json: str, role: str) -> str | None:
     """The named person who spoke an episode (its metadata's ``speaker``); None when only its role is known."""
     who = speaker_of(metadata_json, role)
     return None if who == role else who
+
+
+#: Parts of a user id that name no one ("cust-dana-77120", "user_42").
+_NOT_NAMES = frozenset(
+    "user users usr cust customer client member account acct guest anon anonymous test demo admin default chat "
+    "team house home the".split()
+)
+
+
+def id_name(user_id: str) -> tuple[str, ...]:
+    """The name a user id is made of ("kenji.sato" -> "Kenji", "Kenji Sato"), if it is made of
+    words: a first name (and the whole) a question may call the user by."""
+    words = [w for w in re.split(r"[._+:\s-]+", user_id.split("@")[0]) if w]
+    if not words or not all(w.isalpha() for w in words) or words[0].lower() in _NOT_NAMES or len(words[0]) < 3:
+        return ()
+    whole = " ".join(w.capitalize() for w in words)
+    return tuple(dict.fromkeys((words[0].capitalize(), whole)))
+
+
+def _calls(text: str, name: str) -> bool:
+    """``text`` writes ``name`` as a name (capitalised, not where any word starts a sentence)."""
+    return any(not re.search(r"(?:^|[.!?:]\s*)$", text[: m.start()]) for m in re.finditer(rf"\b{name}\b", text))
 
 
 def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
@@ -118,7 +142,10 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
     gone: dict[str, set[str]] = {}  # episode id -> keys its turn said that were superseded
     held: dict[str, set[str]] = {}  # ... and keys it still holds a current value of
     names: set[str] = set()
+    named = id_name(scope.user_id or "")
     for mid, subject, extractor, episode_id, session_id, turn, meta, role, key, status, value in rows:
+        if named and named[0] not in names and isinstance(value, str) and _calls(value, named[0]):
+            names |= set(named)
         if key == "user.name" and status == MemoryStatus.ACTIVE and isinstance(value, str) and value.split():
             names |= {value.strip(), value.split()[0]}
         if extractor != "transcript":

@@ -159,7 +159,7 @@ def _nearest(new: Statement, pool: Sequence[Statement], k: int, min_cosine: floa
     mine = [o for o in pool if _comparable(o, new)]
     if not mine:
         return []
-    sims = closeness_to(new, mine)
+    sims = closeness_to((new.claim, *new.parts), [(o.claim, *o.parts) for o in mine])
     order = np.argsort(-sims, kind="stable")[:k]
     return [mine[i] for i in order if sims[i] >= min_cosine]
 
@@ -235,7 +235,8 @@ def govern(
             elif (
                 d not in _CLOSING
                 and d is not Decision.RESTATED
-                and (piece := part_decision(late, o, model=model, min_cosine=min_cosine))
+                and o.parts
+                and (piece := part_decision(late.parts or (late.claim,), o.parts, model=model, min_cosine=min_cosine))
             ):
                 # Neither turn as a whole: one sentence of the earlier turn, changed or said again.
                 d, p, by_part[(o.memory_id, late.memory_id)] = piece.decision, piece.probability, piece

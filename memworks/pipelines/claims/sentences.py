@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -22,10 +21,7 @@ import numpy.typing as npt
 from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_all
 from memworks.pipelines.claims.features import ClaimText, cue_acts_on
 
-if TYPE_CHECKING:
-    from memworks.pipelines.claims.govern import Statement
-
-__all__ = ["PartDecision", "closeness", "closeness_to", "part_decision", "views"]
+__all__ = ["PartDecision", "closeness_to", "part_decision"]
 
 _CLOSING = (Decision.CHANGED, Decision.ENDED)
 
@@ -42,22 +38,13 @@ class PartDecision:
     said: str
 
 
-def views(st: Statement) -> tuple[ClaimText, ...]:
-    """The statement whole, then each of its sentences (a turn of one has none of its own)."""
-    return (st.claim, *st.parts)
+def _matrix(views: Sequence[ClaimText]) -> npt.NDArray[np.float32]:
+    return np.vstack([v.vector for v in views])
 
 
-def _matrix(st: Statement) -> npt.NDArray[np.float32]:
-    return np.vstack([v.vector for v in views(st)])
-
-
-def closeness(a: Statement, b: Statement) -> float:
-    """The cosine of the two statements' closest views (whole or sentence)."""
-    return float(np.max(_matrix(a) @ _matrix(b).T))
-
-
-def closeness_to(new: Statement, pool: Sequence[Statement]) -> npt.NDArray[np.float64]:
-    """:func:`closeness` of ``new`` to each of ``pool`` (same vector size), in one product."""
+def closeness_to(new: Sequence[ClaimText], pool: Sequence[Sequence[ClaimText]]) -> npt.NDArray[np.float64]:
+    """How close each of ``pool`` is to ``new``: the cosine of their closest views (a statement
+    whole, then each of its sentences), in one product."""
     if not pool:
         return np.zeros(0)
     rows = [_matrix(o) for o in pool]
@@ -67,16 +54,15 @@ def closeness_to(new: Statement, pool: Sequence[Statement]) -> npt.NDArray[np.fl
 
 
 def part_decision(
-    late: Statement, early: Statement, *, model: DecisionModel | None, min_cosine: float
+    late: Sequence[ClaimText], early: Sequence[ClaimText], *, model: DecisionModel | None, min_cosine: float
 ) -> PartDecision | None:
-    """The surest closing, else restatement, that a sentence of ``late`` makes of a sentence of
-    ``early`` (a turn of several), among sentence pairs at least ``min_cosine`` alike. A closing
-    needs the later sentence's cue to act on a thing the earlier one said, as a whole turn's does."""
-    if not early.parts:
-        return None
+    """The surest closing, else restatement, that one of the later statement's sentences
+    (``late``: its sentences, or itself whole) makes of one of the earlier one's (``early``),
+    among sentence pairs at least ``min_cosine`` alike. A closing needs the later sentence's cue
+    to act on a thing the earlier one said, as a whole turn's does."""
     found: list[PartDecision] = []
-    for said in late.parts or (late.claim,):
-        near = [p for p in early.parts if float(np.dot(said.vector, p.vector)) >= min_cosine]
+    for said in late:
+        near = [p for p in early if float(np.dot(said.vector, p.vector)) >= min_cosine]
         for part, (d, p) in zip(near, decide_all(said, near, model), strict=True):
             if (d in _CLOSING and cue_acts_on(said, part)) or d is Decision.RESTATED:
                 found.append(PartDecision(d, p, part.text, said.text))

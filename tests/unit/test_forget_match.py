@@ -175,6 +175,22 @@ def test_a_topic_pointing_at_what_was_just_said_takes_the_latest_turn_naming_it(
     assert "p" not in match_topic(read_topic(unmarked), q, [early, pasted, other])
 
 
+def test_a_question_in_a_turn_of_several_things_is_no_record_a_request_is_about(embedder: Embedder) -> None:
+    """Given a long turn one sentence of which asks the assistant about the calendar, when "the
+    calendar entry" is forgotten, then the turn is not erased for its question; a calendar entry
+    a tool recorded is."""
+    turn = _known(
+        embedder,
+        "t",
+        "Long run this morning was 11 miles and my legs felt great. I joined the Ballard YMCA last week. "
+        "Can you fix the calendar? The vegetarian thing is going okay.",
+    )
+    entry = _known(embedder, "c", 'calendar.create {"title": "Call with the Northwind recruiter", "start": "10:00"}')
+    request = ForgetRequest(topic="the calendar entry", terms=("calendar", "entry"))
+    q = embedder.embed([query_text(request)])[0]
+    assert match_topic(read_topic(request), q, [turn, entry]) == ["c"]
+
+
 def test_a_record_without_vectors_matches_on_nothing_but_a_name() -> None:
     bare = Known("m", "My cat Biscuit is asleep.", np.zeros((0, 0), dtype=np.float32), T0)
     cat = ForgetRequest(topic="their cat", terms=("cat",))

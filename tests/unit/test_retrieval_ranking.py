@@ -29,6 +29,15 @@ def test_a_long_turn_splits_into_sentences_that_keep_the_speaker() -> None:
     assert spans.spans(text) == ["Caroline: I ran a charity race last Saturday.", "Caroline: It was tough but great."]
 
 
+def test_a_title_or_an_initial_ends_no_sentence() -> None:
+    text = "Hana has piano with Mrs. Kowalski on Wednesdays. I am reading Ursula K. Le Guin again. Dr. Okafor says hi."
+    assert spans.spans(text) == [
+        "Hana has piano with Mrs. Kowalski on Wednesdays.",
+        "I am reading Ursula K. Le Guin again.",
+        "Dr. Okafor says hi.",
+    ]
+
+
 @pytest.mark.parametrize("text", ["I live in Lisbon.", "Hi! Ok. Sure thing.", "Caroline: Thanks so much, Mel!", ""])
 def test_short_texts_have_no_spans(text: str) -> None:
     assert spans.spans(text) == []

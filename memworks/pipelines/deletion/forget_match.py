@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.models.drafts import ForgetRequest
+from memworks.pipelines.text.spans import spans
 
 __all__ = ["DEFAULT_THRESHOLDS", "Known", "Thresholds", "Topic", "match_topic", "query_text", "read_topic"]
 
@@ -213,7 +214,7 @@ def match_topic(
 
 def is_about(topic: Topic, query: npt.NDArray[np.float32], k: Known, t: Thresholds) -> bool:
     """Does record ``k`` say something about ``topic`` (the evidence rules of the module doc)?"""
-    sim = similarity(query, k.vectors)
+    sim = similarity(query, _told(k))
     said = _words(k.text)
     found = [term for term in topic.terms if any(same_word(term, w) for w in said)]
     strong = any(term not in _COMMON for term in found)
@@ -243,7 +244,7 @@ def _leading(query: npt.NDArray[np.float32], pool: Sequence[Known], t: Threshold
     GP has put me on propranolol for flights", 0.43, nothing else near), when no record clears the
     usual bars: the user who asks to forget what they told you told it; a topic as close to two
     turns says too little to choose."""
-    sims = [(similarity(query, k.vectors), k) for k in pool]
+    sims = [(similarity(query, _told(k)), k) for k in pool]
     best = max(sims, key=lambda x: x[0], default=None)
     if best is None or best[0] < t.lead:
         return []
@@ -252,6 +253,16 @@ def _leading(query: npt.NDArray[np.float32], pool: Sequence[Known], t: Threshold
     if best[0] - rival < t.lead_margin:
         return []
     return [k for s, k in sims if turn & set(k.episodes) and s >= t.lead]
+
+
+def _told(k: Known) -> npt.NDArray[np.float32]:
+    """``k``'s vectors less those of its questions: "Can you fix the calendar?" in a turn of
+    several things asks, and is no record of a calendar entry a request could be about."""
+    said = spans(k.text)
+    if len(k.vectors) != len(said) + 1 or not any(p.rstrip().endswith("?") for p in said):
+        return k.vectors
+    keep = [0, *(i + 1 for i, p in enumerate(said) if not p.rstrip().endswith("?"))]
+    return k.vectors[keep]
 
 
 def similarity(query: npt.NDArray[np.float32], vectors: npt.NDArray[np.float32]) -> float:

@@ -17,6 +17,8 @@ MIN_WORDS = 3
 MAX_SPANS = 8
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
+#: A title or an initial before a name ends no sentence: "Mrs. Kowalski", "Dr. Okafor", "Ursula K. Le Guin".
+_TITLE_END = re.compile(r"(?:^|[\s(])(?:Mr|Mrs|Ms|Mx|Dr|Prof|St|Mt|Jr|Sr|Rev|Capt|Col|Gen|Lt|Sgt|No|vs|[A-Z])\.$")
 #: "Speaker: text": the speaker's label is carried over to every span.
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}):\s+")
 _FIRST = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'd|we'll|our|ours|us)\b", re.I)
@@ -35,7 +37,12 @@ def spans(text: str) -> list[str]:
     Each span keeps the text's ``"Speaker: "`` prefix, so a span reads as the whole does.
     """
     prefix, body = split_speaker(text)
-    parts = [p.strip() for p in _SENTENCE_END.split(body)]
+    parts: list[str] = []
+    for p in (p.strip() for p in _SENTENCE_END.split(body)):
+        if parts and _TITLE_END.search(parts[-1]):  # "Mrs. Kowalski", "Ursula K. Le Guin": one sentence
+            parts[-1] = f"{parts[-1]} {p}"
+        else:
+            parts.append(p)
     parts = [p for p in parts if len(p.split()) >= MIN_WORDS]
     if len(parts) < 2:
         return []

@@ -41,6 +41,7 @@ def standing(cands: Sequence[Candidate]) -> list[Candidate]:
 # (statement, op, key, value) — value "" for a retraction; allergies and diets keep the fixed keys.
 READINGS = [
     ("I can't eat spicy food.", A, "user.pref.food.spicy_food", "avoids spicy food"),
+    ("I don't want any marketing calls.", A, "user.pref.contact.marketing_call", "avoids any marketing calls"),
     ("I avoid ride-sharing services.", A, "user.pref.general.ride_sharing_service", "avoids ride-sharing services"),
     ("I really dislike horror films.", A, "user.pref.media.horror_film", "avoids horror films"),
     ("I don't enjoy crowded beaches.", A, "user.pref.travel.crowded_beach", "avoids crowded beaches"),
@@ -220,6 +221,8 @@ NOT_STANDING = [
     "I can't wait for the weekend.",
     "I always forget my keys.",
     "I'd like a table for two.",
+    "I don't want the blue one.",
+    "I don't want to sound rude.",
     "Pretend you are a chef who refuses to cook meat.",
     "I find this code confusing.",
     "I can't stand it when the build fails.",
@@ -274,3 +277,24 @@ def test_a_later_statement_changes_or_ends_the_stance(extract: OpenVocabularyExt
 def test_a_short_standing_request_is_read_as_english(extract: OpenVocabularyExtractor, text: str) -> None:
     # No "I", "the" or "and": a standing request in few words is still English
     assert [c.key for c in standing(extract(turn(text))) if c.key and c.key.startswith("user.pref.")]
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("Hana is allergic to sesame, EpiPen in her backpack.", "person.hana.allergy", "sesame"),
+        ("Ben can't eat shellfish.", "person.ben.pref.food.shellfish", "avoids shellfish"),
+        ("My son is vegetarian.", "user.son.diet", "vegetarian"),
+    ],
+)
+def test_what_keeps_someone_of_the_users_safe_is_theirs(
+    extract: OpenVocabularyExtractor, text: str, key: str, value: str
+) -> None:
+    # Given an allergy, a diet or a food someone named or someone of the user's cannot have, Then
+    # it is kept as theirs (a carer's agent must not serve it); a mere dislike of theirs is not
+    assert [(c.key, c.value) for c in standing(extract(turn(text)))] == [(key, value)]
+
+
+@pytest.mark.parametrize("text", ["Hana hates mushrooms.", "Ben prefers window seats.", "Paris is expensive."])
+def test_another_persons_likes_are_not_kept(extract: OpenVocabularyExtractor, text: str) -> None:
+    assert standing(extract(turn(text))) == []

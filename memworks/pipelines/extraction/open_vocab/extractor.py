@@ -240,13 +240,21 @@ _ASK = re.compile(
 )
 
 
+#: Words of what keeps a person safe, said of anyone ("Hana is allergic to sesame").
+_KEEPS_SAFE = re.compile(
+    r"\b(?:allergic|allerg(?:y|ies)|intolerant|intolerance|coeliac|celiac|diabetic|vegan|vegetarian"
+    r"|can't\s+(?:eat|have|drink)|cannot\s+(?:eat|have|drink))\b",
+    re.IGNORECASE,
+)
+
+
 def _worth_parsing(sentence: str, owner: bool) -> bool:
     """Could a frame read anything here? The parse is most of the cost, and a statement needs a
     first-person word (or "she"/"he" after "my ...") and one of the frames' trigger words."""
     if sentence.rstrip().endswith("?") and not _ASK.match(sentence):
         return False
     words = set(_TOKEN.findall(sentence.lower()))
-    if words & _FORGET_WORDS or has_fragment(sentence):
+    if words & _FORGET_WORDS or has_fragment(sentence) or _KEEPS_SAFE.search(sentence):
         return True
     if not (_FIRST_PERSON_WORD.search(sentence) or (owner and _THIRD.search(sentence))):
         return False

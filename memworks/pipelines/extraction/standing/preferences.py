@@ -48,14 +48,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from memworks.models.drafts import Candidate
 from memworks.models.enums import CandidateOp, MemoryKind
 from memworks.pipelines.extraction.clauses import TRAILING, clauses_of
-from memworks.pipelines.extraction.open_vocab.clause import Statement, TurnState, addresses_listener
+from memworks.pipelines.extraction.open_vocab.clause import Statement, TurnState, addresses_listener, relation_of
 from memworks.pipelines.extraction.open_vocab.filters import tidy, unspecific
 from memworks.pipelines.extraction.open_vocab.parse import Sentence, Token
-from memworks.pipelines.extraction.open_vocab.render import Person, render, slug
+from memworks.pipelines.extraction.open_vocab.render import Person, render, slug, speaker_person
 from memworks.pipelines.extraction.preferences import preferences_for
 from memworks.pipelines.extraction.standing import clauses as C
 from memworks.pipelines.extraction.standing import lexicon as W
@@ -94,12 +95,17 @@ def standing_in(s: Sentence, state: TurnState) -> list[Statement]:
     earlier: tuple[list[int], list[int]] = ([], [])
     for v, segment in C.segments(s, C.heads(s)):
         subject = C.subject(s, v)
-        if subject is None or subject.lower not in _SPEAKER or addresses_listener(s, v) or C.quoted(s, subject):
+        if subject is None or addresses_listener(s, v) or C.quoted(s, subject):
+            continue
+        other = None if subject.lower in _SPEAKER else _someone_of_theirs(s, subject, state)
+        if subject.lower not in _SPEAKER and other is None:
             continue
         r = reading_of(s, v)
-        if r is None:
+        # Of another person, only what keeps them safe: "Hana is allergic to sesame", "my son
+        # can't eat gluten", "my mother is diabetic" (a carer's agent must not feed them it).
+        if r is None or (other is not None and not _keeps_safe(r)):
             continue
-        st, what, merged = _statement(s, v, subject, r, segment, state, earlier)
+        st, what, merged = _statement(s, v, subject, r, segment, replace(state, speaker=other) if other else state, earlier)
         if st is None:
             continue
         if merged and out:
@@ -109,6 +115,21 @@ def standing_in(s: Sentence, state: TurnState) -> list[Statement]:
     out += [st for q in requests_in(s) if (st := _request(s, q, state)) is not None]
     keys = {st.key for st in out}
     return out + [st for st in fragments_in(s, state) if st.key not in keys]
+
+
+def _someone_of_theirs(s: Sentence, subject: Token, state: TurnState) -> Person | None:
+    """The person a third-person subject is: one of the speaker's ("my daughter", "my sister
+    Ines"), or someone named ("Hana"); None for anyone else ("the food", "it")."""
+    if (rel := relation_of(s, subject, state)) is not None:
+        return rel
+    if subject.pos == "PROPN" and subject.text[:1].isupper():
+        return speaker_person(" ".join(t.text for t in s.subtree(subject.i) if t.pos == "PROPN"))
+    return None
+
+
+def _keeps_safe(r: Reading) -> bool:
+    """A stance that keeps its person safe: an allergy, a diet, a condition, what they cannot do."""
+    return r.family in ("allergy", "diet", "condition") or r.rule == "cannot"
 
 
 # --- the statement ---------------------------------------------------------------------------
@@ -153,7 +174,10 @@ def _statement(
     words = _what_words(s, None if pointing else r.head, what)
     if r.family == "allergy":
         attribute: tuple[str, ...] = ("allergy",)
-        value = _cut(" ".join(s.tokens[i].lower for i in what if s.tokens[i].lower not in _SEVERITY | _ARTICLES))
+        # What one is allergic to ends at the clause's first break ("sesame, EpiPen in her bag").
+        upto = next((i for i in what if s.tokens[i].pos == "PUNCT"), None)
+        named = [i for i in what if upto is None or i < upto]
+        value = _cut(" ".join(s.tokens[i].lower for i in named if s.tokens[i].lower not in _SEVERITY | _ARTICLES))
     elif r.family == "diet":
         attribute, value = ("diet",), DIETS.get(r.diet.replace("-", " "), r.diet)
     elif r.family == "condition":

@@ -128,6 +128,8 @@ def _reading(s: Sentence, v: Token) -> Reading | None:
     if best is not None and not m.neg and v.lemma not in ("be", "have"):
         after = C.after(s, best, ("through", "with", "in", "by", "from", "when", "using", "on"))
         return Reading("best", 1, *after) if after else None  # "I learn best through X"
+    if v.lemma == "want" and m.neg and not m.modal and x is None:
+        return _not_wanted(s, v)
     if v.lemma in W.FOND_VERBS:
         return _fond(s, v, m, x)
     if v.lemma in W.ENDURE_VERBS and m.neg and m.modal in ("can", "could"):
@@ -198,6 +200,19 @@ def _fond(s: Sentence, v: Token, m: _Marks, x: Token | None) -> Reading | None:
         return None
     defer = lean > 0 and not (m.change or m.only)
     return Reading(v.lemma if lean > 0 else f"not_{v.lemma}", lean, found[0], found[1], defer=defer)
+
+
+def _not_wanted(s: Sentence, v: Token) -> Reading | None:
+    """ "I don't want the extended warranty offers", "I don't want any marketing calls": a kind of
+    thing refused (plural, or "any"); not one at hand ("I don't want the blue one")."""
+    found = C.target(s, v)
+    if found is None:
+        return None
+    head = found[1]
+    dets = {k.lower for k in s.children(head.i, "det")}
+    if head.pos != "NOUN" or not (head.tag == "NNS" or dets & {"any", "no"}):
+        return None
+    return Reading("does_not_want", -1, found[0], head)
 
 
 def _kept_doing(v: Token, m: _Marks, head_tag: str) -> bool:

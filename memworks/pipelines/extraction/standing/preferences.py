@@ -105,7 +105,8 @@ def standing_in(s: Sentence, state: TurnState) -> list[Statement]:
         # can't eat gluten", "my mother is diabetic" (a carer's agent must not feed them it).
         if r is None or (other is not None and not _keeps_safe(r)):
             continue
-        st, what, merged = _statement(s, v, subject, r, segment, replace(state, speaker=other) if other else state, earlier)
+        whose = replace(state, speaker=other) if other else state
+        st, what, merged = _statement(s, v, subject, r, segment, whose, earlier)
         if st is None:
             continue
         if merged and out:

@@ -267,3 +267,17 @@ def test_a_turn_that_restates_one_sentence_and_says_more_is_no_copy(answers: dic
         ("a", "b", aisle, True)
     ]
     assert plan.closings == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Last Friday I took my kids to a pottery workshop.", "Mel: Last Friday I took my kids to a pottery workshop."],
+)
+def test_an_event_told_as_done_in_a_turn_of_several_is_not_ended(answers: dict, said: str) -> None:
+    # A state told as holding can stop holding; an event told as done stays done, whatever the
+    # model answers (and whether or not the sentence carries its turn's "Name: ").
+    other = "My sister Anne is staying with us."
+    old = with_parts(st("a", f"{said} {other}", 0, vec(0, 1, 0)), (said, vec(1, 0.1, 0)), (other, vec(0, 1, 0)))
+    new = st("b", "I quit pottery.", 20, vec(1, 0.2, 0))
+    answers[(new.claim.text, said)] = Decision.ENDED
+    assert g.govern([new], [old]).closings == []

@@ -19,3 +19,10 @@ def test_the_sentences_that_stopped_holding_are_cut_and_the_rest_kept_in_order()
 def test_nothing_is_left_when_a_sentence_is_not_in_the_text_or_too_little_remains() -> None:
     assert remainder_text("We shop at Lidl. Thanks!", ["We shop at Lidl."]) is None
     assert remainder_text("We shop at Lidl. My sister is here.", ["We shop at Aldi."]) is None
+
+
+def test_a_sentence_carrying_its_turns_speaker_is_cut_from_the_turn() -> None:
+    text = "Melanie: Hey! I have a PureGym membership. My kids are doing great at school."
+    assert remainder_text(text, ["Melanie: I have a PureGym membership."]) == (
+        "Melanie: Hey! My kids are doing great at school."
+    )

@@ -233,6 +233,27 @@ def test_someone_elses_statement_is_flagged_not_offered_as_theirs() -> None:
     assert not r.subject_mismatch and not any(h.subject_mismatch for h in r.hits)
 
 
+def test_a_word_for_where_the_question_is_asked_from_is_no_thing_unheard_of() -> None:
+    # "project" names the user's own work, which a store about it rarely calls so: it alone is
+    # no reason to abstain; beside a thing unheard of ("licence") it adds to it.
+    sig = signals(3, vectors=np.eye(3, 4, dtype=np.float32), unseen=frozenset({"project", "licence"}))
+    sig.phrase_vectors = np.zeros((5, 4), dtype=np.float32)
+    used = Question(
+        "Which ORM did the project use?", None, False, None, "short", (("orm", "orm"), ("project", "project"))
+    )
+    assert unheard.unknown_words(used, sig, min_similarity=0.42) == []
+    never = Question(
+        "What licence does the project have?",
+        None,
+        False,
+        None,
+        "short",
+        (("licence", "licenc"), ("project", "project")),
+    )
+    sig.unseen = frozenset({"project", "licenc"})
+    assert unheard.unknown_words(never, sig, min_similarity=0.42) == ["licence", "project"]
+
+
 def test_a_short_question_about_something_unheard_of_abstains() -> None:
     sig = signals(3, vectors=np.eye(3, 4, dtype=np.float32), unseen=frozenset({"cat"}))
     q = Question("What is my cat's name?", None, False, None, "short", (("cat", "cat"), ("name", "name")))

@@ -20,10 +20,14 @@ import numpy.typing as npt
 
 from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_all
 from memworks.pipelines.claims.features import ClaimText, cue_acts_on
+from memworks.pipelines.claims.reading import read_words
+from memworks.pipelines.text.spans import split_speaker
 
 __all__ = ["PartDecision", "closeness_to", "part_decision"]
 
 _CLOSING = (Decision.CHANGED, Decision.ENDED)
+#: Tenses in which a sentence tells a state that holds (and so can stop holding).
+_STATES = frozenset({"present", "perfect"})
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,13 @@ def closeness_to(new: Sequence[ClaimText], pool: Sequence[Sequence[ClaimText]]) 
     return np.maximum.reduceat(best, starts).astype(np.float64)
 
 
+def _tense(part: ClaimText) -> str:
+    """The sentence's tense; of a sentence carrying its turn's "Name: ", read from its words
+    without it (the parse takes the name for the sentence's root and reads no tense)."""
+    prefix, body = split_speaker(part.text)
+    return read_words(body).tense if prefix else part.reading.tense
+
+
 def part_decision(
     late: Sequence[ClaimText], early: Sequence[ClaimText], *, model: DecisionModel | None, min_cosine: float
 ) -> PartDecision | None:
@@ -64,7 +75,10 @@ def part_decision(
     for said in late:
         near = [p for p in early if float(np.dot(said.vector, p.vector)) >= min_cosine]
         for part, (d, p) in zip(near, decide_all(said, near, model), strict=True):
-            if (d in _CLOSING and cue_acts_on(said, part)) or d is Decision.RESTATED:
+            # Only a state told as holding stops holding ("I have a PureGym membership"); an event
+            # told as done stays done ("I went to the support group on Monday").
+            closes = d in _CLOSING and _tense(part) in _STATES and cue_acts_on(said, part)
+            if closes or d is Decision.RESTATED:
                 found.append(PartDecision(d, p, part.text, said.text))
     closing = [f for f in found if f.decision in _CLOSING]
     pick = closing or found

@@ -22,6 +22,13 @@ __all__ = ["phrases", "residue", "unknown_words"]
 
 #: Verbs that frame what is asked ("What database does it use?", "What car do I drive?"): never the thing unheard of.
 _FRAME_VERBS = frozenset("use used using build built run running live living drive drove work".split())
+#: Nouns that name where the question is asked from, not what it asks about ("Which ORM did the
+#: project use?", "What does the family calendar show?"): the user's own work, home and people,
+#: which a store about them rarely names as such.
+_FRAME_NOUNS = frozenset(
+    "project repo repository codebase app application service system team company family kids children "
+    "household account code".split()
+)
 
 
 def phrases(words: Sequence[tuple[str, str]]) -> list[str]:
@@ -64,7 +71,7 @@ def unknown_words(
             continue
         near = [j, *(n + k for k in (j - 1, j) if 0 <= k < n - 1)]
         if sims is None or not any(k < len(sims) and sims[k] >= min_similarity for k in near):
-            frame = word in _FRAME_VERBS or word.removesuffix("s") in _FRAME_VERBS
+            frame = any(w in _FRAME_VERBS | _FRAME_NOUNS for w in (word, word.removesuffix("s")))
             (framing if frame else out).append(word)
     # A frame verb is no evidence of its own, but adds to the thing's when that is unheard of too.
     out += framing if out else []

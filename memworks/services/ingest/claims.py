@@ -282,6 +282,8 @@ def _audit(tenant: str, user: str, plan: ClaimPlan) -> list[audit.Decided]:
         reason = f"claims: {c.decision.value} {c.old} (p={c.probability:.2f})"
         if c.sentence:
             reason += f" by the sentence {c.sentence[:200]!r}"
+        if c.part:
+            reason += f", of its sentence {c.part[:200]!r}"
         cand = Candidate(text=reason, source=Source(c.new.claim.source), extractor="claims")
         judged = Judged(cand, Verdict(GateOutcome.ACCEPTED, reason, MemoryKind.EPISODIC, True))
         rows.append((tenant, user, c.new.episode_id, [judged], {0: (Op.UPDATE, c.old)}))

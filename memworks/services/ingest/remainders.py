@@ -21,6 +21,7 @@ from memworks.models.enums import MemoryStatus
 from memworks.models.tables import Memory
 from memworks.pipelines.ingest.record_ids import memory_id_for
 from memworks.pipelines.ingest.write_plan import NewMemory, WritePlan
+from memworks.pipelines.text.spans import split_speaker
 from memworks.store import memories
 
 __all__ = ["Cut", "Index", "MIN_WORDS", "remainder_text", "write_remainders"]
@@ -45,6 +46,7 @@ def remainder_text(text: str, parts: Sequence[str]) -> str | None:
     """``text`` without the sentences ``parts``; None when one is not in it or too little is left."""
     left = text
     for p in parts:
+        p = p if p in left else split_speaker(p)[1]  # a sentence carries its turn's "Name: "
         if p not in left:
             return None
         left = left.replace(p, " ", 1)

@@ -299,7 +299,7 @@ def _write(
                 now=now,
                 counts=out.counts,
                 max_chars=judge.caps.max_chars,
-                index=partial(_index_new, embedder=judge.embedder, vectors=judge.vectors),
+                index=lambda s_, rows: index_memories(s_, rows, judge.embedder, judge.vectors, fresh=True),
             )
         if writes.deleted:
             lexical.purge(s, writes.deleted)
@@ -312,12 +312,6 @@ def _write(
             for tenant, user in writes.changed:
                 after_write(s, tenant, user, now)  # e.g. the profile follows the records it cites
         return deletions
-
-
-def _index_new(
-    s: Session, rows: Sequence[Memory], *, embedder: Embedder, vectors: dict[str, npt.NDArray[np.float32]]
-) -> None:
-    index_memories(s, rows, embedder, vectors, fresh=True)
 
 
 def _write_scope(

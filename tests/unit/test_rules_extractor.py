@@ -617,6 +617,8 @@ def test_not_likes(text: str) -> None:
         ("We moved away from Berlin", [(R, "user.home_city", "")]),
         ("I'm not vegan anymore", [(R, "user.diet", "")]),
         ("I eat meat again", [(R, "user.diet", "")]),
+        ("I'm eating fish again", [(R, "user.diet", "")]),
+        ("we're eating chicken again", [(R, "user.diet", "")]),
         ("I no longer have a dog", [(R, "user.pet.dog", "")]),
         ("I stopped being vegetarian", [(R, "user.diet", "")]),
         ("I was fired from Acme", [(R, "user.employer", "")]),

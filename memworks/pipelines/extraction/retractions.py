@@ -127,7 +127,10 @@ _CHANGES: tuple[tuple[str, re.Pattern[str], str, bool], ...] = (
     ("retract.diet", ci(rf"^(?:{IM}|{WERE})\s+(?:no\s+longer|not)\s+(?:an?\s+)?(?P<v>{DIET_ALT})\b"), "diet", True),
     (
         "retract.diet",
-        ci(rf"^(?:i|we)\s+{ADV}(?:eat|started\s+eating|(?:'m|am)\s+eating)\s+meat\s+again$"),
+        ci(
+            rf"^(?:i|we)\s+{ADV}(?:eat|started\s+eating|(?:'m|am|'re|are)\s+eating)\s+"
+            r"(?P<food>meat|fish|seafood|chicken|pork|beef)\s+again$"
+        ),
         "diet",
         False,
     ),
@@ -201,7 +204,8 @@ def change_facts(c: Clause) -> list[Fact]:
             return [_retract(rule, key, f"User no longer lives in {place[0]}.", place[0])]
         if slot == "diet":
             diet = DIETS.get(" ".join(v.lower().replace("-", " ").split()), "")
-            text = f"User is no longer {diet}." if diet else "User eats meat again."
+            food = (m.groupdict().get("food") or "meat").lower()
+            text = f"User is no longer {diet}." if diet else f"User eats {food} again."
             return [_retract(rule, "user.diet", text, diet)]
         if slot == "pet":
             species = SPECIES[" ".join(v.lower().replace("-", " ").split())]

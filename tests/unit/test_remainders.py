@@ -26,3 +26,10 @@ def test_a_sentence_carrying_its_turns_speaker_is_cut_from_the_turn() -> None:
     assert remainder_text(text, ["Melanie: I have a PureGym membership."]) == (
         "Melanie: Hey! My kids are doing great at school."
     )
+
+
+def test_a_sentence_joined_over_a_line_break_is_found_and_cut() -> None:
+    text = "Quick update. Hana has piano with Mrs.\nKowalski on Wednesdays. The cat is fine and well."
+    assert remainder_text(text, ["Hana has piano with Mrs. Kowalski on Wednesdays."]) == (
+        "Quick update. The cat is fine and well."
+    )

@@ -126,6 +126,12 @@ class Restatement:
     #: The sentence of ``old`` said again, when ``new`` restates only that one of its sentences.
     part: str = ""
 
+    @property
+    def absorbs(self) -> bool:
+        """``new`` becomes a copy of ``old``: it applies, and ``new`` says nothing besides (a turn
+        that restates one sentence of another and says more is no copy)."""
+        return self.applies and not (self.part and self.new.parts)
+
 
 @dataclass(frozen=True)
 class Mention:
@@ -261,9 +267,8 @@ def govern(
         end = ends[o.memory_id]
         applies = o.memory_id not in copies and (end is None or end > n.claim.said_at)
         pd = by_part.get((o.memory_id, n.memory_id))
-        plan.restatements.append(Restatement(o, n, p, applies, pd.part if pd else ""))
-        # A turn that says other things besides the one sentence it restates is no copy.
-        if applies and not (pd and n.parts):
+        plan.restatements.append(r := Restatement(o, n, p, applies, pd.part if pd else ""))
+        if r.absorbs:
             copies.add(n.memory_id)
     mentioning = [(o, n, False) for o, n, d, _ in decided if d not in _NOT_MENTIONS]
     # Across slots only a stance's thing is said again: "red" in "my favourite drink is red wine"

@@ -23,7 +23,7 @@ from memworks.pipelines.claims.features import ClaimText, cue_acts_on
 from memworks.pipelines.claims.reading import read_words
 from memworks.pipelines.text.spans import split_speaker
 
-__all__ = ["PartDecision", "closeness_to", "part_decision"]
+__all__ = ["PartDecision", "closest_views", "closeness_to", "part_decision"]
 
 _CLOSING = (Decision.CHANGED, Decision.ENDED)
 #: Tenses in which a sentence tells a state that holds (and so can stop holding).
@@ -46,15 +46,23 @@ def _matrix(views: Sequence[ClaimText]) -> npt.NDArray[np.float32]:
     return np.vstack([v.vector for v in views])
 
 
+def closest_views(new: npt.NDArray[np.float32], pool: Sequence[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
+    """(len(pool), rows of ``new``): each of ``pool`` (a statement's views, one per row: whole,
+    then each sentence) at its closest to each row of ``new``, in one product."""
+    starts = np.cumsum([0, *(len(r) for r in pool[:-1])])
+    result: npt.NDArray[np.float32] = np.maximum.reduceat(np.vstack(pool) @ new.T, starts, axis=0)
+    return result
+
+
 def closeness_to(new: Sequence[ClaimText], pool: Sequence[Sequence[ClaimText]]) -> npt.NDArray[np.float64]:
     """How close each of ``pool`` is to ``new``: the cosine of their closest views (a statement
-    whole, then each of its sentences), in one product."""
+    whole, then each of its sentences)."""
     if not pool:
         return np.zeros(0)
-    rows = [_matrix(o) for o in pool]
-    starts = np.cumsum([0, *(len(r) for r in rows[:-1])])
-    best = (np.vstack(rows) @ _matrix(new).T).max(axis=1)
-    return np.maximum.reduceat(best, starts).astype(np.float64)
+    best: npt.NDArray[np.float64] = (
+        closest_views(_matrix(new), [_matrix(o) for o in pool]).max(axis=1).astype(np.float64)
+    )
+    return best
 
 
 def _tense(part: ClaimText) -> str:

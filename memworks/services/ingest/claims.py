@@ -32,13 +32,14 @@ from memworks.models.enums import GateOutcome, MemoryKind, MemoryStatus, Op, Sou
 from memworks.models.tables import Memory
 from memworks.pipelines.claims import ClaimText, Decision, join_sentences, read_claim
 from memworks.pipelines.claims.govern import MIN_COSINE, NEIGHBOURS, ClaimPlan, Statement, govern, names, said_in
+from memworks.pipelines.claims.sentences import closest_views
 from memworks.pipelines.extraction.open_vocab.parse import Sentence
 from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest import MAX_CHARS_READ, Judged, bounded_text
 from memworks.pipelines.ingest.supersession import same_value
 from memworks.pipelines.ingest.write_plan import Reinforce, WritePlan
 from memworks.pipelines.text.spans import spans
-from memworks.services.ingest.remainders import Cut, Index, write_remainders
+from memworks.services.ingest.remainders import Cut, Index, holds_sentence, write_remainders
 from memworks.store import audit, memories
 from memworks.store.records import claims
 
@@ -166,11 +167,8 @@ def _candidates(new_rows: Sequence[_Row], old_rows: Sequence[_Row]) -> list[_Row
     news = np.vstack([_stack(r) for r in new_rows])
     if olds[0].shape[1] != news.shape[1]:
         return []
-    starts = np.cumsum([0, *(len(o) for o in olds[:-1])])
-    # Each old statement's closest view to each new view: (old statements, new views).
-    sims = np.maximum.reduceat(np.vstack(olds) @ news.T, starts, axis=0)
     keep: set[int] = set()
-    for column in sims.T:
+    for column in closest_views(news, olds).T:
         order = np.argsort(-column, kind="stable")[: NEIGHBOURS * 2]
         keep |= {int(i) for i in order if column[i] >= MIN_COSINE}
     return [old_rows[i] for i in sorted(keep)]
@@ -194,7 +192,8 @@ def _apply(
     )
     closes: list[tuple[str, str, datetime]] = []
     cuts: list[Cut] = []
-    for c in plan.closings:
+    # A sentence no longer found in its turn's text (an edit since) closes nothing.
+    for c in (c for c in plan.closings if not c.part or holds_sentence(records[c.old].text, c.part)):
         closes.append((c.old, c.by, c.at))
         # A later change naming a value of the earlier turn again says that turn's fact anew
         # ("I moved to Berlin" after "I live in Berlin"): the statement closes, its records hold.
@@ -237,7 +236,7 @@ def _apply(
         ]
         reinforces.append(Reinforce(r.old.memory_id, (r.new.episode_id,), 1.0))
         reinforces += [Reinforce(m.memory_id, (r.new.episode_id,), m.confidence) for m in held]
-        if r.part and r.new.parts:  # the new turn says other things too: no copy of it
+        if not r.absorbs:  # the new turn says other things too: no copy of it
             continue
         copies.append((r.new.memory_id, r.old.memory_id, t))
         if held:  # the old turn's records hold the fact: the new turn's are copies of it

@@ -24,7 +24,7 @@ from memworks.pipelines.ingest.write_plan import NewMemory, WritePlan
 from memworks.pipelines.text.spans import split_speaker
 from memworks.store import memories
 
-__all__ = ["Cut", "Index", "MIN_WORDS", "remainder_text", "write_remainders"]
+__all__ = ["Cut", "Index", "MIN_WORDS", "holds_sentence", "remainder_text", "write_remainders"]
 
 #: Indexes new rows in the caller's transaction (vectors, lexical terms, subjects).
 Index = Callable[[Session, Sequence[Memory]], None]
@@ -42,14 +42,28 @@ class Cut:
     at: datetime
 
 
+def _sentence(text: str, part: str) -> re.Match[str] | None:
+    """Where ``part`` stands in ``text``, whitespace aside (a sentence joined over a line break
+    reads "Mrs. Kowalski"), with or without its turn's "Name: "."""
+    for p in dict.fromkeys((part, split_speaker(part)[1])):
+        if words := p.split():
+            if m := re.search(r"\s+".join(re.escape(w) for w in words), text):
+                return m
+    return None
+
+
+def holds_sentence(text: str, part: str) -> bool:
+    """Whether ``part`` is a sentence of ``text`` (a closing of it alone can leave the rest)."""
+    return _sentence(text, part) is not None
+
+
 def remainder_text(text: str, parts: Sequence[str]) -> str | None:
     """``text`` without the sentences ``parts``; None when one is not in it or too little is left."""
     left = text
     for p in parts:
-        p = p if p in left else split_speaker(p)[1]  # a sentence carries its turn's "Name: "
-        if p not in left:
+        if (m := _sentence(left, p)) is None:
             return None
-        left = left.replace(p, " ", 1)
+        left = f"{left[: m.start()]} {left[m.end() :]}"
     left = " ".join(left.split())
     return left if len(re.findall(r"\w+", left)) >= MIN_WORDS else None
 
@@ -75,21 +89,18 @@ def write_remainders(
         parts = sorted({c.part for c in its})
         if m is None or (text := remainder_text(m.text, parts)) is None:
             continue
+        # The turn's record again, from when the sentences stopped holding, without them.
         plan.new.append(
-            NewMemory(
+            NewMemory.from_view(
+                memories.to_view(m, (its[0].episode_id,)),
                 memory_id=memory_id_for(mid, "remainder", *parts),
-                kind=m.kind,
-                key=None,
                 value=text,
                 text=text,
-                source=m.source,
-                confidence=m.confidence,
-                trusted=m.trusted,
                 status=MemoryStatus.ACTIVE,
-                extractor=m.extractor,
                 valid_from=min(c.at for c in its),
-                evidence=(its[0].episode_id,),
-                event_at=m.event_at,
+                valid_to=None,
+                superseded_by=None,
+                superseded_at=None,
             )
         )
     if not plan.new:

@@ -168,12 +168,27 @@ def test_a_result_quotes_the_users_turn_it_answers() -> None:
             "membership lookup cust 77120: plan=Trailhead Plus (still: membership=Trailhead Basic; since=2024)",
             "plan=Trailhead Plus; since=2024",
         ),
-        (  # a day and time moved: the newest of the fields of a name is its state
+        (  # a day and time moved: the newest of the fields of a name is its state; the status
+            # moved on too: what the booking is and its day still hold
             "tool.svc-2281",
             "booking_lookup SVC-2281: status=completed",
             "booking_modify SVC-2281: bike tune-up, 2026-05-29 at 15:30; status=booked",
             "booking modify SVC-2281: ... (still: 2026-05-27 at 10:00)",
             "bike tune-up; 2026-05-29 at 15:30",
+        ),
+        (  # ... but what the earlier result carried from an older one was not said of that status
+            "tool.sup-5521",
+            "ticket_lookup SUP-5521: status=resolved; new charging case sent",
+            "ticket_lookup SUP-5521: status=escalated to the hardware team; replacement approved",
+            "ticket lookup SUP-5521: ... (still: category=hardware fault (earbuds charging case))",
+            "replacement approved; category=hardware fault (earbuds charging case)",
+        ),
+        (  # the status moved on: a note about the old one is stale, the names of things hold
+            "tool.apt-6090",
+            "appointment_get APT-6090: status=booked; date=2026-04-30",
+            "appointment_get APT-6090: status=missed; note=engineer unable to access building; site=Wrenfield Court",
+            "",
+            "site=Wrenfield Court",
         ),
         (  # a parenthesis left open still ends with the result
             "tool.inc-78",
@@ -244,11 +259,13 @@ def test_a_reply_reads_as_its_fields_and_a_later_one_carries_what_it_does_not_re
 
     old = (
         'ticket.create(account="NB-1", category="provisioning")\n'
-        '{"ticket_id": "TCK-51877", "summary": "no service", "status": "open"}'
+        '{"ticket_id": "TCK-51877", "summary": "no service at new address", "status": "open"}'
     )
     new = 'ticket.update("TCK-51877", status="closed")\n{"ticket_id": "TCK-51877", "status": "closed"}'
     assert readable(new) == "ticket update TCK-51877, status closed: ticket_id=TCK-51877; status=closed"
-    assert still_holds("tool.tck-51877", new, old, readable(old)) == "summary=no service"
+    assert still_holds("tool.tck-51877", new, old, readable(old)) == ""  # said of it while it was open
+    same = new.replace('"closed"', '"open"') + "\n"
+    assert still_holds("tool.tck-51877", same, old, readable(old)) == "summary=no service at new address"
     # an amount keeps the digits it was written with
     assert "monthly_price_gbp=39.90" in readable('billing.get(account="NB-1")\n{"monthly_price_gbp": 39.90}')
 

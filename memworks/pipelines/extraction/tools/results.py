@@ -298,17 +298,30 @@ def still_holds(key: str, new_value: str, old_value: str, old_text: str) -> str:
     new result does not restate, joined; "" for a command's run or when nothing is left.
 
     A field that names the object itself ("SUP-5521 opened") is a state of it, not a detail, and
-    never carries; nor does one whose name the new result uses ("status=...")."""
+    never carries; nor does one whose name the new result uses ("status=...").
+
+    When the object's status changed ("pending_engineer" → "resolved"), what the earlier result
+    said beside the old status described that status ("last_update=engineer visit required",
+    "return_label=sent_by_email", "note=engineer unable to access building") and does not carry
+    (:func:`_about_old_state`); names, numbers and short names of what the object is do ("hotel=
+    Alfama Patio Hotel", "carrier=SEUR", "2026-05-29 at 15:30", "bike tune-up"), and so does
+    what it carried from an older result: that was not said of the status that ended."""
     obj = key.removeprefix(KEY_PREFIX)
     if not _DIGIT.search(obj):
         return ""
     carried = old_text[old_text.rfind(STILL) + len(STILL) : -1] if STILL in old_text else ""
-    taken = {_name(f) for f in _fields(new_value)}
+    new_fields = _fields(new_value)
+    taken = {_name(f) for f in new_fields}
     named = _names_in(new_value)
+    was, now = _status(_fields(old_value)), _status(new_fields)
+    moved = was is not None and now is not None and was != now
     out: list[str] = []
-    for f in [*_fields(old_value), *(x.strip() for x in carried.split("; ") if x.strip())]:
+    beside = _fields(old_value)
+    for f in [*beside, *(x.strip() for x in carried.split("; ") if x.strip())]:
         name = _name(f)
         if name in taken or _slug(name) == obj or f in out or f in new_value:
+            continue
+        if moved and f in beside and _about_old_state(f.split("=", 1)[-1]):
             continue
         taken.add(name)  # the newest field of a name is its state: an older one of it is not
         # An older field naming what a newer one names ("membership=Trailhead Basic" behind
@@ -318,6 +331,30 @@ def still_holds(key: str, new_value: str, old_value: str, old_text: str) -> str:
         out.append(f)
         named |= _names_in(f)
     return "; ".join(out)[:STILL_CHARS]
+
+
+#: The field names of an object's state.
+_STATUS_NAMES = frozenset({"status", "state"})
+#: Fewest words of a field's value read as words about a state, not the name of a thing.
+PROSE_WORDS = 4
+#: A name (capitalised: "Alfama", "SEUR") or a number (a day, an amount) in a field's value.
+_NAME_OR_NUMBER = re.compile(r"\b[A-Z][A-Za-z]|\d")
+
+
+def _about_old_state(value: str) -> bool:
+    """Words about a state rather than a thing: a phrase of :data:`PROSE_WORDS` words or more,
+    or a code ("sent_by_email"), naming nothing and counting nothing. A short phrase ("bike
+    tune-up") names what the object is."""
+    if _NAME_OR_NUMBER.search(value):
+        return False
+    return len(value.split()) >= PROSE_WORDS or "_" in value
+
+
+def _status(fields: list[str]) -> str | None:
+    """The value of a result's status field, folded; None when it states none."""
+    return next(
+        (f.split("=", 1)[1].strip().casefold() for f in fields if "=" in f and _name(f) in _STATUS_NAMES), None
+    )
 
 
 def _names_in(text: str) -> frozenset[str]:

@@ -30,7 +30,7 @@ Binder = Callable[[], Binding]
 
 _ID = r"^[A-Za-z0-9][A-Za-z0-9._:@\-]{0,199}$"
 _RECORD_ID = r"^[A-Za-z0-9_\-]{1,64}$"
-_KEY = r"^[a-z_]+(\.[a-z0-9_]+)*$"
+_KEY = r"^[a-z_]+(\.[a-z0-9_-]+)*$"
 _TASK_TYPE = r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$"
 
 Content = Annotated[str, Field(min_length=1, max_length=100_000, description="the turn's text, verbatim")]

@@ -22,7 +22,7 @@ from memworks.models.types import METADATA_HELP, BoundedTime, Metadata, refuse_n
 
 _ID = r"^[A-Za-z0-9][A-Za-z0-9._:@\-]{0,199}$"
 #: A memory key (a slot such as ``user.home_city``), as a deletion names it.
-_KEY = re.compile(r"[a-z_]+(\.[a-z0-9_]+)*")
+_KEY = re.compile(r"[a-z_]+(\.[a-z0-9_-]+)*")
 #: Longest memory key a deletion may name.
 MAX_KEY_CHARS = 200
 #: A record id as the store makes them (32 hex digits); anything else cannot name a record.

@@ -72,3 +72,23 @@ def test_what_the_later_result_does_not_restate_still_holds_in_its_text(sqlite_u
     assert "Hotel Alfama Azul" in current[0].text and "2026-07-01" not in current[0].text
     hits = mw.retrieve(A, "Which hotel is my Lisbon booking at?", asked_at="2026-06-06T10:00:00+00:00").hits
     assert hits and hits[0].key == "tool.rb-4410" and "status=confirmed" in hits[0].value
+
+
+def test_a_tool_results_slot_is_deleted_by_its_key(sqlite_url: str, make_memworks: Any) -> None:
+    """Given an order's results filed under ``tool.hb-771`` (a hyphenated id), when a deletion
+    names that key, it is accepted and completes, and no record of the order is left."""
+    mw = make_memworks(sqlite_url)
+    mw.enqueue_episodes(
+        [
+            _tool(1, "booking_create HB-771: status=pending payment; hotel=Casa Azul", "2026-06-01T10:00:00+00:00"),
+            _tool(2, "booking_lookup HB-771: status=confirmed", "2026-06-02T10:00:00+00:00"),
+        ]
+    )
+    mw.drain()
+    assert any(m.key == "tool.hb-771" for m in mw.memories(A))
+
+    rid = mw.submit_deletion({"tenant_id": "t1", "user_id": "u1", "keys": ["tool.hb-771"]})
+    mw.drain()
+
+    assert mw.manifest(rid).status == "complete"
+    assert not any(m.key == "tool.hb-771" for m in mw.memories(A, include_history=True))

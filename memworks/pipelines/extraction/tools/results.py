@@ -352,9 +352,7 @@ def _about_old_state(value: str) -> bool:
 
 def _status(fields: list[str]) -> str | None:
     """The value of a result's status field, folded; None when it states none."""
-    return next(
-        (f.split("=", 1)[1].strip().casefold() for f in fields if "=" in f and _name(f) in _STATUS_NAMES), None
-    )
+    return next((f.split("=", 1)[1].strip().casefold() for f in fields if "=" in f and _name(f) in _STATUS_NAMES), None)
 
 
 def _names_in(text: str) -> frozenset[str]:

@@ -111,6 +111,13 @@ def test_home_city(text: str, city: str, zone: str) -> None:
         ("My sister has a flat in Paris", []),
         ("I have a place in mind for dinner", []),
         ("i live in hope", []),
+        # a writer who never capitalises a name: a plain word or two after "live in" is the place
+        ("i live in chorlton with my partner", [(A, "user.home_city", "Chorlton")]),
+        ("we moved to heaton moor in march", [(A, "user.home_city", "Heaton Moor")]),
+        ("i live in fear of the dentist tbh", []),
+        ("i live in a tiny flat", []),
+        ("we live in the countryside", []),
+        ("i'm still in bed at noon", []),
         ("I live in a small town", []),
         ("I live in an apartment", []),
         ("I live in my car", []),
@@ -859,6 +866,20 @@ def test_only_user_authored_turns(role: Role, source: Source) -> None:
             [(A, "user.name", "Sam"), (A, "user.hometown", "Porto"), *home("Berlin", "Europe/Berlin")],
         ),
         ("Hey I'm Jordan, I'm a teacher in Oslo.", [(A, "user.name", "Jordan"), (A, "user.job_title", "Teacher")]),
+        # a self-introduction with its apposition: the name, and what its bearer is
+        (
+            "I'm Rosa, a staff nurse at Wythenshawe Hospital.",
+            [
+                (A, "user.name", "Rosa"),
+                (A, "user.job_title", "Staff Nurse"),
+                (A, "user.employer", "Wythenshawe Hospital"),
+            ],
+        ),
+        (
+            "i'm rosa, staff nurse on the cardiology ward at wythenshawe hospital",
+            [(A, "user.job_title", "Staff Nurse"), (A, "user.employer", "Wythenshawe Hospital")],
+        ),
+        ("I'm sorry, the meeting ran late", []),
         ("When I moved to Berlin, I joined Acme", [(A, "user.employer", "Acme")]),
         # the writer capitalises names, so a lowercase "google" is not trusted as one
         ("I live in Lisbon and work at google", home("Lisbon", "Europe/Lisbon")),

@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from memworks.pipelines.extraction.vocabulary import NAME_BLOCK
+
 __all__ = ["ABBREVIATIONS", "CONDITIONAL", "STANDING_TAIL", "Clause", "clauses_of"]
 
 _I = re.IGNORECASE
@@ -219,4 +221,18 @@ def clauses_of(content: str) -> Iterator[Clause]:
             if not body or asks or INTERROGATIVE.match(body):
                 continue
             hedged |= bool(HEDGE_ANY.search(body))
-            yield Clause(text=body, raw=raw, casual=casual, hedged=hedged, standing=standing)
+            for said in _appositions(body):
+                yield Clause(text=said, raw=raw, casual=casual, hedged=hedged, standing=standing)
+
+
+#: "I'm Rosa, staff nurse at Wythenshawe": a name, then what its bearer is.
+_NAME_THEN_WHAT = re.compile(r"^(?P<me>i\s+am\s+[A-Za-z][a-z'-]+),\s+(?P<what>(?:an?\s+|the\s+)?[a-z].+)$", re.I)
+
+
+def _appositions(body: str) -> list[str]:
+    """A self-introduction with its apposition ("i am rosa, staff nurse on the cardiology ward")
+    as two statements, each of the speaker: the name, and what they are."""
+    m = _NAME_THEN_WHAT.match(body)
+    if not m or m["me"].split()[-1].lower() in NAME_BLOCK:  # "i am sorry, the meeting ran late"
+        return [body]
+    return [m["me"], f"i am {m['what']}"]

@@ -49,8 +49,18 @@ def capitalize(word: str) -> str:
     return word[:1].upper() + word[1:]
 
 
-def take_place(rest: str) -> tuple[str, str] | None:
-    """(display name, "city" | "country" | "other") for the place at the start of ``rest``."""
+#: Words that follow "live in" without naming a place ("I live in fear", "we live in hope").
+_NOT_PLACES = frozenset(
+    "fear hope peace denial sin luxury poverty comfort harmony misery dread terror limbo squalor style "
+    "bliss silence shame dreams reality fantasy exile secret secrecy debt chaos pain agony hiding "
+    "us them you him her it here there bed town".split()
+)
+
+
+def take_place(rest: str, casual: bool = False) -> tuple[str, str] | None:
+    """(display name, "city" | "country" | "other") for the place at the start of ``rest``. An
+    unknown place must be capitalised, unless the writer never capitalises a name (``casual``):
+    then one to three plain words naming no state of mind ("chorlton", "heaton moor")."""
     lead_the = rest.lower().startswith("the ")
     words = words_of(rest[4:] if lead_the else rest, 4, PLACE_STOP)
     for n in range(len(words), 0, -1):  # longest known prefix: "Lisbon Portugal" → Lisbon
@@ -61,11 +71,14 @@ def take_place(rest: str) -> tuple[str, str] | None:
         if is_known_city(phrase):
             return normalize_place(phrase), "city"
     # Unknown places only when the user capitalised them ("Sintra"), never "fear" or "hope".
-    if lead_the or not words or not all(is_cap(w) or w == "of" for w in words):
+    if lead_the or not words or words[0].lower() in NAME_BLOCK:
         return None
-    if words[0].lower() in NAME_BLOCK:
+    if all(is_cap(w) or w == "of" for w in words):
+        return normalize_place(" ".join(words)), "other"
+    plain = casual and len(words) <= 3 and all(w.isalpha() and w.islower() for w in words)
+    if not plain or any(w in _NOT_PLACES or w in NAME_BLOCK for w in words):
         return None
-    return normalize_place(" ".join(words)), "other"
+    return normalize_place(" ".join(capitalize(w) for w in words)), "other"
 
 
 def take_org(rest: str, casual: bool) -> str | None:

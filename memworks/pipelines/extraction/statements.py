@@ -166,13 +166,18 @@ def _address(c: Clause) -> list[Fact]:
     return out
 
 
+#: Rules that say outright where one lives: from a writer who never capitalises a name, a plain
+#: word there is the place ("i live in chorlton"); elsewhere it need not be ("still in bed").
+_SAYS_HOME = frozenset({"home.live_in", "home.based_in", "home.moved_to"})
+
+
 def _places(c: Clause) -> list[Fact]:
     if address := _address(c):
         return address
     out: list[Fact] = []
     for rule, rx, key, known_only, conf in _PLACE_RULES:
         m = rx.match(c.text)
-        found = take_place(m["place"]) if m else None
+        found = take_place(m["place"], c.casual and rule in _SAYS_HOME) if m else None
         if found is None or (known_only and found[1] == "other"):
             continue
         name, what = found

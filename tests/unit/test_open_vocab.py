@@ -288,6 +288,10 @@ def test_forget_requests_are_their_own_candidates(extract: OpenVocabularyExtract
         ),
         # a request twice over, the first naming what ...
         ("Wait no. Please forget that key completely, don't keep it anywhere.", "that key"),
+        # a topic ends where a clause of its own follows its comma; a token the tagger cannot
+        # place ("crates.io") is still a word of it
+        ("and please don't remember that crates.io token, wipe it, pasting it was dumb.", "that crates.io token"),
+        ("please forget my old address, the one in Leeds", "their old address the one in Leeds"),
         # ... a topic set before a bare imperative that points back at it ...
         (
             "Also, the thing I told you about Laura's brother wanting money — please forget I ever mentioned it.",

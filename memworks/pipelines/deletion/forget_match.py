@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.models.drafts import ForgetRequest
+from memworks.pipelines.extraction.tools.results import ASKED
 from memworks.pipelines.text.spans import spans
 
 __all__ = ["DEFAULT_THRESHOLDS", "Known", "Thresholds", "Topic", "match_topic", "query_text", "read_topic"]
@@ -227,16 +228,28 @@ def is_about(topic: Topic, query: npt.NDArray[np.float32], k: Known, t: Threshol
     return sim >= t.meaning
 
 
+#: Opening characters of a turn by which a record quoting it is known.
+QUOTE_CHARS = 60
+
+
 def _latest_naming(topic: Topic, pool: Sequence[Known]) -> list[Known]:
     """For a topic pointing at what was just said ("that key"), the records of the latest turn
     that says every word of it (as ``STRIPE_SECRET_KEY=...`` says "key")."""
     if not topic.recent or not topic.terms:
         return []
-    naming = [k for k in pool if all(any(same_word(t, w) for w in _words(k.text)) for t in topic.terms)]
+    # A record's own words: a tool result's quote of the turn it answers is that turn's ("the
+    # token I just pasted" names the turn that pasted it, not the pipeline run it started).
+    naming = [k for k in pool if all(any(same_word(t, w) for w in _words(k.text.split(ASKED)[0])) for t in topic.terms)]
     if not naming:
         return []
     latest = max(naming, key=lambda k: k.said_at)
-    return [k for k in pool if set(k.episodes) & set(latest.episodes)]
+    # ... and every record quoting that turn: the copy of what is to be forgotten goes with it.
+    opening = " ".join(latest.text.split())[:QUOTE_CHARS]
+    return [
+        k
+        for k in pool
+        if set(k.episodes) & set(latest.episodes) or (ASKED in k.text and k.text.split(ASKED, 1)[1].startswith(opening))
+    ]
 
 
 def _leading(query: npt.NDArray[np.float32], pool: Sequence[Known], t: Thresholds) -> list[Known]:

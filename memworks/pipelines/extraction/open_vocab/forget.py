@@ -40,13 +40,16 @@ def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
     kept = [t for t in topic if t.pos not in ("PUNCT", "INTJ") and t.lower not in ("please", "too")]
     while kept and kept[-1].pos in ("CCONJ", "ADV") and kept[-1].lower in ("and", "or", "also", "too"):
         kept.pop()
-    words = "".join(t.text + t.ws for t in kept).strip(" .!?,")
+    # A word before a left-out comma keeps a space after it ("their old address the one in Leeds").
+    after = {a.i: b for a, b in zip(topic, topic[1:], strict=False)}
+    words = "".join(t.text + (t.ws or (" " if t.i in after and after[t.i].pos == "PUNCT" else "")) for t in kept)
+    words = words.strip(" .!?,")
     shown = " ".join(_THIRD_PERSON.get(w.lower(), w) for w in words.split())
     terms = tuple(
         dict.fromkeys(
             t.lemma
             for t in kept
-            if t.pos in ("NOUN", "PROPN", "ADJ", "VERB")
+            if (t.pos in ("NOUN", "PROPN", "ADJ", "VERB") or (t.pos == "X" and any(c.isalpha() for c in t.text)))
             and t.lemma not in _TOPIC_STOP
             and t.lower not in MY
             and not (t.lemma == "use" and s.child(t.i, "xcomp"))  # "used to live": a time, not a topic
@@ -151,7 +154,18 @@ def _reported(s: Sentence) -> list[Token] | None:
 
 
 def _topic(s: Sentence, verb: Token, head: Token) -> list[Token] | None:
-    """The tokens naming what to forget, or None when the request names nothing."""
+    """The tokens naming what to forget, or None when the request names nothing; cut where a
+    clause of its own follows a comma ("that crates.io token, wipe it, pasting it was dumb")."""
+    found = _topic_tokens(s, verb, head)
+    if found is None:
+        return None
+    for n, t in enumerate(found[1:-1], start=1):
+        if t.text in (",", ";", "—", "–") and found[n + 1].pos in ("VERB", "AUX") and found[n + 1].tag != "VBN":
+            return found[:n]
+    return found
+
+
+def _topic_tokens(s: Sentence, verb: Token, head: Token) -> list[Token] | None:
     obj = s.child(verb.i, "dobj")
     if (about := _about(s, list(s.subtree(verb.i)))) is not None:
         return about

@@ -47,6 +47,7 @@ from memworks.pipelines.extraction.dates.timeparse import find_time
 from memworks.pipelines.extraction.tools.calls import call_fields, call_object, call_readable, is_call
 
 __all__ = [
+    "ASKED",
     "EXTRACTOR",
     "KEY_PREFIX",
     "STILL",
@@ -128,7 +129,7 @@ def tool_result_candidates(turn: Turn, context: Sequence[Turn] = ()) -> list[Can
             kind=MemoryKind.SEMANTIC,
             key=KEY_PREFIX + obj,
             value=text,
-            text=readable(text) + (f" (asked: {_quoted(asked)})" if asked else ""),
+            text=readable(text) + (f"{ASKED}{_quoted(asked)})" if asked else ""),
             confidence=CONFIDENCE,
             evidence=(turn.episode_id,),
             source=turn.source,
@@ -153,6 +154,8 @@ def _dated(result: str, turn: Turn) -> datetime | None:
 
 #: Characters of the user's turn quoted in a result's text.
 ASKED_CHARS = 240
+#: What opens the quote of the user's turn a result answers, in its record's text.
+ASKED = " (asked: "
 
 
 def about(obj: str, context: Sequence[Turn]) -> str:

@@ -262,6 +262,8 @@ def test_forget_requests_are_their_own_candidates(extract: OpenVocabularyExtract
     # the rules' fixed topics keep their key and become forget requests too
     assert [(c.key, c.forget is not None) for c in home] == [("user.home_city", True)]
     assert all(judge(c).accepted for c in cello + wedding + home)
+    # a bare adverbial noun before "can you delete it?" names no topic: what "it" is was said before
+    assert [c for c in extract(turn("Yesterday, can you delete it?", at)) if c.forget is not None] == []
 
 
 @pytest.mark.parametrize(
@@ -292,6 +294,11 @@ def test_forget_requests_are_their_own_candidates(extract: OpenVocabularyExtract
         # place ("crates.io") is still a word of it
         ("and please don't remember that crates.io token, wipe it, pasting it was dumb.", "that crates.io token"),
         ("please forget my old address, the one in Leeds", "their old address the one in Leeds"),
+        # a noun phrase set before "can you delete it?" is what "it" is, less the clause reporting it
+        (
+            "one thing, the weight stuff i gave you a while back, can you delete it?",
+            "the weight stuff they gave you a while back",
+        ),
         # ... a topic set before a bare imperative that points back at it ...
         (
             "Also, the thing I told you about Laura's brother wanting money — please forget I ever mentioned it.",

@@ -48,6 +48,7 @@ _KIND_WORDS: dict[str, frozenset[str]] = {
     "email": frozenset({"email", "e-mail", "mail", "inbox"}),
     "address": frozenset({"address", "live", "home", "flat", "apartment", "house", "street", "postcode", "zip"}),
     "pay": frozenset({"salary", "pay", "income", "wage", "wages", "earn", "earnings", "paycheck", "payslip"}),
+    "weight": frozenset({"weight", "weigh", "weighs", "kg", "kilos", "pounds", "lbs", "bmi"}),
 }
 # A sum the size of a pay ("€52,000", "52k") said as one's pay ("The pay is ...", "I earn ..."):
 # not a rent, a price or savings of the same size.
@@ -65,6 +66,8 @@ _KIND_PATTERNS: dict[str, re.Pattern[str]] = {
     "email": re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"),
     "address": re.compile(rf"\b\d{{1,5}}[a-z]?,?\s+(?:[^\W\d_][\w'-]*\s+){{0,3}}?(?:{_STREET})\b", re.IGNORECASE),
     "pay": re.compile(_PAY, re.IGNORECASE),
+    # A body's weight: "71kg", "11 stone 4", "165 lbs" ("2kg of flour" too; the meaning bar still holds).
+    "weight": re.compile(r"\b\d{2,3}(?:\.\d)?\s?(?:kg|kgs|kilos?|lbs?|pounds|st|stone)\b", re.IGNORECASE),
 }
 #: Verbs so common that sharing one says little ("where I work" / "I take the train to work"):
 #: a match on them alone needs :attr:`Thresholds.some_words`.
@@ -216,7 +219,7 @@ def match_topic(
 def is_about(topic: Topic, query: npt.NDArray[np.float32], k: Known, t: Thresholds) -> bool:
     """Does record ``k`` say something about ``topic`` (the evidence rules of the module doc)?"""
     sim = similarity(query, _told(k))
-    said = _words(k.text)
+    said = _words(_own(k.text))
     found = [term for term in topic.terms if any(same_word(term, w) for w in said)]
     strong = any(term not in _COMMON for term in found)
     if topic.terms and len(found) == len(topic.terms) and strong and sim >= t.all_words:
@@ -228,8 +231,10 @@ def is_about(topic: Topic, query: npt.NDArray[np.float32], k: Known, t: Threshol
     return sim >= t.meaning
 
 
-#: Opening characters of a turn by which a record quoting it is known.
-QUOTE_CHARS = 60
+def _own(text: str) -> str:
+    """A record's own words: a tool result's quote of the turn it answers is that turn's ("the
+    door code I gave you" names the turn that gave it, not the appointment booked after it)."""
+    return text.split(ASKED, 1)[0]
 
 
 def _latest_naming(topic: Topic, pool: Sequence[Known]) -> list[Known]:
@@ -237,19 +242,11 @@ def _latest_naming(topic: Topic, pool: Sequence[Known]) -> list[Known]:
     that says every word of it (as ``STRIPE_SECRET_KEY=...`` says "key")."""
     if not topic.recent or not topic.terms:
         return []
-    # A record's own words: a tool result's quote of the turn it answers is that turn's ("the
-    # token I just pasted" names the turn that pasted it, not the pipeline run it started).
-    naming = [k for k in pool if all(any(same_word(t, w) for w in _words(k.text.split(ASKED)[0])) for t in topic.terms)]
+    naming = [k for k in pool if all(any(same_word(t, w) for w in _words(_own(k.text))) for t in topic.terms)]
     if not naming:
         return []
     latest = max(naming, key=lambda k: k.said_at)
-    # ... and every record quoting that turn: the copy of what is to be forgotten goes with it.
-    opening = " ".join(latest.text.split())[:QUOTE_CHARS]
-    return [
-        k
-        for k in pool
-        if set(k.episodes) & set(latest.episodes) or (ASKED in k.text and k.text.split(ASKED, 1)[1].startswith(opening))
-    ]
+    return [k for k in pool if set(k.episodes) & set(latest.episodes)]
 
 
 def _leading(query: npt.NDArray[np.float32], pool: Sequence[Known], t: Thresholds) -> list[Known]:

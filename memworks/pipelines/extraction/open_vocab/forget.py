@@ -37,6 +37,14 @@ def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
         topic = next((t for before in reversed(state.said) if (t := _reported(before))), None)
     if topic is None:
         return None
+    # "the weight stuff I gave you a while back": the clause reporting it was said is no word of
+    # the topic (its words still say which was meant: "the number I gave you in February").
+    reporting = {
+        u.i
+        for t in topic
+        if t.dep == "relcl" and t.lemma in _REPORTING and t.i > topic[0].i
+        for u in _subtree(topic, t)
+    }
     kept = [t for t in topic if t.pos not in ("PUNCT", "INTJ") and t.lower not in ("please", "too")]
     while kept and kept[-1].pos in ("CCONJ", "ADV") and kept[-1].lower in ("and", "or", "also", "too"):
         kept.pop()
@@ -49,7 +57,8 @@ def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
         dict.fromkeys(
             t.lemma
             for t in kept
-            if (t.pos in ("NOUN", "PROPN", "ADJ", "VERB") or (t.pos == "X" and any(c.isalpha() for c in t.text)))
+            if t.i not in reporting
+            and (t.pos in ("NOUN", "PROPN", "ADJ", "VERB") or (t.pos == "X" and any(c.isalpha() for c in t.text)))
             and t.lemma not in _TOPIC_STOP
             and t.lower not in MY
             and not (t.lemma == "use" and s.child(t.i, "xcomp"))  # "used to live": a time, not a topic
@@ -165,6 +174,27 @@ def _topic(s: Sentence, verb: Token, head: Token) -> list[Token] | None:
     return found
 
 
+def _subtree(tokens: Sequence[Token], top: Token) -> list[Token]:
+    """The tokens of ``tokens`` that hang from ``top`` (``top`` too)."""
+    by_i = {t.i: t for t in tokens}
+    out = []
+    for t in tokens:
+        u, seen = t, 0
+        while u.i != top.i and u.head != u.i and u.head in by_i and seen < len(tokens):
+            u, seen = by_i[u.head], seen + 1
+        if u.i == top.i:
+            out.append(t)
+    return out
+
+
+def _noun_phrase(s: Sentence, t: Token) -> bool:
+    """A noun with words of its own ("the weight stuff", "one thing, my old number"), not a bare
+    adverbial noun ("Yesterday, can you delete it?")."""
+    return t.pos in ("NOUN", "PROPN") and any(
+        s.child(t.i, d) is not None for d in ("det", "poss", "compound", "nummod", "amod", "appos")
+    )
+
+
 def _topic_tokens(s: Sentence, verb: Token, head: Token) -> list[Token] | None:
     obj = s.child(verb.i, "dobj")
     if (about := _about(s, list(s.subtree(verb.i)))) is not None:
@@ -173,7 +203,15 @@ def _topic_tokens(s: Sentence, verb: Token, head: Token) -> list[Token] | None:
     if subj is not None and _dislocated(s, head, subj):
         return list(s.subtree(subj.i))
     if obj is not None and obj.lower in _ANAPHORS:
-        return None  # "forget it, there's a dear": what it points back at was said before
+        # "one thing, the weight stuff I gave you, can you delete it?": a noun set before the
+        # request (its appositive when it has one) is what "it" points back at ...
+        front = next(
+            (c for d in ("npadvmod", "dep") for c in s.children(head.i, d) if c.i < head.i and _noun_phrase(s, c)),
+            None,
+        )
+        if front is not None:
+            return list(s.subtree((s.child(front.i, "appos") or front).i))
+        return None  # ... else, "forget it, there's a dear": it was said before
     if obj is not None and obj.lower in ("what", "everything", "anything", "all", "that", "it"):
         obj = None
     if obj is not None and obj.lower not in UNSAID:

@@ -175,6 +175,18 @@ def test_a_topic_pointing_at_what_was_just_said_takes_the_latest_turn_naming_it(
     assert "p" not in match_topic(read_topic(unmarked), q, [early, pasted, other])
 
 
+def test_a_phone_number_is_a_number_dialled_never_a_date_or_an_id() -> None:
+    from memworks.pipelines.deletion.forget_match import _KIND_PATTERNS
+
+    phone = _KIND_PATTERNS["phone"]
+    for dialled in ("+49 170 1234567", "my number is 0170 1234567", "(555) 123-4567", "555-123-4567"):
+        assert phone.search(dialled), dialled
+    for other in ('"date": "2025-09-01"', "01.02.2025", "amount 39.00 on 2025-09-22", "SUB-88213", "run 8860412"):
+        assert not phone.search(other), other
+    # a request typed with a letter left out still names its kind
+    assert read_topic(ForgetRequest(topic="their old adress", terms=("old", "adress"))).kinds == {"address"}
+
+
 def test_a_weight_said_in_kilos_is_what_forgetting_the_weight_means(embedder: Embedder) -> None:
     """Given a turn giving the speaker's weight in kilos (no word "weight" in it), when "the
     weight stuff they gave you a while back" is forgotten, then that turn goes and a turn about swimming does not."""

@@ -294,6 +294,8 @@ def test_forget_requests_are_their_own_candidates(extract: OpenVocabularyExtract
         # place ("crates.io") is still a word of it
         ("and please don't remember that crates.io token, wipe it, pasting it was dumb.", "that crates.io token"),
         ("please forget my old address, the one in Leeds", "their old address the one in Leeds"),
+        # where it is kept is not what it is
+        ("can you remove my old adress from your notes, i don't live there anymore", "their old adress"),
         # a noun phrase set before "can you delete it?" is what "it" is, less the clause reporting it
         (
             "one thing, the weight stuff i gave you a while back, can you delete it?",

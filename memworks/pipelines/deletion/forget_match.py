@@ -62,7 +62,12 @@ _STREET = (
     r"|close|crescent|alley|allee|allée|via|calle|avenida|strasse|straße|platz|quai|chemin|cours|plaza"
 )
 _KIND_PATTERNS: dict[str, re.Pattern[str]] = {
-    "phone": re.compile(r"(?<![\w-])\+?\(?\d[\d ().-]{5,}\d(?![\w-])"),
+    # A number dialled: international (+), with a trunk 0, or (555) 123-4567; never a date
+    # ("2025-09-01", "01.02.2025"), an amount or an id, which a looser pattern took for one.
+    "phone": re.compile(
+        r"(?<![\w-])(?!\d{1,4}[./-]\d{1,2}[./-]\d{1,4}(?!\d))"
+        r"(?:\+\d[\d ().-]{6,}\d|0\d[\d ().-]{6,}\d|\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4})(?![\w-])"
+    ),
     "email": re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"),
     "address": re.compile(rf"\b\d{{1,5}}[a-z]?,?\s+(?:[^\W\d_][\w'-]*\s+){{0,3}}?(?:{_STREET})\b", re.IGNORECASE),
     "pay": re.compile(_PAY, re.IGNORECASE),
@@ -150,7 +155,7 @@ def read_topic(request: ForgetRequest) -> Topic:
         or bool(re.search(r"\bused\s+to\b|\bno\s+longer\b|\bany\s?more\b", topic, re.IGNORECASE))
     )
     terms = tuple(dict.fromkeys(w for w in words if w not in EARLIER and w not in _LIGHT and w not in anchors))
-    kinds = frozenset(k for k, named in _KIND_WORDS.items() if named.intersection(terms))
+    kinds = frozenset(k for k, named in _KIND_WORDS.items() if any(_spelt(t, w) for t in terms for w in named))
     recent = _RECENT.search(topic) is not None
     return Topic(terms, anchors, earlier, kinds, recent)
 
@@ -280,6 +285,17 @@ def similarity(query: npt.NDArray[np.float32], vectors: npt.NDArray[np.float32])
     if not len(vectors) or vectors.shape[1] != query.shape[0]:  # no vector yet, or another model's
         return 0.0
     return float(np.max(vectors @ query))
+
+
+def _spelt(said: str, word: str) -> bool:
+    """``said`` is ``word``, or ``word`` with one letter left out or doubled ("adress" for
+    "address"): a typed request still names its kind."""
+    if said == word:
+        return True
+    if len(word) < 6 or abs(len(said) - len(word)) != 1:
+        return False
+    short, long_ = sorted((said, word), key=len)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def same_word(term: str, word: str) -> bool:

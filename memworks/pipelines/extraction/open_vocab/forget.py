@@ -39,6 +39,9 @@ def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
         return None
     # "the weight stuff I gave you a while back": the clause reporting it was said is no word of
     # the topic (its words still say which was meant: "the number I gave you in February").
+    # "... from your notes": where it is kept, not what it is.
+    kept_in = {u.i for t in topic if t.dep == "prep" and t.lower == "from" and _yours(s, t) for u in _subtree(topic, t)}
+    topic = [t for t in topic if t.i not in kept_in]
     reporting = {
         u.i
         for t in topic
@@ -172,6 +175,12 @@ def _topic(s: Sentence, verb: Token, head: Token) -> list[Token] | None:
         if t.text in (",", ";", "—", "–") and found[n + 1].pos in ("VERB", "AUX") and found[n + 1].tag != "VBN":
             return found[:n]
     return found
+
+
+def _yours(s: Sentence, prep: Token) -> bool:
+    """The preposition's object is the listener's ("from your notes", "from your memory")."""
+    o = s.child(prep.i, "pobj")
+    return o is not None and any(c.lower == "your" for c in s.children(o.i, "poss"))
 
 
 def _subtree(tokens: Sequence[Token], top: Token) -> list[Token]:

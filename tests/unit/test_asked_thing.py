@@ -26,3 +26,22 @@ from memworks.pipelines.retrieval.asked_thing import asked_thing
 )
 def test_the_thing_a_question_asks_for(question: str, thing: str | None) -> None:
     assert asked_thing(question) == thing
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        # the whole name is what the records are measured against: "systems" alone means nothing
+        ("Which operating systems does the tool support?", "operating systems"),
+        ("What CI system does the project run on?", "ci system"),
+        ("which AWS region is the staging environment in?", "aws region"),
+        ("What's the minimum test coverage CI enforces?", "minimum test coverage"),
+        ("What was the name of the engineer who replaced the router?", "engineer"),
+        ("What time does the flight leave?", None),
+    ],
+)
+def test_the_name_of_the_thing_ends_in_its_head(question: str, name: str | None) -> None:
+    from memworks.pipelines.retrieval.asked_thing import thing_name
+
+    assert thing_name(question) == name
+    assert (name.split()[-1] if name else None) == asked_thing(question)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["MAX_WORDS", "THING_MIN_SIMILARITY", "asked_thing"]
+__all__ = ["MAX_WORDS", "THING_MIN_SIMILARITY", "asked_thing", "thing_name"]
 
 _WORD = re.compile(r"[\w'-]+")
 #: Words after "which"/"what" before the thing: the verb of the question and determiners.
@@ -40,7 +40,7 @@ THING_MIN_SIMILARITY = 0.21
 MAX_WORDS = 3
 
 
-def _thing(words: Sequence[str], start: int) -> tuple[str | None, int]:
+def _thing(words: Sequence[str], start: int) -> tuple[list[str], int]:
     i = start
     while i < len(words) and (words[i] in _LEAD or words[i].endswith("'s")):
         i += 1
@@ -49,20 +49,28 @@ def _thing(words: Sequence[str], start: int) -> tuple[str | None, int]:
     while i < len(words) and words[i] not in _END and not (len(words[i]) > 4 and words[i].endswith("ed")):
         run.append(words[i])
         i += 1
-    return (run[:MAX_WORDS][-1] if run else None), i
+    return run[:MAX_WORDS], i
 
 
 def asked_thing(question: str) -> str | None:
     """The head word of the thing a "which"/"what" question asks for ("Which AWS region is it
     in?" → "region"; "What was the name of the engineer?" → "engineer"), None when it asks for
     no named thing ("What should we cook?") or for a time, a date or a result."""
+    name = thing_name(question)
+    return name.split()[-1] if name else None
+
+
+def thing_name(question: str) -> str | None:
+    """The words naming the thing :func:`asked_thing` asks for, its head last ("Which operating
+    systems ...?" → "operating systems"; "What CI system ...?" → "ci system")."""
     words = [w.casefold() for w in _WORD.findall(question.replace("\u2019", "'"))]
     at = next((i for i, w in enumerate(words) if w in ("which", "what", "what's")), None)
     if at is None:
         return None
-    head, end = _thing(words, at + 1)
-    if head in _FORM and end < len(words) and words[end] == "of":
-        head, _ = _thing(words, end + 1)
+    run, end = _thing(words, at + 1)
+    if run and run[-1] in _FORM and end < len(words) and words[end] == "of":
+        run, _ = _thing(words, end + 1)
+    head = run[-1] if run else None
     if head is None or head in _ANY or head in _FORM or len(head) < 3:
         return None
-    return head
+    return " ".join(run)

@@ -22,7 +22,7 @@ from sqlmodel import Session, col
 from memworks.models.schemas import HitOut, ProfileOut, RetrieveResult, Scope
 from memworks.models.tables import Memory
 from memworks.pipelines.protocols import Embedder
-from memworks.pipelines.retrieval.asked_thing import asked_thing
+from memworks.pipelines.retrieval.asked_thing import asked_thing, thing_name
 from memworks.pipelines.retrieval.latest import asks_latest, asks_now, lexical_query
 from memworks.pipelines.retrieval.names import as_user, without_name
 from memworks.pipelines.retrieval.possessor import named_question, owned_word
@@ -205,7 +205,9 @@ class _Extra:
         if q.words and any(t in unseen for _, t in q.words):
             parts["short"] = [*phrases(q.words), residue(q.text, unseen)]
         elif (thing := asked_thing(query)) is not None and (said := set(terms(thing))) and said <= unseen:
-            parts["thing"] = [thing]
+            # Meant by the thing's whole name: "operating systems" is near "linux and macos",
+            # "systems" alone is near nothing.
+            parts["thing"] = [thing_name(query) or thing]
         return cls(parts)
 
     def texts(self) -> list[str]:

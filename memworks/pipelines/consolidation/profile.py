@@ -30,6 +30,8 @@ import numpy.typing as npt
 
 from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryKind, MemoryStatus
+from memworks.pipelines.extraction.tools.results import ASKED
+from memworks.pipelines.extraction.tools.results import KEY_PREFIX as TOOL_KEYS
 from memworks.pipelines.gate import value_instruction
 
 HEADER = "What I know about this user:"
@@ -117,8 +119,10 @@ def eligible(m: MemoryView, *, now: datetime | None, min_confidence: float) -> b
     )
 
 
-def _order(m: MemoryView) -> tuple[int, int, bool, str, str]:
-    return (tier_of(m), _KINDS.index(m.kind), m.key is None, m.key or "", m.memory_id)
+def _order(m: MemoryView) -> tuple[int, bool, int, bool, str, str]:
+    # A tool's report of an order or a ticket comes after what the user said of themselves.
+    tool = (m.key or "").startswith(TOOL_KEYS)
+    return (tier_of(m), tool, _KINDS.index(m.kind), m.key is None, m.key or "", m.memory_id)
 
 
 #: First-person words and their third-person forms. "I" counts only before a lower-case word
@@ -149,6 +153,9 @@ def _fact(m: MemoryView) -> str:
     text = " ".join(m.text.split())
     if not text and m.value.strip():
         text = " ".join(f"{m.key or 'fact'}: {m.value}".split())
+    if (m.key or "").startswith(TOOL_KEYS):
+        # The user's words it answered are theirs, not the result's.
+        return text.split(ASKED, 1)[0]
     return third_person(text)
 
 

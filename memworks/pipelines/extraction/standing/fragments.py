@@ -54,6 +54,9 @@ _LABELLED = re.compile(
     rf"\s{{1,3}}{_WHAT}\s(?:please|pls|plz)\b"
 )
 _FOR_ME = re.compile(rf"^(?:an?\s+)?{_WHAT}\s+for\s+me$")
+#: A part that labels the next as a rule of the speaker's ("my one rule", "only rule", "house rule").
+_RULE_LABEL = re.compile(r"\brules?\s*$")
+_NO_THING = re.compile(rf"^(?:absolutely\s+|strictly\s+)?no\s+{_WHAT}$")
 _ALWAYS_AFTER = re.compile(r"(?:always|every\s+time|without\s+fail)\b")
 _ASIDE = re.compile(r"\s?\([^()]{0,80}\)")
 
@@ -92,6 +95,10 @@ def _things(text: str) -> list[tuple[str, int, str, str]]:
         after = parts[i + 1].strip().lower() if i + 1 < len(parts) else ""
         if _ALWAYS_AFTER.match(after) and (mine := _FOR_ME.match(said)):
             said = f"always {mine['what']}"
+        # "my one rule: no cilantro": a rule's label says it stands, as "for me" does
+        before = parts[i - 1].lower() if i else ""
+        if _RULE_LABEL.search(before) and (ruled := _NO_THING.match(said)):
+            said = f"no {ruled['what']} for me"
         m = next(((rule, lean, found) for rule, lean, rx in _FORMS if (found := rx.match(said))), None)
         if m is None:
             continue

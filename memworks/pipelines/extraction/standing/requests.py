@@ -27,7 +27,7 @@ __all__ = ["OUTWARD_VERBS", "REACH_VERBS", "Request", "requests_in"]
 #: Verbs whose action leaves the conversation: read only with the speaker as sole recipient.
 OUTWARD_VERBS = frozenset(
     "send forward share email e-mail mail cc bcc copy post publish tweet text message transfer wire pay upload "
-    "sms notify invite".split()
+    "sms notify invite contact reach call phone ring".split()
 )
 #: Outward verbs that only say how the speaker is reached, with their past participle. The
 #: others (paying, publishing, sharing) are read only as "never": a wish for them to happen is
@@ -45,6 +45,11 @@ REACH_VERBS: dict[str, str] = {
     "cc": "cc'd",
     "bcc": "bcc'd",
     "copy": "copied",
+    "contact": "contacted",
+    "reach": "reached",
+    "call": "called",
+    "phone": "phoned",
+    "ring": "rung",
 }
 #: Words that may come before the verb in its clause ("And please never ...", "Don't ever ...").
 _LEAD = frozenset("and also so but please pls just never always only ever do n't nt not".split())
@@ -107,7 +112,7 @@ def requests_in(s: Sentence) -> list[Request]:
             rule, lean = "always", 1
         elif "only" in kids:
             rule, lean = "only", 1
-        elif _STANDING_ASK.search(_clause(s, v)):
+        elif _STANDING_ASK.search(_clause(s, v)) or _stands_by_shape(s, v):
             rule, lean = "always", 1
         else:
             continue
@@ -118,6 +123,35 @@ def requests_in(s: Sentence) -> list[Request]:
         if what:
             out.append(Request(v, rule, lean, what, outward, _speaker_words(s, v)))
     return out
+
+
+#: Verbs of a request that sets how things are to be ("keep replies short", "make answers brief").
+_SETTING = frozenset({"keep", "make"})
+
+
+def _stands_by_shape(s: Sentence, v: Token) -> bool:
+    """A request whose shape says it holds every time, without an adverb: one set against what it
+    is not ("contact me by email, not phone"), or one setting how a kind of thing is to be, named
+    in the plural without a determiner ("keep messages short", "keep functions short")."""
+    words = list(s.subtree(v.i))
+    # ... a kind set against a kind ("by email, not phone"), not one thing against another ("send
+    # me the report, not the draft": a correction of the moment).
+    if any(t.text == "," and _contrast(s, t.i) and _kind_after(s, t.i + 1) for t in words):
+        return True
+    if v.lemma not in _SETTING:
+        return False
+    kinds = [
+        o
+        for o in s.children(v.i, "dobj")
+        if o.tag == "NNS" and not any(s.child(o.i, d) is not None for d in ("det", "poss", "nummod"))
+    ]
+    return bool(kinds) and any(t.tag in ("JJ", "JJR") and t.i > kinds[0].i for t in words)
+
+
+def _kind_after(s: Sentence, i: int) -> bool:
+    """The words after the contrast word at ``i`` name a kind: no determiner or possessive."""
+    nxt = s.tokens[i + 1] if i + 1 < len(s.tokens) else None
+    return nxt is not None and nxt.pos in ("NOUN", "PROPN", "ADJ") and nxt.tag not in ("DT", "PRP$")
 
 
 def _clause(s: Sentence, v: Token) -> str:

@@ -62,6 +62,8 @@ def day(y: int, m: int, d: int, hh: int = 0, mm: int = 0) -> datetime:
         # in N units (future)
         ("in 3 days", day(2024, 6, 18)),
         ("in two weeks", day(2024, 6, 29)),
+        ("in a fortnight", day(2024, 6, 29)),
+        ("we got back a fortnight ago", day(2024, 6, 1)),
         ("in a week", day(2024, 6, 22)),
         ("in a month", day(2024, 7, 15)),
         ("in a couple of months", day(2024, 8, 15)),

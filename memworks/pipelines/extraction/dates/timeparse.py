@@ -14,7 +14,7 @@ yesterday, last night / the day before ...      anchor day - 1 / - 2
 tomorrow / the day after tomorrow               anchor day + 1 / + 2
 N minutes/hours/days/weeks/months/years ago     anchor - N (N: digits, one..fifty, a/an,
                                                 "a couple of" = 2, "a few"/"several" = 3)
-in N days/weeks/... , N weeks from now          anchor + N
+in N days/weeks/... , N weeks from now          anchor + N (a fortnight: two weeks)
 for (the past) N years                          anchor - N, only in present-perfect sentences
                                                 ("I've lived here for 3 years")
 last/next week|month|year, past week            anchor -/+ 7 days, 1 month, 1 year (same day)
@@ -78,7 +78,7 @@ __all__ = ["TimeMatch", "find_time", "has_future_marker", "resolve_time", "upcom
 
 # Longest alternatives first so "a couple of" is not read as "a".
 _NUM = "(?P<n>\\d+|" + "|".join(sorted((k.replace(" ", r"\s+") for k in NUMBERS), key=len, reverse=True)) + ")"
-_UNIT = r"(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?|yrs?|decades?)"
+_UNIT = r"(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|fortnights?|months?|years?|yrs?|decades?)"
 _MON = "(?P<mon>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 _ANON_NUM, _ANON_UNIT = _NUM.replace("?P<n>", "?:"), _UNIT.replace("?P<unit>", "?:")
 _DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
@@ -190,8 +190,9 @@ def _shift(anchor: datetime, n: int, unit: str, sign: int) -> datetime:
     today = anchor.date()
     if u.startswith("dec"):
         return at_day(anchor, _add_months(today, sign * n * 120))
-    if u.startswith(("d", "w")):
-        return at_day(anchor, today + timedelta(days=sign * n * (7 if u[0] == "w" else 1)))
+    if u.startswith(("d", "w", "f")):
+        days = {"w": 7, "f": 14}.get(u[0], 1)  # a fortnight is two weeks
+        return at_day(anchor, today + timedelta(days=sign * n * days))
     return at_day(anchor, _add_months(today, sign * n * (12 if u[0] == "y" else 1)))
 
 

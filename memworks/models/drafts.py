@@ -39,6 +39,8 @@ class ForgetRequest(BaseModel):
     topic: str
     #: Lower-case lemmas of the topic's content words ("sister", "wedding").
     terms: tuple[str, ...] = ()
+    #: It points at what the speaker has just said ("what I just said about my pay").
+    recent: bool = False
 
 
 class Candidate(BaseModel):

@@ -175,6 +175,20 @@ def test_a_topic_pointing_at_what_was_just_said_takes_the_latest_turn_naming_it(
     assert "p" not in match_topic(read_topic(unmarked), q, [early, pasted, other])
 
 
+def test_what_was_just_said_is_the_speakers_latest_turn_when_no_turn_names_it(embedder: Embedder) -> None:
+    """Given a security word said alone ("Lindesnes") after other turns, when "the security word
+    they just told you" is forgotten, then the user's latest turn goes: no turn names a security
+    word, and an assistant's reply said after it is not the user's."""
+    older = replace(_known(embedder, "o", "My router keeps dropping out in the evenings."), source="user")
+    word = replace(_known(embedder, "w", "Lindesnes", days=1), source="user")
+    reply = replace(_known(embedder, "a", "Thanks, that's set on the account.", days=2), source="model_inference")
+    request = ForgetRequest(topic="the security word they just told you", terms=("security", "word"), recent=True)
+    q = embedder.embed([query_text(request)])[0]
+    assert match_topic(read_topic(request), q, [older, word, reply]) == ["w"]
+    # a date of birth is what forgetting one's date of birth means, whatever the words around it
+    assert read_topic(ForgetRequest(topic="their date of birth", terms=("date", "birth"))).kinds == {"birth"}
+
+
 def test_a_phone_number_is_a_number_dialled_never_a_date_or_an_id() -> None:
     from memworks.pipelines.deletion.forget_match import _KIND_PATTERNS
 

@@ -262,6 +262,10 @@ def test_forget_requests_are_their_own_candidates(extract: OpenVocabularyExtract
     # the rules' fixed topics keep their key and become forget requests too
     assert [(c.key, c.forget is not None) for c in home] == [("user.home_city", True)]
     assert all(judge(c).accepted for c in cello + wedding + home)
+    # "what I just said about my pay" points at the speaker's last words, "forget my address" does not
+    (pay,) = [c for c in extract(turn("please forget what i just said about my pay, the band and the number", at))]
+    (home,) = [c for c in extract(turn("Please just forget my address.", at)) if c.forget is not None]
+    assert pay.forget is not None and pay.forget.recent and home.forget is not None and not home.forget.recent
     # a bare adverbial noun before "can you delete it?" names no topic: what "it" is was said before
     assert [c for c in extract(turn("Yesterday, can you delete it?", at)) if c.forget is not None] == []
 

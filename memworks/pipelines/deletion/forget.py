@@ -217,6 +217,7 @@ class _BatchRecords:
                     episodes=(a.episode_id,),
                     key=a.candidate.key,
                     speakers=frozenset([self.speakers[a.episode_id]]) if a.episode_id in self.speakers else frozenset(),
+                    source=a.candidate.source.value,
                 )
             )
             at += len(p)

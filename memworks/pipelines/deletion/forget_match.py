@@ -49,6 +49,7 @@ _KIND_WORDS: dict[str, frozenset[str]] = {
     "address": frozenset({"address", "live", "home", "flat", "apartment", "house", "street", "postcode", "zip"}),
     "pay": frozenset({"salary", "pay", "income", "wage", "wages", "earn", "earnings", "paycheck", "payslip"}),
     "weight": frozenset({"weight", "weigh", "weighs", "kg", "kilos", "pounds", "lbs", "bmi"}),
+    "birth": frozenset({"birth", "birthday", "dob", "born", "birthdate"}),
 }
 # A sum the size of a pay ("€52,000", "52k") said as one's pay ("The pay is ...", "I earn ..."):
 # not a rent, a price or savings of the same size.
@@ -73,6 +74,8 @@ _KIND_PATTERNS: dict[str, re.Pattern[str]] = {
     "pay": re.compile(_PAY, re.IGNORECASE),
     # A body's weight: "71kg", "11 stone 4", "165 lbs" ("2kg of flour" too; the meaning bar still holds).
     "weight": re.compile(r"\b\d{2,3}(?:\.\d)?\s?(?:kg|kgs|kilos?|lbs?|pounds|st|stone)\b", re.IGNORECASE),
+    # A day with its year, as a date of birth is given ("14/08/1987", "1987-08-14").
+    "birth": re.compile(r"\b(?:\d{1,2}[/.-]\d{1,2}[/.-](?:19|20)\d\d|(?:19|20)\d\d-\d{1,2}-\d{1,2})\b"),
 }
 #: Verbs so common that sharing one says little ("where I work" / "I take the train to work"):
 #: a match on them alone needs :attr:`Thresholds.some_words`.
@@ -124,6 +127,8 @@ class Known:
     #: The named people who said its turns (a conversation's ``metadata.speaker``); empty when
     #: none was named.
     speakers: frozenset[str] = frozenset()
+    #: Who it came from (``Source`` value: "user", "verified_tool", ...); "" when not known.
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -156,7 +161,7 @@ def read_topic(request: ForgetRequest) -> Topic:
     )
     terms = tuple(dict.fromkeys(w for w in words if w not in EARLIER and w not in _LIGHT and w not in anchors))
     kinds = frozenset(k for k, named in _KIND_WORDS.items() if any(_spelt(t, w) for t in terms for w in named))
-    recent = _RECENT.search(topic) is not None
+    recent = request.recent or _RECENT.search(topic) is not None
     return Topic(terms, anchors, earlier, kinds, recent)
 
 
@@ -244,10 +249,13 @@ def _own(text: str) -> str:
 
 def _latest_naming(topic: Topic, pool: Sequence[Known]) -> list[Known]:
     """For a topic pointing at what was just said ("that key"), the records of the latest turn
-    that says every word of it (as ``STRIPE_SECRET_KEY=...`` says "key")."""
+    that says every word of it (as ``STRIPE_SECRET_KEY=...`` says "key"), else of the user's
+    latest turn (the pool holds only what was said before the request, by its speaker)."""
     if not topic.recent or not topic.terms:
         return []
     naming = [k for k in pool if all(any(same_word(t, w) for w in _words(_own(k.text))) for t in topic.terms)]
+    # "the security word I just told you" ("Lindesnes"): no turn names it, the speaker's last did.
+    naming = naming or [k for k in pool if k.source == "user"]
     if not naming:
         return []
     latest = max(naming, key=lambda k: k.said_at)

@@ -66,6 +66,7 @@ def forget_candidates(session: Session, *, tenant_id: str, user_id: str) -> list
                 episodes=v.evidence,
                 key=v.key,
                 speakers=frozenset(said_by[e] for e in v.evidence if e in said_by),
+                source=v.source.value,
             )
         )
     return out

@@ -61,6 +61,8 @@ class Statement:
     #: The value a retraction ends ("cello" for "I gave up the cello"); "" ends whatever holds.
     retracted: str = ""
     forget_topic: str = ""
+    #: The request points at what was just said ("what I just said about my pay").
+    forget_recent: bool = False
     forget_terms: tuple[str, ...] = ()
 
     @property

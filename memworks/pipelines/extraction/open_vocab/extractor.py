@@ -298,7 +298,11 @@ def _candidate(st: Statement, turn: Turn, person: Person) -> Candidate:
         extra["time_expression"] = st.time.phrase
     if st.retracted:
         extra["retracted_value"] = st.retracted
-    forget = ForgetRequest(topic=st.forget_topic, terms=st.forget_terms) if st.forget_terms else None
+    forget = (
+        ForgetRequest(topic=st.forget_topic, terms=st.forget_terms, recent=st.forget_recent)
+        if st.forget_terms
+        else None
+    )
     return Candidate(
         op=st.op,
         kind=st.kind,

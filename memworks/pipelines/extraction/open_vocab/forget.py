@@ -78,6 +78,10 @@ def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
         op=CandidateOp.RETRACT,
         confidence=0.9,
         forget_topic=shown,
+        # "what I just said", "the word I just told you": the speaker's last words.
+        forget_recent=any(
+            t.lower == "just" and t.head != t.i and s.tokens[t.head].lemma in _REPORTING for t in s.tokens
+        ),
         forget_terms=terms,
     )
     return [st]
@@ -95,7 +99,21 @@ _THIRD_PERSON = {
 }
 #: Verbs that report what was said ("what I told you about X"): the topic is X, not the saying.
 _REPORTING = frozenset(
-    {"tell", "say", "mention", "share", "talk", "write", "know", "remember", "give", "explain", "describe"}
+    {
+        "tell",
+        "say",
+        "mention",
+        "share",
+        "talk",
+        "write",
+        "know",
+        "remember",
+        "give",
+        "explain",
+        "describe",
+        "send",
+        "paste",
+    }
 )
 #: Objects that point back at a topic named earlier in the sentence ("my old number, forget that one").
 _ANAPHORS = frozenset({"it", "that", "this", "one", "them", "those"})

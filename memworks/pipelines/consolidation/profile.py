@@ -30,8 +30,8 @@ import numpy.typing as npt
 
 from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryKind, MemoryStatus
-from memworks.pipelines.extraction.tools.results import ASKED
 from memworks.pipelines.extraction.tools.results import KEY_PREFIX as TOOL_KEYS
+from memworks.pipelines.extraction.tools.results import own_words
 from memworks.pipelines.gate import value_instruction
 
 HEADER = "What I know about this user:"
@@ -155,7 +155,7 @@ def _fact(m: MemoryView) -> str:
         text = " ".join(f"{m.key or 'fact'}: {m.value}".split())
     if (m.key or "").startswith(TOOL_KEYS):
         # The user's words it answered are theirs, not the result's.
-        return text.split(ASKED, 1)[0]
+        return own_words(text)
     return third_person(text)
 
 

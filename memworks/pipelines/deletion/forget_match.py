@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.models.drafts import ForgetRequest
-from memworks.pipelines.extraction.tools.results import ASKED
+from memworks.pipelines.extraction.tools.results import own_words
 from memworks.pipelines.text.spans import spans
 
 __all__ = ["DEFAULT_THRESHOLDS", "Known", "Thresholds", "Topic", "match_topic", "query_text", "read_topic"]
@@ -229,7 +229,7 @@ def match_topic(
 def is_about(topic: Topic, query: npt.NDArray[np.float32], k: Known, t: Thresholds) -> bool:
     """Does record ``k`` say something about ``topic`` (the evidence rules of the module doc)?"""
     sim = similarity(query, _told(k))
-    said = _words(_own(k.text))
+    said = _words(own_words(k.text))  # a tool result's quote of the user's turn is the turn's words
     found = [term for term in topic.terms if any(same_word(term, w) for w in said)]
     strong = any(term not in _COMMON for term in found)
     if topic.terms and len(found) == len(topic.terms) and strong and sim >= t.all_words:
@@ -241,19 +241,13 @@ def is_about(topic: Topic, query: npt.NDArray[np.float32], k: Known, t: Threshol
     return sim >= t.meaning
 
 
-def _own(text: str) -> str:
-    """A record's own words: a tool result's quote of the turn it answers is that turn's ("the
-    door code I gave you" names the turn that gave it, not the appointment booked after it)."""
-    return text.split(ASKED, 1)[0]
-
-
 def _latest_naming(topic: Topic, pool: Sequence[Known]) -> list[Known]:
     """For a topic pointing at what was just said ("that key"), the records of the latest turn
     that says every word of it (as ``STRIPE_SECRET_KEY=...`` says "key"), else of the user's
     latest turn (the pool holds only what was said before the request, by its speaker)."""
     if not topic.recent or not topic.terms:
         return []
-    naming = [k for k in pool if all(any(same_word(t, w) for w in _words(_own(k.text))) for t in topic.terms)]
+    naming = [k for k in pool if all(any(same_word(t, w) for w in _words(own_words(k.text))) for t in topic.terms)]
     # "the security word I just told you" ("Lindesnes"): no turn names it, the speaker's last did.
     naming = naming or [k for k in pool if k.source == "user"]
     if not naming:

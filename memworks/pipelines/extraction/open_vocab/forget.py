@@ -31,22 +31,20 @@ def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
     # The first request that names its topic: "Please forget that key completely, don't keep it
     # anywhere" asks twice, and only the first names what.
     topic = next((t for verb, root in found if (t := _topic(s, verb, root)) is not None), None)
+    src = s  # the sentence the topic's tokens are of
     if topic is None:
         # "Would you be a dear and forget I ever said it?": what it points back at, said before
         # in the same turn.
-        topic = next((t for before in reversed(state.said) if (t := _reported(before))), None)
+        src, topic = next(((before, t) for before in reversed(state.said) if (t := _reported(before))), (s, None))
     if topic is None:
         return None
+    # "... from your notes": where it is kept, not what it is.
+    kept_in = {u.i for t in topic if t.dep == "prep" and t.lower == "from" and _yours(src, t) for u in src.subtree(t.i)}
+    topic = [t for t in topic if t.i not in kept_in]
     # "the weight stuff I gave you a while back": the clause reporting it was said is no word of
     # the topic (its words still say which was meant: "the number I gave you in February").
-    # "... from your notes": where it is kept, not what it is.
-    kept_in = {u.i for t in topic if t.dep == "prep" and t.lower == "from" and _yours(s, t) for u in _subtree(topic, t)}
-    topic = [t for t in topic if t.i not in kept_in]
     reporting = {
-        u.i
-        for t in topic
-        if t.dep == "relcl" and t.lemma in _REPORTING and t.i > topic[0].i
-        for u in _subtree(topic, t)
+        u.i for t in topic if t.dep == "relcl" and t.lemma in _REPORTING and t.i > topic[0].i for u in src.subtree(t.i)
     }
     kept = [t for t in topic if t.pos not in ("PUNCT", "INTJ") and t.lower not in ("please", "too")]
     while kept and kept[-1].pos in ("CCONJ", "ADV") and kept[-1].lower in ("and", "or", "also", "too"):
@@ -64,7 +62,7 @@ def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
             and (t.pos in ("NOUN", "PROPN", "ADJ", "VERB") or (t.pos == "X" and any(c.isalpha() for c in t.text)))
             and t.lemma not in _TOPIC_STOP
             and t.lower not in MY
-            and not (t.lemma == "use" and s.child(t.i, "xcomp"))  # "used to live": a time, not a topic
+            and not (t.lemma == "use" and src.child(t.i, "xcomp"))  # "used to live": a time, not a topic
         )
     )
     if not terms:
@@ -199,19 +197,6 @@ def _yours(s: Sentence, prep: Token) -> bool:
     """The preposition's object is the listener's ("from your notes", "from your memory")."""
     o = s.child(prep.i, "pobj")
     return o is not None and any(c.lower == "your" for c in s.children(o.i, "poss"))
-
-
-def _subtree(tokens: Sequence[Token], top: Token) -> list[Token]:
-    """The tokens of ``tokens`` that hang from ``top`` (``top`` too)."""
-    by_i = {t.i: t for t in tokens}
-    out = []
-    for t in tokens:
-        u, seen = t, 0
-        while u.i != top.i and u.head != u.i and u.head in by_i and seen < len(tokens):
-            u, seen = by_i[u.head], seen + 1
-        if u.i == top.i:
-            out.append(t)
-    return out
 
 
 def _noun_phrase(s: Sentence, t: Token) -> bool:

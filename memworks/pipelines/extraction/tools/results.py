@@ -53,6 +53,7 @@ __all__ = [
     "STILL",
     "about",
     "object_of",
+    "own_words",
     "readable",
     "still_holds",
     "tool_result_candidates",
@@ -163,6 +164,12 @@ def about(obj: str, context: Sequence[Turn]) -> str:
     "" when there is none."""
     asked = _asking(obj, context)
     return _quoted(asked) if asked else ""
+
+
+def own_words(text: str) -> str:
+    """A record's text without the user's turn it quotes (:data:`ASKED`): a tool result's own
+    words, for what matches or shows it (that turn's words are the user's, not the result's)."""
+    return text.split(ASKED, 1)[0]
 
 
 def _asking(obj: str, context: Sequence[Turn]) -> Turn | None:

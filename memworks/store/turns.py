@@ -20,6 +20,7 @@ from sqlmodel import Session, col
 from memworks.models.enums import MemoryStatus, Relation
 from memworks.models.schemas import Scope
 from memworks.models.tables import Episode, Lineage, Memory
+from memworks.pipelines.text.people import id_name, is_own_name
 from memworks.store.memories import scope_clause
 from memworks.store.projections.scope_cache import cached
 
@@ -43,9 +44,12 @@ class Layout:
     #: still holds a current value of.
     replaced: dict[str, frozenset[str]] = field(default_factory=dict)
     #: The names the scope's user goes by (their current ``user.name``, whole and first, or the
-    #: name their user id is made of, once a turn calls them so): a question naming them asks
-    #: about the user.
+    #: name their user id is made of, once a turn calls them so or they speak under it): a
+    #: question naming them asks about the user.
     user_names: frozenset[str] = frozenset()
+    #: The name the user speaks under, when their turns name them (:func:`.is_own_name`): a
+    #: record said under it is the user's.
+    own: str | None = None
     used: float = field(default_factory=time.monotonic)
 
     @property
@@ -78,23 +82,6 @@ def named_speaker(metadata_json: str, role: str) -> str | None:
     """The named person who spoke an episode (its metadata's ``speaker``); None when only its role is known."""
     who = speaker_of(metadata_json, role)
     return None if who == role else who
-
-
-#: Parts of a user id that name no one ("cust-dana-77120", "user_42").
-_NOT_NAMES = frozenset(
-    "user users usr cust customer client member account acct guest anon anonymous test demo admin default chat "
-    "team house home the".split()
-)
-
-
-def id_name(user_id: str) -> tuple[str, ...]:
-    """The name a user id is made of ("kenji.sato" -> "Kenji", "Kenji Sato"), if it is made of
-    words: a first name (and the whole) a question may call the user by."""
-    words = [w for w in re.split(r"[._+:\s-]+", user_id.split("@")[0]) if w]
-    if not words or not all(w.isalpha() for w in words) or words[0].lower() in _NOT_NAMES or len(words[0]) < 3:
-        return ()
-    whole = " ".join(w.capitalize() for w in words)
-    return tuple(dict.fromkeys((words[0].capitalize(), whole)))
 
 
 def _calls(text: str, name: str) -> bool:
@@ -157,6 +144,11 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
             continue
         at[(session_id, turn)] = turn_of[episode_id] = mid
         speaker[mid] = subject or speaker_of(meta, str(role))
+    everyone = set(speaker.values())
+    own = next((who for who in everyone if is_own_name(who, scope.user_id, everyone)), None)
+    if own is not None:  # the user speaks under their own name: those turns are the user's
+        names |= set(named)
+        speaker = {mid: "user" if who == own else who for mid, who in speaker.items()}
     prev, nxt = {}, {}
     for (session_id, turn), mid in at.items():
         if (before := at.get((session_id, turn - 1))) is not None:
@@ -192,6 +184,7 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
         {k: tuple(v) for k, v in parts.items()},
         replaced,
         frozenset(names - set(speaker.values())),
+        own,
     )
 
 

@@ -250,3 +250,35 @@ def test_a_relatives_news_said_by_name_is_the_present_answer(sqlite_url: str, ma
     mw.drain()
     top = [h.text for h in mw.retrieve(U, "Where does my brother live?", k=3).hits]
     assert top[0] == said[3], top
+
+
+def test_a_user_speaking_under_their_own_name_is_the_user(sqlite_url: str, make_memworks: Any) -> None:
+    # Given a store of dev.patel whose turns name their speaker, Dev or his partner Leah,
+    mw = make_memworks(sqlite_url)
+    lines = [
+        ("Dev", "I teach maths at Hollins Park."),
+        ("Leah", "I live in Leeds."),
+        ("Dev", "I cycle to school most days."),
+    ]
+    mw.enqueue_episodes([turn(i, c, user="dev.patel", speaker=who) for i, (who, c) in enumerate(lines)])
+    mw.drain()
+    scope = Scope(tenant_id="t1", user_id="dev.patel")
+    # Dev's statements are the user's, and Leah's hers,
+    keys = {m.key for m in mw.memories(scope) if m.key}
+    assert any(k.startswith("user.") for k in keys) and not any(k.startswith("person.dev.") for k in keys)
+    assert any(k.startswith("person.leah.") for k in keys)
+    # a question calling the user by name is answered from what he said,
+    top = mw.retrieve(scope, "What does Dev teach?", k=3).hits[0]
+    assert "maths" in top.text and top.subject == "user"
+    # and a question asking who did something finds him among the people talking.
+    assert "cycle" in mw.retrieve(scope, "Who cycles to school?", k=3).hits[0].text
+
+
+def test_a_store_named_after_two_people_keeps_each_speaker_their_own(sqlite_url: str, make_memworks: Any) -> None:
+    mw = make_memworks(sqlite_url)
+    lines = [("Tom", "I just adopted a greyhound called Biscuit."), ("Ayo", "I started pottery classes.")]
+    mw.enqueue_episodes([turn(i, c, user="tom-ayo", speaker=who) for i, (who, c) in enumerate(lines)])
+    mw.drain()
+    keys = {m.key for m in mw.memories(Scope(tenant_id="t1", user_id="tom-ayo")) if m.key}
+    # "tom-ayo" names no one user: Tom's dog is Tom's, not the store user's.
+    assert any(k.startswith("person.tom.") for k in keys) and not any(k.startswith("user.") for k in keys)

@@ -214,5 +214,9 @@ def people_first(
     which no one of them said. ``subjects``: who said each candidate (a name, or a role)."""
     if not _ASKS_WHO.match(question) or len(subjects) != len(score):
         return score
-    people = [w is not None and w not in _ROLES for w in subjects]
-    return below_holders(score, people) if any(people) else score
+    named = [w is not None and w not in _ROLES for w in subjects]
+    if not any(named):
+        return score
+    # The user is one of the people talking (said unnamed, or under their own name).
+    people = [n or w == Role.USER.value for n, w in zip(named, subjects, strict=True)]
+    return below_holders(score, people)

@@ -34,7 +34,7 @@ from memworks.pipelines.text.spans import spans
 from memworks.services.deps import Deps
 from memworks.services.ingest import forget_requests
 from memworks.services.ingest.claims import govern_batch
-from memworks.services.ingest.turns import to_turn
+from memworks.services.ingest.turns import speakers, to_turn
 from memworks.services.profiles import rebuild_profile
 from memworks.store import audit, episodes, memories, versions
 from memworks.store.deletion.forget_matches import forget_candidates
@@ -176,8 +176,11 @@ class _Judge:
         those (in arrival order) judged before that many candidates (transcripts aside) were: a
         prefix of every scope's arrivals, so none is left behind an earlier one of its scope."""
         earlier = episodes.session_contexts(s, [(e, self._context_of(e)) for e in rows])
-        contexts = {e.id: [to_turn(c) for c in earlier.get(e.id or 0, [])] for e in rows}
-        turns = [to_turn(e) for e in rows]
+        # Who else speaks in each scope, as far as this batch tells: "tom-ayo" is Tom's and Ayo's.
+        peers = speakers([*rows, *(c for cs in earlier.values() for c in cs)])
+        scoped = {e.id: peers.get((e.tenant_id, e.user_id), set()) for e in rows}
+        contexts = {e.id: [to_turn(c, scoped[e.id]) for c in earlier.get(e.id or 0, [])] for e in rows}
+        turns = [to_turn(e, scoped[e.id]) for e in rows]
         warm = getattr(self.extractor, "warm", None)  # a BatchExtractor parses the batch at once
         if callable(warm) and turns:
             warm([bounded_turn(t, self.caps.max_chars) for t in turns])

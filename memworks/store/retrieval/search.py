@@ -296,7 +296,7 @@ def _signals(
         values=[r.value for r in rows],
         keys=[r.key for r in rows],
         replaced=[layout.replaced.get(m, frozenset()) if layout else frozenset() for m in ids],
-        subjects=[r.subject or (layout.speaker.get(r.memory_id) if layout else None) for r in rows],
+        subjects=[_subject(r, layout) for r in rows],
         addressees=[layout.addressee(m) if layout else None for m in ids],
         event_at=[r.event_at or r.valid_from for r in rows],
         session_at=[r.valid_from for r in rows],
@@ -310,6 +310,13 @@ def _signals(
         source=np.array(source, dtype=np.int64),
         parts=parts,
     )
+
+
+def _subject(row: Row[Any], layout: turns.Layout | None) -> str | None:
+    """Who a candidate is about: its record's subject, else its turn's speaker; the user's own
+    name, where they speak under it, is the user."""
+    who = row.subject or (layout.speaker.get(row.memory_id) if layout else None)
+    return "user" if layout is not None and who is not None and who == layout.own else who
 
 
 def _length(lex: lexical.Scores | None, lengths: npt.NDArray[np.float64] | None, mid: str) -> float:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import and_, select
 from sqlmodel import Session, col
 
-from memworks.models.enums import MemoryStatus, Relation
+from memworks.models.enums import MemoryStatus, Relation, Role
 from memworks.models.schemas import Scope
 from memworks.models.tables import Episode, Lineage, Memory
 from memworks.pipelines.text.people import id_name, is_own_name
@@ -50,6 +50,9 @@ class Layout:
     #: The name the user speaks under, when their turns name them (:func:`.is_own_name`): a
     #: record said under it is the user's.
     own: str | None = None
+    #: Transcripts of tool results a later result about the same thing replaced (each keyed
+    #: record read from it superseded): history, not what holds now.
+    outdated: frozenset[str] = frozenset()
     used: float = field(default_factory=time.monotonic)
 
     @property
@@ -129,6 +132,7 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
     gone: dict[str, set[str]] = {}  # episode id -> keys its turn said that were superseded
     held: dict[str, set[str]] = {}  # ... and keys it still holds a current value of
     names: set[str] = set()
+    tools: set[str] = set()  # episode ids of tool results
     named = id_name(scope.user_id or "")
     for mid, subject, extractor, episode_id, session_id, turn, meta, role, key, status, value in rows:
         if named and named[0] not in names and isinstance(value, str) and _calls(value, named[0]):
@@ -143,6 +147,8 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
                 held.setdefault(episode_id, set()).add(key)
             continue
         at[(session_id, turn)] = turn_of[episode_id] = mid
+        if str(role) == Role.TOOL.value:
+            tools.add(episode_id)
         speaker[mid] = subject or speaker_of(meta, str(role))
     everyone = set(speaker.values())
     own = next((who for who in everyone if is_own_name(who, scope.user_id, everyone)), None)
@@ -174,6 +180,9 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
         for e, keys in gone.items()
         if e in turn_of and keys - held.get(e, set())
     }
+    # A tool result none of whose keyed records holds any more: a later result about the same
+    # order, ticket or booking replaced it whole.
+    outdated = frozenset(turn_of[e] for e in tools & set(gone) if e in turn_of and not held.get(e))
     return Layout(
         version,
         prev,
@@ -185,6 +194,7 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
         replaced,
         frozenset(names - set(speaker.values())),
         own,
+        outdated,
     )
 
 

@@ -248,6 +248,15 @@ def test_a_result_is_dated_by_the_day_it_states_in_full() -> None:
         # lines naming no id are about nothing stored as an object; a command's output stays the command's
         ("booking-tool :: traveller.update\nstatus: UPDATED\ntraveller: Omar Haddad", None),
         ("$ pip show fastapi\nName: fastapi\nVersion: 0.121.0", "pip_show_fastapi"),
+        # name=value lines from the first: the field naming the object
+        ("ticket=FT-20931\nstatus=open\npriority=normal", "ft-20931"),
+        ("ticket=FT-20931\nstatus=resolved", "ft-20931"),
+        # a field named by the kind of thing its value identifies, when none is an id by name
+        ('{"service": "cyclescheme", "order": "CW-55821", "status": "ready_for_collection"}', "cw-55821"),
+        ('{"rma": "RMA-77120", "order_id": "VX-48213", "status": "received"}', "vx-48213"),
+        # ... but not the account every kind of result is done on
+        ('{"tool": "line_test", "account": "NW-4471902", "result": "FAIL"}', None),
+        ("movewell.booking_update\nclient=Dev Patel\nappointment=2025-03-20\ntime=18:15", None),
     ],
 )
 def test_a_call_and_its_reply_are_about_the_object_the_reply_names(result: str, obj: str | None) -> None:
@@ -279,3 +288,13 @@ def test_a_reply_of_lines_reads_as_its_fields_under_the_tools_name() -> None:
         "booking-tool hotel modify: status=CONFIRMED; confirmation=AP-559213; special_requests=lower floor"
     )
     assert still_holds("tool.ap-559213", new, old, readable(old)) == "hotel=Alfama Patio Hotel"
+
+
+def test_name_value_lines_read_as_fields_and_what_kind_of_thing_it_is_outlives_its_status() -> None:
+    from memworks.pipelines.extraction.tools.results import readable, still_holds
+
+    old = "ticket=FT-20931\nstatus=open\ncategory=broadband_fault\nlast_update=engineer_visit_required"
+    new = "ticket=FT-20931\nstatus=resolved\nresolution=socket replaced"
+    assert readable(new) == "ticket=FT-20931; status=resolved; resolution=socket replaced"
+    # The fault's category describes the ticket whatever its status; the update was about "open".
+    assert still_holds("tool.ft-20931", new, old, readable(old)) == "category=broadband_fault"

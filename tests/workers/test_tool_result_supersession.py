@@ -6,6 +6,8 @@ from typing import Any
 
 from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import Scope
+from memworks.store import turns
+from memworks.store.sql.db import session_scope
 from tests.factories import episode
 
 A = Scope(tenant_id="t1", user_id="u1")
@@ -72,6 +74,37 @@ def test_what_the_later_result_does_not_restate_still_holds_in_its_text(sqlite_u
     assert "Hotel Alfama Azul" in current[0].text and "2026-07-01" not in current[0].text
     hits = mw.retrieve(A, "Which hotel is my Lisbon booking at?", asked_at="2026-06-06T10:00:00+00:00").hits
     assert hits and hits[0].key == "tool.rb-4410" and "status=confirmed" in hits[0].value
+
+
+def test_a_ticket_told_as_name_value_lines_is_one_slot_and_its_old_result_leaves_present_reads(
+    sqlite_url: str, make_memworks: Any
+) -> None:
+    """Given a fault ticket reported as ``name=value`` lines, opened and later resolved, the two
+    results are one slot: the present read holds no word of the open result (record or
+    transcript), the resolved record still says what kind of fault it was, and history keeps
+    the open one."""
+    mw = make_memworks(sqlite_url)
+    mw.enqueue_episodes(
+        [
+            _tool(1, "ticket=FT-20931\nstatus=open\ncategory=broadband_fault", "2026-06-01T10:00:00+00:00"),
+            _tool(2, "ticket=FT-20931\nstatus=resolved\nresolution=socket replaced", "2026-06-05T10:00:00+00:00"),
+        ]
+    )
+    mw.drain()
+    keyed = [m for m in mw.memories(A, include_history=True) if m.key == "tool.ft-20931"]
+    assert sorted(m.status for m in keyed) == sorted([MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED])
+    current = next(m for m in keyed if m.status is MemoryStatus.ACTIVE)
+    assert "status=resolved" in current.value and "category=broadband_fault" in current.text
+    # The open result's transcript is history: present reads leave it out whatever they ask.
+    with session_scope(mw.runtime.engine, write=False) as s:
+        outdated = turns.load(s, A, (0, 0)).outdated
+    transcripts = {m.memory_id: m.value for m in mw.memories(A, include_history=True) if m.key is None}
+    assert [transcripts[t] for t in outdated if t in transcripts] == [
+        "ticket=FT-20931\nstatus=open\ncategory=broadband_fault"
+    ]
+    for question in ("What's the status of my broadband fault ticket?", "Is ticket FT-20931 still open?"):
+        hits = mw.retrieve(A, question, asked_at="2026-06-06T10:00:00+00:00").hits
+        assert not any("status=open" in h.text for h in hits), [h.text for h in hits]
 
 
 def test_a_tool_results_slot_is_deleted_by_its_key(sqlite_url: str, make_memworks: Any) -> None:

@@ -137,6 +137,8 @@ def measure(
     # Not of a named person: a conversation between people closes too much of what the other said.
     inherited = heirs(s, vec) if q.present and policy.latest and q.named is None else {}
     ids = list(dict.fromkeys([*lex_ids, *vec_ids, *closest, *inherited]))
+    if present and layout is not None and layout.outdated:
+        ids = [m for m in ids if m not in layout.outdated]  # its record's successor answers now
     fields = {r.memory_id: r for r in _rank_fields(s, ids)}
     ids = [m for m in ids if m in fields]
     sig = _signals(ids, fields, lex, vec, layout, policy)

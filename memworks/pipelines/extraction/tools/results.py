@@ -331,7 +331,7 @@ def still_holds(key: str, new_value: str, old_value: str, old_text: str) -> str:
         name = _name(f)
         if name in taken or _slug(name) == obj or f in out or f in new_value:
             continue
-        if moved and f in beside and _about_old_state(f.split("=", 1)[-1]):
+        if moved and f in beside and name not in _KIND_NAMES and _about_old_state(f.split("=", 1)[-1]):
             continue
         taken.add(name)  # the newest field of a name is its state: an older one of it is not
         # An older field naming what a newer one names ("membership=Trailhead Basic" behind
@@ -345,6 +345,9 @@ def still_holds(key: str, new_value: str, old_value: str, old_text: str) -> str:
 
 #: The field names of an object's state.
 _STATUS_NAMES = frozenset({"status", "state"})
+#: The field names of what kind of thing the object is ("category=broadband_fault"): a
+#: description of the object whatever its status.
+_KIND_NAMES = frozenset({"category", "type", "kind", "service", "product", "tool"})
 #: Fewest words of a field's value read as words about a state, not the name of a thing.
 PROSE_WORDS = 4
 #: A name (capitalised: "Alfama", "SEUR") or a number (a day, an amount) in a field's value.

@@ -59,7 +59,7 @@ class Layout:
     def nbytes(self) -> int:
         return 200 * (
             len(self.prev) + len(self.next) + len(self.speaker) + len(self.source) + len(self.replaced)
-        ) + 60 * sum(len(p) for p in self.parts.values())
+        ) + 60 * (sum(len(p) for p in self.parts.values()) + len(self.outdated))
 
     def addressee(self, mid: str) -> str | None:
         """Who ``mid``'s speaker was talking to: the speaker of the nearest turn by someone else."""
@@ -154,7 +154,7 @@ def load(session: Session, scope: Scope, version: tuple[int, int]) -> Layout:
     own = next((who for who in everyone if is_own_name(who, scope.user_id, everyone)), None)
     if own is not None:  # the user speaks under their own name: those turns are the user's
         names |= set(named)
-        speaker = {mid: "user" if who == own else who for mid, who in speaker.items()}
+        speaker = {mid: Role.USER.value if who == own else who for mid, who in speaker.items()}
     prev, nxt = {}, {}
     for (session_id, turn), mid in at.items():
         if (before := at.get((session_id, turn - 1))) is not None:

@@ -19,6 +19,7 @@ import numpy.typing as npt
 from sqlalchemy import Row, and_, or_, select
 from sqlmodel import Session, col
 
+from memworks.models.enums import Role
 from memworks.models.schemas import HitOut, ProfileOut, RetrieveResult, Scope
 from memworks.models.tables import Memory
 from memworks.pipelines.protocols import Embedder
@@ -318,7 +319,7 @@ def _subject(row: Row[Any], layout: turns.Layout | None) -> str | None:
     """Who a candidate is about: its record's subject, else its turn's speaker; the user's own
     name, where they speak under it, is the user."""
     who = row.subject or (layout.speaker.get(row.memory_id) if layout else None)
-    return "user" if layout is not None and who is not None and who == layout.own else who
+    return Role.USER.value if layout is not None and who is not None and who == layout.own else who
 
 
 def _length(lex: lexical.Scores | None, lengths: npt.NDArray[np.float64] | None, mid: str) -> float:

@@ -15,6 +15,7 @@ import pytest
 
 from memworks.pipelines.claims import ClaimText, Decision, read_words, sentences
 from memworks.pipelines.claims import govern as g
+from memworks.pipelines.claims.cues import marks_restatement
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -130,9 +131,56 @@ def test_across_slots_only_a_stance_is_said_again(answers: dict) -> None:
         st("a", "My favourite colour is red.", 0, vec(1, 0.1, 0)), keys=("user.favorite.colour",), values=("red",)
     )
     drink = dataclasses.replace(
-        st("b", "My favourite drink is red wine.", 9, vec(1, 0.2, 0)), keys=("user.favorite.drink",)
+        st("b", "My favourite drink is red wine.", 9, vec(1, 0.2, 0)),
+        keys=("user.favorite.drink",),
+        values=("red wine",),
     )
     assert g.govern([drink], [colour]).mentions == []
+
+
+def test_across_slots_a_value_the_new_turn_keys_nothing_for_is_said_again(answers: dict) -> None:
+    # The old turn keyed Poppy's allergy; the new one keyed something else of its other sentences.
+    allergy = dataclasses.replace(
+        st("a", "Poppy is allergic to peanuts.", 0, vec(1, 0.1, 0)), keys=("person.poppy.allergy",), values=("peanuts",)
+    )
+    text = "Remember that Poppy can't have anything with peanuts in. She carries her EpiPen now."
+    parts = [
+        ClaimText(t, "user", T0 + timedelta(days=9), "user", vec(1, 0.15, 0), None, read_words(t))
+        for t in ("Remember that Poppy can't have anything with peanuts in.", "She carries her EpiPen now.")
+    ]
+    again = dataclasses.replace(
+        st("b", text, 9, vec(1, 0.2, 0)), keys=("person.poppy.medication",), values=("EpiPen",), parts=tuple(parts)
+    )
+    # The whole turn carries a cue of change ("now"); the sentence naming the peanuts does not.
+    assert [(m.old.memory_id, m.value) for m in g.govern([again], [allergy]).mentions] == [("a", "peanuts")]
+
+
+def test_a_sentence_marked_as_said_again_restates_the_nearest_earlier_statement(answers: dict) -> None:
+    coriander = st("a", "No coriander for me, it tastes like soap.", 0, vec(1, 0.6, 0))
+    cooking = st("b", "I love cooking Thai food.", 1, vec(1, 0.2, 0.4))
+    again = st("c", "Remember, hold the cilantro for me.", 9, vec(1, 0.5, 0.1))
+    plan = g.govern([again], [coriander, cooking])  # the model calls both pairs compatible
+    assert [(r.old.memory_id, r.new.memory_id, r.marked, r.applies) for r in plan.restatements] == [
+        ("a", "c", True, True)
+    ]
+    # The old statement gains the evidence; the new turn is no copy of it.
+    assert not plan.restatements[0].absorbs and plan.closings == []
+
+
+@pytest.mark.parametrize(
+    ("text", "source", "why"),
+    [
+        ("Hold the cilantro for me.", "user", "no mark"),
+        ("Remember, I switched to eating cilantro now.", "user", "news: a cue of change"),
+        ("reminder: 2026-03-01 09:00", "verified_tool", "a tool's field"),
+        ("Remember, I take 2 coriander leaves at most.", "user", "another number than the old one's"),
+        ("The thing I told you about coriander, please forget it.", "user", "a forget request"),
+    ],
+)
+def test_no_mark_no_restatement(answers: dict, text: str, source: str, why: str) -> None:
+    coriander = st("a", "No coriander for me, 1 leaf ruins a dish.", 0, vec(1, 0.6, 0), source=source)
+    again = st("c", text, 9, vec(1, 0.5, 0.1), source=source)
+    assert g.govern([again], [coriander]).restatements == [], why
 
 
 @pytest.mark.parametrize(
@@ -281,3 +329,23 @@ def test_an_event_told_as_done_in_a_turn_of_several_is_not_ended(answers: dict, 
     new = st("b", "I quit pottery.", 20, vec(1, 0.2, 0))
     answers[(new.claim.text, said)] = Decision.ENDED
     assert g.govern([new], [old]).closings == []
+
+
+@pytest.mark.parametrize(
+    ("text", "marked"),
+    [
+        ("just a reminder, UI text is UK spelling", True),
+        ("and again pls keep functions short", True),
+        ("like I said way back, skip the explanation", True),
+        ("you know i'm not a morning person", True),
+        ("I've told you before: phone calls are a no", True),
+        ("Leah doesn't eat meat or fish, remember", True),
+        ("don't forget I'm vegan", True),
+        ("I remember the trip to Rome", False),
+        ("Do you remember my dog's name?", False),
+        ("We're closed on Mondays again", False),
+        ("the thing I told you about Derek, please forget I ever mentioned it", False),
+    ],
+)
+def test_what_marks_a_statement_as_said_before(text: str, marked: bool) -> None:
+    assert marks_restatement(text) is marked

@@ -289,3 +289,22 @@ def test_a_change_to_one_sentence_of_a_turn_leaves_the_rest_of_it_current(make_m
     mw.drain()
     assert mw.manifest(rid).status == "complete"
     assert not [m for m in mw.memories(S, include_history=True) if "Anne" in m.text]
+
+
+def test_a_statement_its_speaker_marks_as_said_again_rests_on_both_turns(make_memworks: Any, sqlite_url: str) -> None:
+    # Other words, a model that calls the pair compatible, and the speaker's own "just a reminder".
+    mw = make_memworks(sqlite_url, claims=True)
+    first = "Separate thing: all user-facing copy has to be British English."
+    again = "And just a reminder, UI text is UK spelling."
+    for n, (day, text) in enumerate([("2026-03-02", first), ("2026-03-20", again)]):
+        mw.enqueue_episodes([ep(n, day, text)])
+        mw.drain()
+    mw.enqueue_episodes([ep(1, "2026-03-20", again)])  # a replay changes nothing
+    mw.drain()
+    rows = {m.text: m for m in mw.memories(S) if m.key is None}
+    assert rows[first].evidence == ["u1-0", "u1-1"]
+    assert rows[again].evidence == ["u1-1"]  # it says nothing else, yet stays: no copy is made of it
+    with Session(get_engine(sqlite_url)) as s:
+        audited = s.exec(select(GateDecision).where(GateDecision.extractor == "claims")).all()
+    assert [(a.episode_id, a.op, a.memory_id) for a in audited] == [("u1-1", "noop", rows[first].memory_id)]
+    assert "said again as the speaker marks it" in audited[0].reason

@@ -27,12 +27,14 @@ __all__ = [
     "PENDING_PATTERN",
     "PERSON_NOUNS",
     "PLAN_WORDS",
+    "RESTATE_PATTERN",
     "START_VERBS",
     "STILL_PATTERN",
     "STATUS_WORDS",
     "STOP_LEMMAS",
     "TIME_PATTERN",
     "inflections",
+    "marks_restatement",
 ]
 
 #: Verbs whose subject now holds a different value of something: "switched to", "moved to".
@@ -197,6 +199,32 @@ PENDING_PATTERN = re.compile(
 )
 #: Words that say a state goes on unchanged.
 STILL_PATTERN = re.compile(r"\b(still|continue[sd]?|continuing|as ever|as always|keep on|same as before)\b", re.I)
+#: Words by which a speaker marks what they say as said before ("remember", "like I said", "still", "just a
+#: reminder", "as always"): it restates something, in whatever words. "I remember" recalls, and
+#: is not one of them (see :func:`marks_restatement`).
+RESTATE_PATTERN = re.compile(
+    r"\b(?:remember|don't forget|do not forget|reminder|to remind you|"
+    r"(?:say|said|saying|tell|telling|repeat|repeating) (?:it |this |that )?again|once again|again,? (?:pls|please)|"
+    r"(?:like|as) (?:i|we) (?:said|say|mentioned|told you|discussed)|i(?:'ve| have)? (?:already )?told you|"
+    r"i (?:already )?(?:said|mentioned) (?:this|that|it) (?:before|earlier|already)|"
+    r"(?:just )?confirming|to confirm|as always|as usual|as ever|same (?:deal|rule|thing) as (?:always|before|usual)|"
+    r"you know (?:that )?(?:i|i'm|my)|still)\b",
+    re.IGNORECASE,
+)
+_RECALLING = re.compile(r"\b(?:i|we|you|do you|did you|can't|cannot|don't|to|could|might)\s+remember\b", re.I)
+
+
+#: Asking for something to be forgotten ("forget I ever mentioned it"), which says nothing again.
+_FORGET_ASK = re.compile(r"(?<!don't )(?<!do not )\b(?:forget|erase|delete|wipe|unlearn)\b(?! to\b)", re.I)
+
+
+def marks_restatement(text: str) -> bool:
+    """``text`` says it is saying again what was said before (:data:`RESTATE_PATTERN`), and asks
+    nothing to be forgotten ("the thing I told you about — please forget it")."""
+    text = text.replace("\u2019", "'")
+    return bool(RESTATE_PATTERN.search(_RECALLING.sub(" ", text))) and not _FORGET_ASK.search(text)
+
+
 #: Nouns that name another person: a claim with one of them as its subject is about that person.
 PERSON_NOUNS = frozenset(
     """sister brother mum mom mother dad father parent wife husband partner boyfriend girlfriend fiance

@@ -29,6 +29,8 @@ from datetime import datetime
 
 import numpy as np
 
+from memworks.models.enums import Source
+from memworks.pipelines.claims.cues import marks_restatement
 from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_all
 from memworks.pipelines.claims.features import ClaimText, cue_acts_on, other_person
 from memworks.pipelines.claims.reading import stem
@@ -125,12 +127,15 @@ class Restatement:
     applies: bool = True
     #: The sentence of ``old`` said again, when ``new`` restates only that one of its sentences.
     part: str = ""
+    #: Found by the speaker's own mark ("remember", "like I said") on the nearest earlier
+    #: statement, not by the model: ``old`` gains the evidence, and ``new`` is no copy of it.
+    marked: bool = False
 
     @property
     def absorbs(self) -> bool:
-        """``new`` becomes a copy of ``old``: it applies, and ``new`` says nothing besides (a turn
-        that restates one sentence of another and says more is no copy)."""
-        return self.applies and not (self.part and self.new.parts)
+        """``new`` becomes a copy of ``old``: it applies, the model found it, and ``new`` says
+        nothing besides (a turn that restates one sentence of another and says more is no copy)."""
+        return self.applies and not self.marked and not (self.part and self.new.parts)
 
 
 @dataclass(frozen=True)
@@ -206,6 +211,7 @@ def govern(
     decided: list[tuple[Statement, Statement, Decision, float]] = []
     by_sentence: dict[tuple[str, str], str] = {}
     by_part: dict[tuple[str, str], PartDecision] = {}
+    marked: set[tuple[str, str]] = set()
     # Pairs decided as nothing but whose later turn may name a value of the earlier one again.
     apart: list[tuple[Statement, Statement]] = []
     for lid, all_earlies in by_late.items():
@@ -216,6 +222,13 @@ def govern(
         # ... though one may still say a value of the other again ("dairy wrecks my stomach"
         # after "no dairy for me": another slot, the same dairy).
         apart += [(o, late) for o in all_earlies if o not in earlies]
+        # A sentence its speaker marks as said again restates its nearest earlier statement,
+        # whatever slots the two turns' other words were keyed into.
+        said_again = _marked_restatements(late, all_earlies, min_cosine)
+        for o in (o for o in all_earlies if o not in earlies and o.memory_id in said_again):
+            by_part[(o.memory_id, late.memory_id)] = said_again[o.memory_id]
+            marked.add((o.memory_id, late.memory_id))
+            decided.append((o, late, Decision.RESTATED, said_again[o.memory_id].probability))
         if not earlies:
             continue
         olds = [o.claim for o in earlies]
@@ -247,6 +260,11 @@ def govern(
                 # Neither turn as a whole: one sentence of the earlier turn, changed or said again.
                 d, p, by_part[(o.memory_id, late.memory_id)] = piece.decision, piece.probability, piece
                 by_sentence[(o.memory_id, late.memory_id)] = piece.said if piece.said != late.claim.text else ""
+            elif d not in _CLOSING and d is not Decision.RESTATED and (mark := said_again.get(o.memory_id)):
+                # The speaker says they are saying it again: what they say it of is the nearest
+                # earlier statement, in whatever words ("hold the cilantro" after "no coriander").
+                d, p, by_part[(o.memory_id, late.memory_id)] = Decision.RESTATED, mark.probability, mark
+                marked.add((o.memory_id, late.memory_id))
             decided.append((o, late, d, p))
     plan = ClaimPlan()
     ends = {s.memory_id: s.ends_at for s in (*stored, *new)}
@@ -267,7 +285,8 @@ def govern(
         end = ends[o.memory_id]
         applies = o.memory_id not in copies and (end is None or end > n.claim.said_at)
         pd = by_part.get((o.memory_id, n.memory_id))
-        plan.restatements.append(r := Restatement(o, n, p, applies, pd.part if pd else ""))
+        by_mark = (o.memory_id, n.memory_id) in marked
+        plan.restatements.append(r := Restatement(o, n, p, applies, pd.part if pd else "", by_mark))
         if r.absorbs:
             copies.add(n.memory_id)
     mentioning = [(o, n, False) for o, n, d, _ in decided if d not in _NOT_MENTIONS]
@@ -277,6 +296,46 @@ def govern(
         if (value := _named_again(n, o, min_cosine=MENTION_COSINE, stances_only=stances)) is not None:
             plan.mentions.append(Mention(o, n, value))
     return plan
+
+
+def _marked_restatements(late: Statement, earlies: Sequence[Statement], min_cosine: float) -> dict[str, PartDecision]:
+    """For each sentence of ``late`` that marks itself as said before (:func:`~.cues.marks_restatement`)
+    and tells no news, the nearest earlier statement holding then (by its closest sentence, at
+    least ``min_cosine`` alike and about the same person): old statement id → what was said of it
+    (the probability is the cosine)."""
+    found: dict[str, PartDecision] = {}
+    at = late.claim.said_at
+    if late.claim.source != Source.USER.value:
+        return found  # a tool's "reminder: 09:00" is a field, not a speaker's mark
+    for said in late.parts or (late.claim,):
+        # A request after it ("remember Hana can't have sesame, so could you ...?") asks about
+        # something else: only a cue of change or ending makes the sentence news.
+        r = said.reading
+        if r.change_verb or r.change_word or r.end_verb or r.end_word or r.hypothetical:
+            continue
+        if not marks_restatement(said.text):
+            continue
+        views = [
+            (float(np.dot(said.vector, v.vector)), o, v)
+            for o in earlies
+            if o.holds_at(at) and o.claim.vector.size == said.vector.size
+            for v in o.parts or (o.claim,)
+            # Another number where the earlier one had its own is a new value ("still high, so
+            # she's put me up to 75 micrograms" after "50 micrograms"), not the same said again.
+            if not other_person(said.reading, v.reading) and not (v.reading.numbers and r.numbers - v.reading.numbers)
+        ]
+        if not views:
+            continue
+        cos, o, v = max(views, key=lambda c: c[0])
+        if cos >= min_cosine and (o.memory_id not in found or cos > found[o.memory_id].probability):
+            found[o.memory_id] = PartDecision(Decision.RESTATED, cos, v.text if o.parts else "", said.text)
+    return found
+
+
+def _news(c: ClaimText) -> bool:
+    """A cue of change or ending, or a question: news about what it names, not the thing again."""
+    r = c.reading
+    return r.change_verb or r.change_word or r.end_verb or r.end_word or r.question
 
 
 def _ends_value(new: Statement, old: Statement) -> str | None:
@@ -311,20 +370,21 @@ def names(text: str, value: str) -> bool:
 
 def _named_again(new: Statement, old: Statement, *, min_cosine: float, stances_only: bool = False) -> str | None:
     """A value of ``old``'s records that ``new`` names again in a statement close to ``old``'s,
-    with no cue of change or ending (which would make it news about the value, not the value)."""
-    r = new.claim.reading
-    if r.change_verb or r.change_word or r.end_verb or r.end_word or r.question:
-        return None
+    with no cue of change or ending (which would make it news about the value, not the value).
+    The cues are read in the statement that names the value: in a turn of several, another
+    sentence's news ("She carries her EpiPen now") says nothing of it."""
     for v in old.values:
         # A stance's value names its thing ("avoids dairy"): said again whether the turn denies it
         # or not ("no dairy for me", "dairy wrecks my stomach"), the negation being the stance.
         stance = _STANCE.match(v)
-        if stances_only and not stance:
+        # Across slots a plain value is said again only where the new turn keys nothing naming it:
+        # "red" of "my favourite colour is red" is not said again by a turn keyed "red wine".
+        if stances_only and not stance and any(said_in(w, v) or said_in(v, w) for w in new.values):
             continue
         thing, said = (v[stance.end() :], said_in) if stance else (v, names)
         # Sentence by sentence: a turn of several things says the value in one of them ("I'm
         # allergic to penicillin. And I hate phone calls, ..."), which the whole turn's vector blurs.
-        mine = [c for c in (new.claim, *new.parts) if said(c.text, thing)]
+        mine = [c for c in (new.claim, *new.parts) if said(c.text, thing) and not _news(c)]
         theirs = [c for c in (old.claim, *old.parts) if said(c.text, thing)]
         if any(float(np.dot(a.vector, b.vector)) >= min_cosine for a in mine for b in theirs):
             return v
@@ -343,8 +403,10 @@ _STANCE = re.compile(r"^(?:avoids|prefers)\s+")
 
 
 def said_in(text: str, value: str) -> bool:
-    """``text`` names ``value`` (3 characters or more, as a whole word), denied or not."""
-    return _found(_fold(text), value) is not None
+    """``text`` names ``value`` (3 characters or more, as a whole word), denied or not; a stance's
+    value ("avoids shellfish") by its thing."""
+    stance = _STANCE.match(value)
+    return _found(_fold(text), value[stance.end() :] if stance else value) is not None
 
 
 def _found(folded: str, value: str) -> re.Match[str] | None:

@@ -234,7 +234,10 @@ def _apply(
         held = [
             m for m in said.get(r.old.episode_id, []) if _holds_at(m, t) and (not r.part or said_in(r.part, m.value))
         ]
-        reinforces.append(Reinforce(r.old.memory_id, (r.new.episode_id,), 1.0))
+        # The fact's own records, where the old turn's were keyed, else its transcript: one record
+        # of the fact rests on both turns, not two.
+        if not held:
+            reinforces.append(Reinforce(r.old.memory_id, (r.new.episode_id,), 1.0))
         reinforces += [Reinforce(m.memory_id, (r.new.episode_id,), m.confidence) for m in held]
         if not r.absorbs:  # the new turn says other things too: no copy of it
             continue
@@ -287,7 +290,10 @@ def _audit(tenant: str, user: str, plan: ClaimPlan) -> list[audit.Decided]:
         judged = Judged(cand, Verdict(GateOutcome.ACCEPTED, reason, MemoryKind.EPISODIC, True))
         rows.append((tenant, user, c.new.episode_id, [judged], {0: (Op.UPDATE, c.old)}))
     for r in plan.restatements:
-        reason = f"claims: restated {r.old.memory_id} (p={r.probability:.2f})"
+        how = (
+            f"said again as the speaker marks it, cosine {r.probability:.2f}" if r.marked else f"p={r.probability:.2f}"
+        )
+        reason = f"claims: restated {r.old.memory_id} ({how})"
         cand = Candidate(text=reason, source=Source(r.new.claim.source), extractor="claims")
         judged = Judged(cand, Verdict(GateOutcome.ACCEPTED, reason, MemoryKind.EPISODIC, True))
         rows.append((tenant, user, r.new.episode_id, [judged], {0: (Op.NOOP, r.old.memory_id)}))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from memworks.pipelines.retrieval.answer_types import answer_kind, holds_answer
+import numpy as np
+
+from memworks.pipelines.retrieval.answer_types import answer_kind, holds_answer, kind_first
 
 
 @pytest.mark.parametrize(
@@ -20,6 +22,13 @@ from memworks.pipelines.retrieval.answer_types import answer_kind, holds_answer
         ("Where do I live?", None),
         ("How much do I run each week?", None),
         ("Who is Tomasz engaged to?", None),
+        ("What's her email address?", "email"),
+        ("Which email address is the account registered under?", "email"),
+        ("What did the email from school say?", None),
+        ("What's Hanne's mobile number?", "phone"),
+        ("What's my Vodafone account number?", "number"),
+        ("What's the courier tracking number for the TV box?", "number"),
+        ("How many numbers did I call?", None),
     ],
 )
 def test_the_kind_a_question_asks_for(question: str, kind: str | None) -> None:
@@ -49,3 +58,33 @@ def test_the_kind_a_question_asks_for(question: str, kind: str | None) -> None:
 )
 def test_a_text_holds_an_answer_of_the_kind_or_not(kind: str, text: str, question: str, holds: bool) -> None:
     assert holds_answer(kind, text, question) is holds
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "holds"),
+    [
+        ("email", '{"customer id": "C-220391", "email": "mirela.dobre@posteo.ro"}', True),
+        ("email", "From 1 March my address is Calea Manastur 112, Cluj-Napoca.", False),
+        ("phone", "new number is 07700 900412", True),
+        ("phone", "+40 755 630 112", True),
+        ("phone", "call me after 6", False),
+        ("number", "account=NW-4471902 channel=sms", True),
+        ("number", "my account is with Vodafone", False),
+    ],
+)
+def test_a_text_holds_a_written_form(kind: str, text: str, holds: bool) -> None:
+    assert holds_answer(kind, text, "What is it?") is holds
+
+
+def test_records_holding_the_form_asked_for_come_first_among_the_best() -> None:
+    texts = [
+        "Heads-up: I'm moving. From 1 March my address is Calea Manastur 112.",  # close, holds no email
+        '{"customer id": "C-220391", "email": "mirela.dobre@posteo.ro"}',  # holds one
+        "old note: write to m.dobre@example.org",  # holds one but is far below the best
+    ]
+    score = np.array([0.5, 0.27, 0.01])
+    source = np.full(3, -1)
+    out = kind_first(score, "email", "What's her email address?", texts, source)
+    assert list(np.argsort(-out, kind="stable")) == [1, 0, 2]
+    # A kind with no precise written form (a name) leaves the order alone.
+    assert list(kind_first(score, "name", "What's her name?", texts, source)) == list(score)

@@ -16,7 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["KIND_CHECKED", "KIND_SHARE", "answer_kind", "holds_answer", "kind_answered"]
+from memworks.pipelines.retrieval.possessor import below_holders
+
+__all__ = ["KIND_CHECKED", "KIND_SHARE", "PRECISE_KINDS", "answer_kind", "holds_answer", "kind_answered", "kind_first"]
 
 #: The candidates looked at for an answer of the kind asked for: at most this many of the best,
 #: each at least this share of the best one's probability.
@@ -34,7 +36,24 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("name", re.compile(r"\bname\s+of\b|\bwhat(?:'s|\s+is|\s+was|\s+are)\s+(?:[\w']+\s+){1,3}names?\b", re.I)),
+    ("email", re.compile(r"\be-?mail\s+address(?:es)?\b|\bwhat(?:'s|\s+is)\s+(?:[\w']+\s+){0,2}e-?mail\s*\?", re.I)),
+    ("phone", re.compile(r"\b(?:phone|mobile|cell|telephone|landline|contact)\s+numbers?\b", re.I)),
+    (
+        "number",
+        re.compile(
+            r"\b(?:account|order|case|ticket|reference|tracking|booking|membership|customer|policy|loyalty|flyer|"
+            r"passport|return|claim|invoice|confirmation|serial|room)\s+(?:number|no\b|id\b|code\b)",
+            re.I,
+        ),
+    ),
 )
+#: Kinds whose written form is precise enough to put the records holding one first.
+PRECISE_KINDS = frozenset({"percent", "sum", "email", "phone", "number"})
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+#: Seven digits or more, spaced or not ("07700 900412", "+40 755 630 112").
+_PHONE = re.compile(r"\+?\d(?:[\s().-]?\d){6,}")
+#: An identifier or a long number ("RMA-77120", "NW-4471902", "482913775").
+_NUMBER = re.compile(r"\b[A-Za-z]{0,6}[-#]?\d{4,}\b")
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b|per\s+cent\b)", re.I)
 _SUM = re.compile(
     r"[$£€¥]\s?\d|\d\s?(?:k\b|grand\b|quid\b|bucks\b|pounds?\b|dollars?\b|euros?\b|eur\b|usd\b|gbp\b|p/?m\b)"
@@ -50,8 +69,12 @@ _NOT_NAMES = frozenset(
 _NAMED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs)\.?|(?:my|his|her|their|its)\s+name(?:'s|\s+is))\s+[a-z]", re.I)
 
 
+_FORMS = {"email": _EMAIL, "phone": _PHONE, "number": _NUMBER}
+
+
 def answer_kind(question: str) -> str | None:
-    """``percent``, ``sum`` or ``name`` when the question asks for an answer of that kind."""
+    """``percent``, ``sum``, ``name``, ``email``, ``phone`` or ``number`` when the question asks
+    for an answer of that kind."""
     return next((kind for kind, rx in _KINDS if rx.search(question)), None)
 
 
@@ -62,6 +85,8 @@ def holds_answer(kind: str, text: str, question: str) -> bool:
         return _PERCENT.search(text) is not None
     if kind == "sum":
         return _SUM.search(text) is not None
+    if kind in _FORMS:
+        return _FORMS[kind].search(text) is not None
     asked = {w.removesuffix("'s").casefold() for w in re.findall(r"[\w'-]+", question)}
     if _NAMED.search(text):
         return True
@@ -72,6 +97,27 @@ def holds_answer(kind: str, text: str, question: str) -> bool:
             if w[:1].isupper() and bare not in asked and bare not in _NOT_NAMES and not w.isupper():
                 return True
     return False
+
+
+def kind_first(
+    score: npt.NDArray[np.float64], kind: str, question: str, texts: Sequence[str], source: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float64]:
+    """Of the best candidates (as :func:`kind_answered` looks at them), those holding an answer of
+    a :data:`PRECISE_KINDS` kind come first, in their own order: "What's her email address?" is
+    answered by the customer record that holds one, before the turn about her new address."""
+    if kind not in PRECISE_KINDS or not len(score):
+        return score
+    order = np.argsort(-score, kind="stable")
+    best = [int(i) for i in order[:KIND_CHECKED] if score[i] >= KIND_SHARE * score[order[0]]]
+    held = [
+        i in best
+        and (
+            holds_answer(kind, texts[i], question)
+            or (source[i] >= 0 and holds_answer(kind, texts[source[i]], question))
+        )
+        for i in range(len(score))
+    ]
+    return below_holders(score, held)
 
 
 def kind_answered(

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.models.enums import MemoryKind
-from memworks.pipelines.retrieval.answer_types import answer_kind, kind_answered
+from memworks.pipelines.retrieval.answer_types import answer_kind, kind_answered, kind_first
 from memworks.pipelines.retrieval.asked_thing import THING_MIN_SIMILARITY
 from memworks.pipelines.retrieval.facts import facts_meet_turns, lift_facts
 from memworks.pipelines.retrieval.identifiers import ids_first, unheard_ids
@@ -272,17 +272,19 @@ def _learned(
         ways = answering_ways(near, texts) & np.array([w in (None, q.named) for w in who], dtype=np.bool_)
     if not answers(q, sig, p, model, policy) and not ways.any():
         return Ranking([])
-    if (kind := answer_kind(q.text)) is not None and not kind_answered(
+    kind = answer_kind(q.text)
+    kind_texts = [
+        f"{t} {v}" for t, v in zip(texts, sig.values if len(sig.values) == len(sig) else [""] * len(sig), strict=True)
+    ]
+    source = sig.source if len(sig.source) == len(sig) else np.full(len(sig), -1)
+    if kind is not None and not kind_answered(
         kind,
         q.text,
         p,
-        [
-            f"{t} {v}"
-            for t, v in zip(texts, sig.values if len(sig.values) == len(sig) else [""] * len(sig), strict=True)
-        ],
+        kind_texts,
         sig.keys if len(sig.keys) == len(sig) else [None] * len(sig),
         [memories[mid].extractor == "summary" for mid in sig.ids],
-        sig.source if len(sig.source) == len(sig) else np.full(len(sig), -1),
+        source,
     ):
         return Ranking([])  # "What is the name of my dentist?": nothing said names one
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])
@@ -346,6 +348,8 @@ def _learned(
         if asks_latest(q.text):
             score = latest_of_series(score, sig.keys, texts, sig.session_at, summary)
     score = people_first(score, q.text, sig.subjects)
+    if kind is not None:  # "What's her email address?": a record holding one, before one about her address
+        score = kind_first(score, kind, q.text, kind_texts, source)
     score = ids_first(score, q.text, texts, sig.keys)  # the ticket the question names, before any other
     score = below_parts(score, sig.parts, sig.span if policy.spans else sig.cos)
     order = sorted(range(len(sig)), key=lambda i: (-score[i], sig.ids[i]))

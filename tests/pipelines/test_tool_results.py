@@ -198,6 +198,21 @@ def test_a_result_quotes_the_users_turn_it_answers() -> None:
             "note=(sent by the app, v2",
         ),
         ("tool.pytest", "pytest: 12 passed in 1.0s", "pytest: 10 passed, 2 failed in 1.2s", "", ""),  # a new run
+        (  # fields set apart by spaces alone: the new status is the status, a note on the old one stale
+            "tool.sw-30417",
+            "sim_swap request_id=SW-30417 status=completed sim_type=eSIM",
+            "sim_swap request_id=SW-30417 from=physical SIM to=eSIM status=pending note=fraud check before QR code",
+            "",
+            "from=physical SIM; to=eSIM",
+        ),
+        (  # sold: the asking price is the new price's old state, the payout expected is stale
+            "tool.fbm-88213",
+            '{"listing_id": "fbm-88213", "status": "sold", "sold_price_usd": 15200}',
+            '{"listing_id": "fbm-88213", "status": "live", "price_usd": 15900, "expected_payout": "3-5 days", '
+            '"title": "2017 Subaru Outback", "updated": "2026-02-08"}',
+            "",
+            "title=2017 Subaru Outback",
+        ),
     ],
 )
 def test_still_holds_is_what_the_later_result_does_not_restate(

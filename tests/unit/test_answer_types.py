@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import numpy as np
+import pytest
 
 from memworks.pipelines.retrieval.answer_types import answer_kind, holds_answer, kind_first
 

@@ -67,6 +67,10 @@ def test_renders_header_and_cited_lines() -> None:
         (mem("m", valid_from=NOW + timedelta(days=1)), False),
         (mem("m", text=""), True),  # falls back to "key: value"
         (mem("m", text="", value=""), False),
+        # a command's run is the work's state that day; an order or a booking a tool reported is the user's
+        (mem("m", key="tool.pytest", source=Source.VERIFIED_TOOL, text="pytest: 44 passed"), False),
+        (mem("m", key="tool.fly_deploy", source=Source.VERIFIED_TOOL, text="fly deploy: release v27"), False),
+        (mem("m", key="tool.ap-559213", source=Source.VERIFIED_TOOL, text="hotel modify AP-559213: ok"), True),
     ],
 )
 def test_eligibility(record: MemoryView, included: bool) -> None:

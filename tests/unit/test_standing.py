@@ -100,6 +100,25 @@ READINGS = [
     ("no phone calls to me, ever.", A, "user.pref.contact.phone_call", "avoids phone calls"),
     ("email or chat only", A, "user.pref.contact.email_or_chat", "prefers email or chat only"),
     ("ALWAYS aisle seats on flights", A, "user.pref.travel.aisle_seat_on_flight", "prefers aisle seats on flights"),
+    # rules: "ever" after it, a label of rules "for" something, "anywhere", "all ... has to be"
+    (
+        "ground rules for any code you write for me: no default exports, ever.",
+        A,
+        "user.pref.general.default_export",
+        "avoids default exports",
+    ),
+    (
+        "My rules: no default exports anywhere.",
+        A,
+        "user.pref.general.default_export",
+        "avoids default exports",
+    ),
+    (
+        "I'm picky: all user-facing copy has to be British English.",
+        A,
+        "user.pref.general.british_english",
+        "prefers british english",
+    ),
     # a request made standing by its frame, said as chat spells it
     (
         "and in general dont book me anything before 1pm",
@@ -244,6 +263,9 @@ NOT_STANDING = [
     "Nope, never been to something like that.",
     "You never shy away from a challenge and always try something new.",
     "I'm gonna keep on going and never quit.",
+    # a "has to be" of one thing, not of every one of its kind; set phrases said to stand
+    "My flat has to be ready by June.",
+    "No worries at all, I'll wait.",
 ]
 
 
@@ -298,3 +320,9 @@ def test_what_keeps_someone_of_the_users_safe_is_theirs(
 @pytest.mark.parametrize("text", ["Hana hates mushrooms.", "Ben prefers window seats.", "Paris is expensive."])
 def test_another_persons_likes_are_not_kept(extract: OpenVocabularyExtractor, text: str) -> None:
     assert standing(extract(turn(text))) == []
+
+
+def test_the_items_of_a_numbered_list_are_read_one_by_one(extract: OpenVocabularyExtractor) -> None:
+    text = "House rules so you don't get me in trouble: (1) always use type hints, (2) never push to main directly."
+    got = sorted(c.value for c in standing(extract(turn(text))))
+    assert got == ["avoids pushing to main directly", "prefers using type hints"]

@@ -31,7 +31,7 @@ import numpy.typing as npt
 from memworks.models.drafts import MemoryView
 from memworks.models.enums import MemoryKind, MemoryStatus
 from memworks.pipelines.extraction.tools.results import KEY_PREFIX as TOOL_KEYS
-from memworks.pipelines.extraction.tools.results import own_words
+from memworks.pipelines.extraction.tools.results import is_run, own_words
 from memworks.pipelines.gate import value_instruction
 
 HEADER = "What I know about this user:"
@@ -97,6 +97,9 @@ def eligible(m: MemoryView, *, now: datetime | None, min_confidence: float) -> b
     the profile sits in front of every answer, so a value that slipped past an older gate
     must not become an order there.
 
+    A command's run (a test or deploy run's output, :func:`~memworks.pipelines.extraction.tools.results.is_run`)
+    is the state of the work that day, not something to know about the user: never a line.
+
     With ``now``, a record must also be unexpired (``expires_at > now``) and hold at ``now``
     (``valid_from <= now < valid_to``); without it, only status and flags are checked.
     """
@@ -115,6 +118,7 @@ def eligible(m: MemoryView, *, now: datetime | None, min_confidence: float) -> b
         and m.confidence >= min_confidence
         and m.kind in _KINDS
         and m.extractor not in _NOT_FACTS
+        and not is_run(m.key or "")
         and value_instruction(f"{m.value}\n{m.text}", kind=m.kind) is None
     )
 

@@ -212,8 +212,14 @@ _SENTENCE_END = re.compile(r"[.!?]\s+")
 _ABBREVIATIONS = frozenset("mr mrs ms dr st prof jr sr vs etc mt ft no e.g i.e".split())
 
 
+#: The items of a numbered list run into one line: "(1) always use type hints, (2) never push to
+#: main directly": each is a statement of its own, as on lines of their own.
+_LIST_ITEM = re.compile(r"(?:^|(?<=[\s:;,]))\(?(?:\d{1,2}|[a-h])\)\s+")
+
+
 def _sentences(line: str) -> list[str]:
-    """The line cut at sentence ends, not after initials ("N. K. Jemisin") or "Dr."."""
+    """The line cut at sentence ends, not after initials ("N. K. Jemisin") or "Dr.", and before
+    the items of a numbered list."""
     out, start = [], 0
     for m in _SENTENCE_END.finditer(line):
         before = line[start : m.start()].rsplit(None, 1)[-1] if line[start : m.start()].strip() else ""
@@ -222,7 +228,8 @@ def _sentences(line: str) -> list[str]:
         out.append(line[start : m.end()].strip())
         start = m.end()
     out.append(line[start:].strip())
-    return [s for s in out if s]
+    items = [i for s in out for i in _LIST_ITEM.split(s)] if len(_LIST_ITEM.findall(line)) >= 2 else out
+    return [s.strip(" ,;") for s in items if s.strip(" ,;")]
 
 
 # ... or a request to the listener, which speaks of the speaker without naming them ("please

@@ -32,6 +32,8 @@ _FORMS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     # "no more gluten for me": from now on, none
     ("no", -1, re.compile(rf"^(?:absolutely\s+|strictly\s+)?(?:no|zero)\s+(?:more\s+)?{_WHAT}\s+(?:for|to)\s+me\b")),
     ("no", -1, re.compile(rf"^nothing\s+(?:with|containing)\s+{_WHAT}(?:\s+in(?:\s+it)?)?\s+for\s+me\b")),
+    # "no default exports anywhere": said to hold everywhere, at all times
+    ("no", -1, re.compile(rf"^(?:absolutely\s+)?no\s+{_WHAT}\s+(?:ever|anywhere|at\s+all|whatsoever)$")),
     ("only", 1, re.compile(rf"^{_WHAT}\s+only$")),
     ("always", 1, re.compile(rf"^always\s+{_WHAT}$")),
     ("never", -1, re.compile(rf"^never\s+(?:any\s+)?{_WHAT}$")),
@@ -54,10 +56,20 @@ _LABELLED = re.compile(
     rf"\s{{1,3}}{_WHAT}\s(?:please|pls|plz)\b"
 )
 _FOR_ME = re.compile(rf"^(?:an?\s+)?{_WHAT}\s+for\s+me$")
+#: A rule for every one of a kind of thing: "all user-facing copy has to be British English",
+#: "UI text must always be UK spelling" (a quantifier or "always" makes it stand).
+_ALL_MUST = re.compile(
+    r"^(?:(?P<all>all|every|any)\s+)?(?P<topic>[a-z][a-z0-9' -]{1,30}?)\s+"
+    r"(?:has|have|needs?|got)\s+to\s+(?P<always>always\s+)?be\s+(?P<what>[a-z][a-z0-9'&/+ -]{1,40}?)$"
+    r"|^(?:(?P<all2>all|every|any)\s+)?(?P<topic2>[a-z][a-z0-9' -]{1,30}?)\s+must\s+(?P<always2>always\s+)?be\s+"
+    r"(?P<what2>[a-z][a-z0-9'&/+ -]{1,40}?)$"
+)
 #: A part that labels the next as a rule of the speaker's ("my one rule", "only rule", "house rule").
-_RULE_LABEL = re.compile(r"\brules?\s*$")
-_NO_THING = re.compile(rf"^(?:absolutely\s+|strictly\s+)?no\s+{_WHAT}$")
+_RULE_LABEL = re.compile(r"\brules?(?:\s+(?:for|of|about|on)\b[^,;:]{0,40})?\s*$")
+_NO_THING = re.compile(rf"^(?:absolutely\s+|strictly\s+)?no\s+{_WHAT}(?:\s+(?:ever|anywhere|at\s+all|whatsoever))?$")
 _ALWAYS_AFTER = re.compile(r"(?:always|every\s+time|without\s+fail)\b")
+#: A "no" said to stand, past a comma: "no default exports, ever".
+_EVER_AFTER = re.compile(r"(?:ever|at\s+all|whatsoever|under\s+any\s+circumstances)\b")
 _ASIDE = re.compile(r"\s?\([^()]{0,80}\)")
 
 
@@ -95,10 +107,17 @@ def _things(text: str) -> list[tuple[str, int, str, str]]:
         after = parts[i + 1].strip().lower() if i + 1 < len(parts) else ""
         if _ALWAYS_AFTER.match(after) and (mine := _FOR_ME.match(said)):
             said = f"always {mine['what']}"
-        # "my one rule: no cilantro": a rule's label says it stands, as "for me" does
+        # "my one rule: no cilantro", "no default exports, ever": a rule's label, or "ever" after
+        # it, says it stands, as "for me" does
         before = parts[i - 1].lower() if i else ""
-        if _RULE_LABEL.search(before) and (ruled := _NO_THING.match(said)):
+        if (_RULE_LABEL.search(before) or _EVER_AFTER.match(after)) and (ruled := _NO_THING.match(said)):
             said = f"no {ruled['what']} for me"
+        if (ruled_all := _ALL_MUST.match(said)) and _stands(ruled_all):
+            what, topic = ruled_all["what"] or ruled_all["what2"], ruled_all["topic"] or ruled_all["topic2"]
+            words = [w for w in what.split() if w not in _NOT_THING]
+            if words and len(words) <= 5 and topic.split()[-1] not in _EMPTY:
+                out.append(("as", 1, " ".join(words), " ".join(topic.split())))
+            continue
         m = next(((rule, lean, found) for rule, lean, rx in _FORMS if (found := rx.match(said))), None)
         if m is None:
             continue
@@ -106,6 +125,11 @@ def _things(text: str) -> list[tuple[str, int, str, str]]:
         if words and words[0] not in _SET and not set(words) <= _EMPTY and len(words) <= 5:
             out.append((m[0], m[1], " ".join(words), ""))
     return out
+
+
+def _stands(m: re.Match[str]) -> bool:
+    """A rule of :data:`_ALL_MUST` said of every one of its kind or said to hold always."""
+    return any(m[g] for g in ("all", "always", "all2", "always2"))
 
 
 def _statement(rule: str, lean: int, thing: str, state: TurnState, topic: str = "") -> Statement | None:

@@ -52,6 +52,7 @@ __all__ = [
     "KEY_PREFIX",
     "STILL",
     "about",
+    "is_run",
     "object_of",
     "own_words",
     "readable",
@@ -308,6 +309,11 @@ def _name(field: str) -> str:
     return "date" if _DATE.fullmatch(name) else name
 
 
+def is_run(key: str) -> bool:
+    """``key`` is a command's run ("tool.pytest", "tool.fly_deploy"): its object names no id."""
+    return key.startswith(KEY_PREFIX) and not _DIGIT.search(key.removeprefix(KEY_PREFIX))
+
+
 def still_holds(key: str, new_value: str, old_value: str, old_text: str) -> str:
     """The fields of the earlier result about ``key``'s object (and those it carried) that the
     new result does not restate, joined; "" for a command's run or when nothing is left.
@@ -322,7 +328,7 @@ def still_holds(key: str, new_value: str, old_value: str, old_text: str) -> str:
     Alfama Patio Hotel", "carrier=SEUR", "2026-05-29 at 15:30", "bike tune-up"), and so does
     what it carried from an older result: that was not said of the status that ended."""
     obj = key.removeprefix(KEY_PREFIX)
-    if not _DIGIT.search(obj):
+    if is_run(key):
         return ""
     carried = old_text[old_text.rfind(STILL) + len(STILL) : -1] if STILL in old_text else ""
     new_fields = _fields(new_value)

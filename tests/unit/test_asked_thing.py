@@ -20,6 +20,7 @@ from memworks.pipelines.retrieval.asked_thing import asked_thing
         # no thing: a time, a result, a question without one
         ("What time does the flight leave?", None),
         ("What was the result of the last pytest run?", None),
+        ("What state was the double-charge refund in?", None),  # a state: what any record says of it
         ("what should we cook when Eli's eating with us?", None),
         ("Where do I live?", None),
     ],

@@ -28,7 +28,7 @@ _FORM = frozenset({"name", "names", "kind", "kinds", "sort", "type", "types"})
 #: Things any record may answer in words of its own (a time, a result, what happened).
 _ANY = frozenset(
     """time times date dates day days year years month months way ways one ones thing things result results
-    outcome status happening going plan plans news update latest else""".split()
+    outcome status state stage progress happening going plan plans news update latest else""".split()
 )
 #: Cosine (a candidate's best sentence to the thing's word, when no record of the scope uses that
 #: word) below which nothing said is about it. On the shipped conversations, questions about

@@ -14,6 +14,7 @@ recounted on every query.
 
 from __future__ import annotations
 
+import bisect
 import math
 import time
 from collections.abc import Sequence
@@ -126,6 +127,11 @@ def confirm_absent(
     return Evidence("lexical_index", remaining, checked, datetime.now(UTC))
 
 
+#: Fewest characters of a stem read as another form of a held one (:meth:`_Index.knows`), and
+#: how many of its last characters may differ.
+MIN_STEM, STEM_SLACK = 7, 2
+
+
 @dataclass
 class _Index:
     """A scope's postings as arrays: documents in memory-id order (ties rank by id)."""
@@ -141,6 +147,27 @@ class _Index:
     expires: npt.NDArray[np.float64]
     used: float = field(default_factory=time.monotonic)
     index: dict[str, int] = field(default_factory=dict)
+    #: The scope's terms in order, read only for a query term no document holds.
+    _sorted: list[str] | None = None
+
+    def knows(self, term: str) -> bool:
+        """A document holds ``term``, or another form of its word: a stem of :data:`MIN_STEM`
+        characters or more that differs from a held one only in its last two ("subscrib" of
+        "subscribed" and "subscript" of "subscription").  The stemmer leaves such pairs apart; a
+        question in one form is about what was said in the other."""
+        if term in self.postings:
+            return True
+        if len(term) < MIN_STEM:
+            return False
+        if self._sorted is None:
+            self._sorted = sorted(self.postings)
+        stem = term[: len(term) - STEM_SLACK]
+        at = bisect.bisect_left(self._sorted, stem)
+        while at < len(self._sorted) and self._sorted[at].startswith(stem):
+            if len(self._sorted[at]) - len(stem) <= STEM_SLACK + 1:
+                return True
+            at += 1
+        return False
 
     @property
     def nbytes(self) -> int:
@@ -220,7 +247,7 @@ def score(session: Session, *, scope: Scope, query: str, version: tuple[int, int
         norm = K1 * (1 - B + B * ix.lengths[docs] / avg_len)
         scores[docs] += idf * tf * (K1 + 1) / (tf + norm)  # a term lists a document once
         cover[docs] += idf
-    return Scores(ix, scores, cover / total if total else cover, frozenset(t for t in words if t not in ix.postings))
+    return Scores(ix, scores, cover / total if total else cover, frozenset(t for t in words if not ix.knows(t)))
 
 
 def top(

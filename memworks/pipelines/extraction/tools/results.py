@@ -299,7 +299,7 @@ def _fields(result: str) -> list[str]:
 
 #: Where a line of fields set apart by spaces alone is cut: before each "name=" after the first
 #: ("sim_swap request_id=SW-30417 status=completed" is three fields).
-_SPACED_FIELD = re.compile(r"\s+(?=[\w.-]+=)")
+_SPACED_FIELD = re.compile(r"(?<!\s)\s++(?=[\w.-]++=)")
 
 
 def _name(field: str) -> str:

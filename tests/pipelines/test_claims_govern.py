@@ -35,9 +35,7 @@ def answers(monkeypatch: pytest.MonkeyPatch) -> dict[tuple[str, str], Decision]:
     """(new text, old text) → the decision the fake model gives; unlisted pairs are compatible."""
     table: dict[tuple[str, str], Decision] = {}
 
-    def decide_all(
-        new: ClaimText, olds: Sequence[ClaimText], model: object = None, evidence: bool = False
-    ) -> list[tuple[Decision, float]]:
+    def decide_all(new: ClaimText, olds: Sequence[ClaimText], model: object = None) -> list[tuple[Decision, float]]:
         return [(table.get((new.text, o.text), Decision.COMPATIBLE), 0.95) for o in olds]
 
     monkeypatch.setattr(g, "decide_all", decide_all)
@@ -351,26 +349,3 @@ def test_an_event_told_as_done_in_a_turn_of_several_is_not_ended(answers: dict, 
 )
 def test_what_marks_a_statement_as_said_before(text: str, marked: bool) -> None:
     assert marks_restatement(text) is marked
-
-
-def test_a_restatement_the_model_is_unsure_of_adds_evidence_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Below the class's threshold, and across slots whatever the probability: no copy is made.
-    def decide_all(
-        new: ClaimText, olds: Sequence[ClaimText], model: object = None, evidence: bool = False
-    ) -> list[tuple[Decision, float]]:
-        p = {"I'm veggie, no meat no fish.": 0.6}.get(new.text, 0.97)
-        return [(Decision.RESTATED, p) if evidence else (Decision.COMPATIBLE, 1 - p) for _ in olds]
-
-    monkeypatch.setattr(g, "decide_all", decide_all)
-    monkeypatch.setattr(sentences, "decide_all", decide_all)
-    old = st("a", "I'm vegetarian.", 0, vec(1, 0.1, 0))
-    unsure = st("b", "I'm veggie, no meat no fish.", 5, vec(1, 0.2, 0))
-    plan = g.govern([unsure], [old])
-    assert [(r.old.memory_id, r.sure, r.absorbs) for r in plan.restatements] == [("a", False, False)]
-    keyed = dataclasses.replace(old, keys=("user.diet",))
-    across = dataclasses.replace(
-        st("c", "Nothing with meat for me, veggie 4 life.", 9, vec(1, 0.15, 0)), keys=("user.pref",)
-    )
-    plan = g.govern([across], [keyed])
-    assert [(r.old.memory_id, r.sure, r.absorbs) for r in plan.restatements] == [("a", False, False)]
-    assert plan.closings == []

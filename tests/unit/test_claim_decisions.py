@@ -24,7 +24,7 @@ from memworks.pipelines.claims import (
     read_claim,
     read_words,
 )
-from memworks.pipelines.claims.decision import EVIDENCE_RESTATED, GUARDED
+from memworks.pipelines.claims.decision import GUARDED
 from memworks.pipelines.extraction.open_vocab.parse import Sentence, Token
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
@@ -205,20 +205,6 @@ def test_a_guarded_answer_below_its_threshold_keeps_both() -> None:
     label, prob = m.choose(p)
     assert label is Decision.COMPATIBLE and math.isclose(prob, 0.4)
     assert m.choose(np.array([0.0, 0.85, 0.05, 0.05, 0.05])) == (Decision.CHANGED, 0.85)
-
-
-def test_a_restatement_below_its_threshold_is_answered_for_evidence_only_when_asked() -> None:
-    """Top class ``restated`` at 0.6 under a 0.9 threshold: kept back by default; with ``evidence``
-    answered (the caller adds evidence and absorbs nothing), down to EVIDENCE_RESTATED only."""
-    m = _model({Decision.RESTATED: 0.9, Decision.CHANGED: 0.9})
-    p = np.array([0.6, 0.1, 0.1, 0.1, 0.1])
-    assert m.choose(p)[0] is Decision.COMPATIBLE
-    assert m.choose(p, evidence=True) == (Decision.RESTATED, 0.6)
-    assert not m.sure_restated(0.6) and m.sure_restated(0.95)
-    below = np.array([EVIDENCE_RESTATED - 0.05, 0.3, 0.1, 0.1, 0.05])
-    assert m.choose(below / below.sum(), evidence=True)[0] is Decision.COMPATIBLE
-    # Other guarded classes keep their thresholds.
-    assert m.choose(np.array([0.1, 0.6, 0.1, 0.1, 0.1]), evidence=True)[0] is Decision.COMPATIBLE
 
 
 def test_unguarded_answers_are_never_held_back() -> None:

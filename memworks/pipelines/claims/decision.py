@@ -25,7 +25,7 @@ import numpy.typing as npt
 from memworks.errors import MemworksError
 from memworks.pipelines.claims.features import FEATURE_NAMES, ClaimText, pair_features
 
-__all__ = ["EVIDENCE_RESTATED", "MODEL_FILE", "Decision", "DecisionModel", "decide", "decide_all", "load_model"]
+__all__ = ["MODEL_FILE", "Decision", "DecisionModel", "decide", "decide_all", "load_model"]
 
 #: The model file, next to this module.
 MODEL_FILE = "decision_model.json"
@@ -48,12 +48,6 @@ class Decision(StrEnum):
 
 #: Decisions that close or absorb the old claim; each has an abstention threshold.
 GUARDED = (Decision.CHANGED, Decision.ENDED, Decision.RESTATED)
-#: Least probability of *restated*, as the likeliest decision, for a restatement that only adds
-#: evidence (the new claim stays a claim of its own; only above the class's threshold is it
-#: absorbed). On the labelled pairs, *restated* the likeliest at 0.5 or more is right for 26 of
-#: 31 held-out pairs (3 are changes, 2 compatible) and 55 of 63 training pairs, against 3 and 15
-#: above the threshold.
-EVIDENCE_RESTATED = 0.5
 _OTHER_PERSON = FEATURE_NAMES.index("other_person")
 
 
@@ -124,29 +118,20 @@ class DecisionModel:
         p: npt.NDArray[np.float64] = e / e.sum(axis=1, keepdims=True)
         return p
 
-    def choose(
-        self, p: npt.NDArray[np.float64], row: npt.NDArray[np.float64] | None = None, *, evidence: bool = False
-    ) -> tuple[Decision, float]:
+    def choose(self, p: npt.NDArray[np.float64], row: npt.NDArray[np.float64] | None = None) -> tuple[Decision, float]:
         """The decision for one row of class probabilities, abstaining as the thresholds say.
 
         An abstention answers ``compatible`` with the probability that the top class is wrong. With
         the pair's feature ``row``, a claim about another person (``other_person``) is never allowed
-        to close or restate the old one either. With ``evidence``, *restated* is answered from
-        :data:`EVIDENCE_RESTATED` up (below its threshold, the caller adds evidence only).
+        to close or restate the old one either.
         """
         top = int(np.argmax(p))
         label, prob = self.classes[top], float(p[top])
         if label in GUARDED and row is not None and row[_OTHER_PERSON] > 0:
             return Decision.COMPATIBLE, 1.0 - prob
-        if evidence and label is Decision.RESTATED and prob >= EVIDENCE_RESTATED:
-            return label, prob
         if label in self.thresholds and prob < self.thresholds[label]:
             return Decision.COMPATIBLE, 1.0 - prob
         return label, prob
-
-    def sure_restated(self, probability: float) -> bool:
-        """A *restated* answer clears the class's own threshold (the new claim may be absorbed)."""
-        return probability >= self.thresholds.get(Decision.RESTATED, 0.0)
 
 
 @lru_cache(maxsize=1)
@@ -164,12 +149,11 @@ def decide(new: ClaimText, old: ClaimText, model: DecisionModel | None = None) -
 
 
 def decide_all(
-    new: ClaimText, olds: Sequence[ClaimText], model: DecisionModel | None = None, *, evidence: bool = False
+    new: ClaimText, olds: Sequence[ClaimText], model: DecisionModel | None = None
 ) -> list[tuple[Decision, float]]:
-    """:func:`decide` for ``new`` against each of ``olds``, scored in one batch (``evidence``: see
-    :meth:`DecisionModel.choose`)."""
+    """:func:`decide` for ``new`` against each of ``olds``, scored in one batch."""
     if not olds:
         return []
     m = model or load_model()
     x = np.vstack([pair_features(new, o) for o in olds])
-    return [m.choose(p, row, evidence=evidence) for p, row in zip(m.probabilities(x), x, strict=True)]
+    return [m.choose(p, row) for p, row in zip(m.probabilities(x), x, strict=True)]

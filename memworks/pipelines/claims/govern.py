@@ -31,7 +31,7 @@ import numpy as np
 
 from memworks.models.enums import Source
 from memworks.pipelines.claims.cues import marks_restatement
-from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_all, load_model
+from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_all
 from memworks.pipelines.claims.features import ClaimText, cue_acts_on, other_person
 from memworks.pipelines.claims.reading import stem
 from memworks.pipelines.claims.sentences import PartDecision, closeness_to, part_decision
@@ -130,15 +130,12 @@ class Restatement:
     #: Found by the speaker's own mark ("remember", "like I said") on the nearest earlier
     #: statement, not by the model: ``old`` gains the evidence, and ``new`` is no copy of it.
     marked: bool = False
-    #: The model's probability cleared the class's threshold; below it (down to
-    #: :data:`~.decision.EVIDENCE_RESTATED`) ``old`` gains the evidence and ``new`` is no copy.
-    sure: bool = True
 
     @property
     def absorbs(self) -> bool:
-        """``new`` becomes a copy of ``old``: it applies, the model is sure of it, and ``new`` says
+        """``new`` becomes a copy of ``old``: it applies, the model found it, and ``new`` says
         nothing besides (a turn that restates one sentence of another and says more is no copy)."""
-        return self.applies and self.sure and not self.marked and not (self.part and self.new.parts)
+        return self.applies and not self.marked and not (self.part and self.new.parts)
 
 
 @dataclass(frozen=True)
@@ -215,8 +212,6 @@ def govern(
     by_sentence: dict[tuple[str, str], str] = {}
     by_part: dict[tuple[str, str], PartDecision] = {}
     marked: set[tuple[str, str]] = set()
-    # Restatements that add evidence only, however sure the model is.
-    unsure: set[tuple[str, str]] = set()
     # Pairs decided as nothing but whose later turn may name a value of the earlier one again.
     apart: list[tuple[Statement, Statement]] = []
     for lid, all_earlies in by_late.items():
@@ -234,22 +229,14 @@ def govern(
             by_part[(o.memory_id, late.memory_id)] = said_again[o.memory_id]
             marked.add((o.memory_id, late.memory_id))
             decided.append((o, late, Decision.RESTATED, said_again[o.memory_id].probability))
-        # Keyed into other slots, the model may still find one said again ("nothing with meat or
-        # fish for me, veggie 4 life" after "I'm veggie"): evidence only, never a closing or a copy.
-        others = [o for o in all_earlies if o not in earlies and o.memory_id not in said_again]
-        across = decide_all(late.claim, [o.claim for o in others], model, evidence=True)
-        for o, (d, p) in zip(others, across, strict=True):
-            if d is Decision.RESTATED:
-                unsure.add((o.memory_id, late.memory_id))
-                decided.append((o, late, d, p))
         if not earlies:
             continue
         olds = [o.claim for o in earlies]
-        whole = decide_all(late.claim, olds, model, evidence=True)
+        whole = decide_all(late.claim, olds, model)
         # Each sentence of a turn of several is decided too: a closing one of them makes, the whole
         # turn makes (the likeliest, where the turn as a whole closes nothing), when the sentence's
         # cue acts on a thing the earlier one said.
-        sentences = [(part, decide_all(part, olds, model, evidence=True)) for part in late.parts]
+        sentences = [(part, decide_all(part, olds, model)) for part in late.parts]
         for i, (o, (d, p)) in enumerate(zip(earlies, whole, strict=True)):
             closing = [
                 (ds[i], part.text) for part, ds in sentences if ds[i][0] in _CLOSING and cue_acts_on(part, o.claim)
@@ -299,8 +286,7 @@ def govern(
         applies = o.memory_id not in copies and (end is None or end > n.claim.said_at)
         pd = by_part.get((o.memory_id, n.memory_id))
         by_mark = (o.memory_id, n.memory_id) in marked
-        sure = by_mark or ((o.memory_id, n.memory_id) not in unsure and (model or load_model()).sure_restated(p))
-        plan.restatements.append(r := Restatement(o, n, p, applies, pd.part if pd else "", by_mark, sure))
+        plan.restatements.append(r := Restatement(o, n, p, applies, pd.part if pd else "", by_mark))
         if r.absorbs:
             copies.add(n.memory_id)
     mentioning = [(o, n, False) for o, n, d, _ in decided if d not in _NOT_MENTIONS]

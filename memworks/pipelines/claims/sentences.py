@@ -82,7 +82,7 @@ def part_decision(
     found: list[PartDecision] = []
     for said in late:
         near = [p for p in early if float(np.dot(said.vector, p.vector)) >= min_cosine]
-        for part, (d, p) in zip(near, decide_all(said, near, model, evidence=True), strict=True):
+        for part, (d, p) in zip(near, decide_all(said, near, model), strict=True):
             # Only a state told as holding stops holding ("I have a PureGym membership"); an event
             # told as done stays done ("I went to the support group on Monday").
             closes = d in _CLOSING and _tense(part) in _STATES and cue_acts_on(said, part)

@@ -290,9 +290,9 @@ def _audit(tenant: str, user: str, plan: ClaimPlan) -> list[audit.Decided]:
         judged = Judged(cand, Verdict(GateOutcome.ACCEPTED, reason, MemoryKind.EPISODIC, True))
         rows.append((tenant, user, c.new.episode_id, [judged], {0: (Op.UPDATE, c.old)}))
     for r in plan.restatements:
-        how = f"p={r.probability:.2f}" + ("" if r.sure else ", evidence only")
-        if r.marked:
-            how = f"said again as the speaker marks it, cosine {r.probability:.2f}"
+        how = (
+            f"said again as the speaker marks it, cosine {r.probability:.2f}" if r.marked else f"p={r.probability:.2f}"
+        )
         reason = f"claims: restated {r.old.memory_id} ({how})"
         cand = Candidate(text=reason, source=Source(r.new.claim.source), extractor="claims")
         judged = Judged(cand, Verdict(GateOutcome.ACCEPTED, reason, MemoryKind.EPISODIC, True))

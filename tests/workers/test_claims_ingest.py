@@ -301,10 +301,15 @@ def test_a_statement_its_speaker_marks_as_said_again_rests_on_both_turns(make_me
         mw.drain()
     mw.enqueue_episodes([ep(1, "2026-03-20", again)])  # a replay changes nothing
     mw.drain()
-    rows = {m.text: m for m in mw.memories(S) if m.key is None}
-    assert rows[first].evidence == ["u1-0", "u1-1"]
-    assert rows[again].evidence == ["u1-1"]  # it says nothing else, yet stays: no copy is made of it
+    rows = mw.memories(S)
+    # The fact's keyed record rests on both turns (its transcript is no second record of it) ...
+    assert [(m.key, m.evidence) for m in rows if m.key and "u1-0" in m.evidence] == [
+        ("user.pref.general.british_english", ["u1-0", "u1-1"])
+    ]
+    # ... and the later turn stays, as it was said: no copy is made of it.
+    assert [m.evidence for m in rows if m.key is None and m.text == again] == [["u1-1"]]
     with Session(get_engine(sqlite_url)) as s:
         audited = s.exec(select(GateDecision).where(GateDecision.extractor == "claims")).all()
-    assert [(a.episode_id, a.op, a.memory_id) for a in audited] == [("u1-1", "noop", rows[first].memory_id)]
+    first_id = next(m.memory_id for m in rows if m.key is None and m.text == first)
+    assert [(a.episode_id, a.op, a.memory_id) for a in audited] == [("u1-1", "noop", first_id)]
     assert "said again as the speaker marks it" in audited[0].reason

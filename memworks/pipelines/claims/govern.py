@@ -35,6 +35,7 @@ from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_a
 from memworks.pipelines.claims.features import ClaimText, cue_acts_on, other_person
 from memworks.pipelines.claims.reading import stem
 from memworks.pipelines.claims.sentences import PartDecision, closeness_to, part_decision
+from memworks.pipelines.claims.values import STANCE, names, said_in
 
 __all__ = [
     "MENTION_COSINE",
@@ -357,17 +358,6 @@ def _ends_value(new: Statement, old: Statement) -> str | None:
     return None
 
 
-def names(text: str, value: str) -> bool:
-    """``text`` names ``value`` (3 characters or more, as a whole word) without denying it
-    ("I'm not allergic to penicillin" names penicillin to deny it)."""
-    folded = _fold(text)
-    if (m := _found(folded, value)) is None:
-        return False
-    before = " ".join(folded[: m.start()].split()[-_NEGATION_REACH:])
-    # "I can't have penicillin" keeps away from it, as "I'm allergic to penicillin" does: no denial.
-    return not _NEGATION.search(_CANNOT_TAKE.sub(" ", before))
-
-
 def _named_again(new: Statement, old: Statement, *, min_cosine: float, stances_only: bool = False) -> str | None:
     """A value of ``old``'s records that ``new`` names again in a statement close to ``old``'s,
     with no cue of change or ending (which would make it news about the value, not the value).
@@ -376,7 +366,7 @@ def _named_again(new: Statement, old: Statement, *, min_cosine: float, stances_o
     for v in old.values:
         # A stance's value names its thing ("avoids dairy"): said again whether the turn denies it
         # or not ("no dairy for me", "dairy wrecks my stomach"), the negation being the stance.
-        stance = _STANCE.match(v)
+        stance = STANCE.match(v)
         # Across slots a plain value is said again only where the new turn keys nothing naming it:
         # "red" of "my favourite colour is red" is not said again by a turn keyed "red wine".
         if stances_only and not stance and any(said_in(w, v) or said_in(v, w) for w in new.values):
@@ -391,27 +381,4 @@ def _named_again(new: Statement, old: Statement, *, min_cosine: float, stances_o
     return None
 
 
-#: Words before a named value within which a negation denies it (count).
-_NEGATION_REACH = 4
-_NEGATION = re.compile(r"\b(?:not|no|never|n't|nor|without)\b|n't\b")
-_CANNOT_TAKE = re.compile(
-    r"\b(?:can't|cannot|can not|mustn't|must not|shouldn't)\s+(?:have|eat|take|drink|touch|use|be given)\b"
-)
 _NOT_MENTIONS = (Decision.CHANGED, Decision.ENDED, Decision.RESTATED)
-#: The lean of a standing preference's value, before its thing ("avoids dairy").
-_STANCE = re.compile(r"^(?:avoids|prefers)\s+")
-
-
-def said_in(text: str, value: str) -> bool:
-    """``text`` names ``value`` (3 characters or more, as a whole word), denied or not; a stance's
-    value ("avoids shellfish") by its thing."""
-    stance = _STANCE.match(value)
-    return _found(_fold(text), value[stance.end() :] if stance else value) is not None
-
-
-def _found(folded: str, value: str) -> re.Match[str] | None:
-    return re.search(rf"\b{re.escape(_fold(value))}\b", folded) if len(value) >= 3 else None
-
-
-def _fold(s: str) -> str:
-    return " ".join(s.replace("\u2019", "'").split()).casefold()

@@ -277,15 +277,9 @@ def _learned(
         f"{t} {v}" for t, v in zip(texts, sig.values if len(sig.values) == len(sig) else [""] * len(sig), strict=True)
     ]
     source = sig.source if len(sig.source) == len(sig) else np.full(len(sig), -1)
-    if kind is not None and not kind_answered(
-        kind,
-        q.text,
-        p,
-        kind_texts,
-        sig.keys if len(sig.keys) == len(sig) else [None] * len(sig),
-        [memories[mid].extractor == "summary" for mid in sig.ids],
-        source,
-    ):
+    summary = [memories[mid].extractor == "summary" for mid in sig.ids]
+    keys = sig.keys if len(sig.keys) == len(sig) else [None] * len(sig)
+    if kind is not None and not kind_answered(kind, q.text, p, kind_texts, keys, summary, source):
         return Ranking([])  # "What is the name of my dentist?": nothing said names one
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])
     score = p * weight
@@ -325,7 +319,6 @@ def _learned(
             sims = np.maximum(sims, sig.renamed)
         # Every way of getting there answers a question of the way as well as any other.
         sims = np.where(ways, 1.0, sims)
-        summary = [memories[mid].extractor == "summary" for mid in sig.ids]
         changed = [says_change(t) for t in texts]
         asked = frozenset(t for _, t in content_words(q.text))
         covers = [asked & w for w in words]
@@ -389,10 +382,6 @@ def means_theirs(sig: Signals, who: Sequence[str | None], named: str, policy: Ra
     sims = sig.unnamed if sig.unnamed is not None and len(sig.unnamed) else sig.span if policy.spans else sig.cos
     mine = [float(s) for s, w in zip(sims, who, strict=False) if w is None or w == named]
     return bool(mine) and max(mine) >= NAMED_MIN_SIMILARITY
-
-
-#: How far below its best record a summary scores (just below: it keeps its place among the rest).
-_BELOW = 0.999
 
 
 def _prior(m: Candidate) -> float:

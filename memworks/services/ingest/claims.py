@@ -31,8 +31,9 @@ from memworks.models.drafts import Candidate
 from memworks.models.enums import GateOutcome, MemoryKind, MemoryStatus, Op, Source
 from memworks.models.tables import Memory
 from memworks.pipelines.claims import ClaimText, Decision, join_sentences, read_claim
-from memworks.pipelines.claims.govern import MIN_COSINE, NEIGHBOURS, ClaimPlan, Statement, govern, names, said_in
+from memworks.pipelines.claims.govern import MIN_COSINE, NEIGHBOURS, ClaimPlan, Statement, govern
 from memworks.pipelines.claims.sentences import closest_views
+from memworks.pipelines.claims.values import names, said_in
 from memworks.pipelines.extraction.open_vocab.parse import Sentence
 from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest import MAX_CHARS_READ, Judged, bounded_text

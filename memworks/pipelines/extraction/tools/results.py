@@ -45,6 +45,7 @@ from memworks.models.drafts import Candidate, Turn
 from memworks.models.enums import MemoryKind, Role, Source
 from memworks.pipelines.extraction.dates.timeparse import find_time
 from memworks.pipelines.extraction.tools.calls import call_fields, call_object, call_readable, is_call
+from memworks.pipelines.extraction.tools.field_names import STAMP_NAMES, STATE_NAMES, shares_a_word
 
 __all__ = [
     "ASKED",
@@ -343,16 +344,16 @@ def still_holds(key: str, new_value: str, old_value: str, old_text: str) -> str:
         name = _name(f)
         if name in taken or _slug(name) == obj or f in out or f in new_value:
             continue
-        if _STAMP_NAMES.search(name):
+        if STAMP_NAMES.search(name):
             continue  # when the earlier result was updated: the new one is a later update
         if (
             moved
             and f in beside
             and name not in _KIND_NAMES
-            and (_STATE_NAMES.search(name) or _about_old_state(f.split("=", 1)[-1]))
+            and (STATE_NAMES.search(name) or _about_old_state(f.split("=", 1)[-1]))
         ):
             continue
-        if moved and _shares_a_word(name, new_names):
+        if moved and shares_a_word(name, new_names):
             continue  # "price_usd=15900" beside "sold_price_usd=15200": the new result's word for it
         taken.add(name)  # the newest field of a name is its state: an older one of it is not
         # An older field naming what a newer one names ("membership=Trailhead Basic" behind
@@ -369,23 +370,6 @@ _STATUS_NAMES = frozenset({"status", "state"})
 #: The field names of what kind of thing the object is ("category=broadband_fault"): a
 #: description of the object whatever its status.
 _KIND_NAMES = frozenset({"category", "type", "kind", "service", "product", "tool"})
-#: The names of when a result was updated or checked: each result is a later one.
-_STAMP_NAMES = re.compile(r"^(?:last_)?(?:updated|modified|changed|checked|refreshed|synced)(?:_at|_on)?$|^as_of$")
-#: The names of what was said of a status, not of the object: notes on it, what was expected
-#: under it ("note=fraud check before QR code is issued", "expected_payout=3-5 working days").
-_STATE_NAMES = re.compile(
-    r"^(?:notes?|comments?|remarks?|reason|message|last_update|next_steps?|eta|(?:expected|est|estimated|due)(?:_\w+)?)$"
-)
-#: Words of field names that say nothing of what a field is about.
-_NAME_NOISE = frozenset({"id", "at", "on", "date", "time", "no", "number", "usd", "gbp", "eur", "amount", "value"})
-
-
-def _shares_a_word(name: str, names: set[str]) -> bool:
-    """``name`` shares a word, other than :data:`_NAME_NOISE`, with one of ``names``."""
-    mine = set(re.split(r"[_.\- ]+", name)) - _NAME_NOISE
-    return any(mine & set(re.split(r"[_.\- ]+", n)) for n in names if n != name)
-
-
 #: Fewest words of a field's value read as words about a state, not the name of a thing.
 PROSE_WORDS = 4
 #: A name (capitalised: "Alfama", "SEUR") or a number (a day, an amount) in a field's value.

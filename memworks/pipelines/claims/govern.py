@@ -33,7 +33,7 @@ from memworks.models.enums import Source
 from memworks.pipelines.claims.cues import marks_restatement
 from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_all
 from memworks.pipelines.claims.features import ClaimText, cue_acts_on, other_person
-from memworks.pipelines.claims.reading import stem
+from memworks.pipelines.claims.reading import Reading, stem
 from memworks.pipelines.claims.sentences import PartDecision, closeness_to, part_decision
 from memworks.pipelines.claims.values import STANCE, names, said_in
 
@@ -312,9 +312,7 @@ def _marked_restatements(late: Statement, earlies: Sequence[Statement], min_cosi
         # A request after it ("remember Hana can't have sesame, so could you ...?") asks about
         # something else: only a cue of change or ending makes the sentence news.
         r = said.reading
-        if r.change_verb or r.change_word or r.end_verb or r.end_word or r.hypothetical:
-            continue
-        if not marks_restatement(said.text):
+        if _cue(r) or r.hypothetical or not marks_restatement(said.text):
             continue
         views = [
             (float(np.dot(said.vector, v.vector)), o, v)
@@ -333,10 +331,14 @@ def _marked_restatements(late: Statement, earlies: Sequence[Statement], min_cosi
     return found
 
 
+def _cue(r: Reading) -> bool:
+    """A cue of change or ending."""
+    return r.change_verb or r.change_word or r.end_verb or r.end_word
+
+
 def _news(c: ClaimText) -> bool:
     """A cue of change or ending, or a question: news about what it names, not the thing again."""
-    r = c.reading
-    return r.change_verb or r.change_word or r.end_verb or r.end_word or r.question
+    return _cue(c.reading) or c.reading.question
 
 
 def _ends_value(new: Statement, old: Statement) -> str | None:

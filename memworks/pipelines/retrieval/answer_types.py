@@ -109,16 +109,8 @@ def kind_first(
     if kind not in PRECISE_KINDS or not len(score):
         return score
     order = np.argsort(-score, kind="stable")
-    best = [int(i) for i in order[:KIND_CHECKED] if score[i] >= KIND_SHARE * score[order[0]]]
-    held = [
-        i in best
-        and (
-            holds_answer(kind, texts[i], question)
-            or (source[i] >= 0 and holds_answer(kind, texts[source[i]], question))
-        )
-        for i in range(len(score))
-    ]
-    return below_holders(score, held)
+    best = {int(i) for i in order[:KIND_CHECKED] if score[i] >= KIND_SHARE * score[order[0]]}
+    return below_holders(score, [i in best and _holds(kind, question, texts, source, i) for i in range(len(score))])
 
 
 def kind_answered(
@@ -139,7 +131,9 @@ def kind_answered(
     if not own:
         return True
     best = [i for i in own[:KIND_CHECKED] if p[i] >= KIND_SHARE * p[own[0]]]
-    return any(
-        holds_answer(kind, texts[i], question) or (source[i] >= 0 and holds_answer(kind, texts[source[i]], question))
-        for i in best
-    )
+    return any(_holds(kind, question, texts, source, i) for i in best)
+
+
+def _holds(kind: str, question: str, texts: Sequence[str], source: npt.NDArray[np.int64], i: int) -> bool:
+    """Candidate ``i`` holds an answer of ``kind``, or the turn its fact was read from does."""
+    return holds_answer(kind, texts[i], question) or (source[i] >= 0 and holds_answer(kind, texts[source[i]], question))

@@ -272,15 +272,14 @@ def _learned(
         ways = answering_ways(near, texts) & np.array([w in (None, q.named) for w in who], dtype=np.bool_)
     if not answers(q, sig, p, model, policy) and not ways.any():
         return Ranking([])
-    kind = answer_kind(q.text)
-    kind_texts = [
-        f"{t} {v}" for t, v in zip(texts, sig.values if len(sig.values) == len(sig) else [""] * len(sig), strict=True)
-    ]
-    source = sig.source if len(sig.source) == len(sig) else np.full(len(sig), -1)
     summary = [memories[mid].extractor == "summary" for mid in sig.ids]
-    keys = sig.keys if len(sig.keys) == len(sig) else [None] * len(sig)
-    if kind is not None and not kind_answered(kind, q.text, p, kind_texts, keys, summary, source):
-        return Ranking([])  # "What is the name of my dentist?": nothing said names one
+    if (kind := answer_kind(q.text)) is not None:  # read only for a question asking for one
+        values = sig.values if len(sig.values) == len(sig) else [""] * len(sig)
+        kind_texts = [f"{t} {v}" for t, v in zip(texts, values, strict=True)]
+        source = sig.source if len(sig.source) == len(sig) else np.full(len(sig), -1)
+        keys = sig.keys if len(sig.keys) == len(sig) else [None] * len(sig)
+        if not kind_answered(kind, q.text, p, kind_texts, keys, summary, source):
+            return Ranking([])  # "What is the name of my dentist?": nothing said names one
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])
     score = p * weight
     # Judged only where the store measured the candidates against the thing's word.

@@ -59,10 +59,8 @@ _FOR_ME = re.compile(rf"^(?:an?\s+)?{_WHAT}\s+for\s+me$")
 #: A rule for every one of a kind of thing: "all user-facing copy has to be British English",
 #: "UI text must always be UK spelling" (a quantifier or "always" makes it stand).
 _ALL_MUST = re.compile(
-    r"^(?:(?P<all>all|every|any)\s+)?(?P<topic>[a-z][a-z0-9' -]{1,30}?)\s+"
-    r"(?:has|have|needs?|got)\s+to\s+(?P<always>always\s+)?be\s+(?P<what>[a-z][a-z0-9'&/+ -]{1,40}?)$"
-    r"|^(?:(?P<all2>all|every|any)\s+)?(?P<topic2>[a-z][a-z0-9' -]{1,30}?)\s+must\s+(?P<always2>always\s+)?be\s+"
-    r"(?P<what2>[a-z][a-z0-9'&/+ -]{1,40}?)$"
+    r"^(?:(?P<all>all|every|any)\s+)?(?P<topic>[a-z][a-z0-9' -]{1,30}?)\s+(?:(?:has|have|needs?|got)\s+to|must)\s+"
+    r"(?P<always>always\s+)?be\s+(?P<what>[a-z][a-z0-9'&/+ -]{1,40}?)$"
 )
 #: A part that labels the next as a rule of the speaker's ("my one rule", "only rule", "house rule").
 _RULE_LABEL = re.compile(r"\brules?(?:\s+(?:for|of|about|on)\b[^,;:]{0,40})?\s*$")
@@ -112,11 +110,10 @@ def _things(text: str) -> list[tuple[str, int, str, str]]:
         before = parts[i - 1].lower() if i else ""
         if (_RULE_LABEL.search(before) or _EVER_AFTER.match(after)) and (ruled := _NO_THING.match(said)):
             said = f"no {ruled['what']} for me"
-        if (ruled_all := _ALL_MUST.match(said)) and _stands(ruled_all):
-            what, topic = ruled_all["what"] or ruled_all["what2"], ruled_all["topic"] or ruled_all["topic2"]
-            words = [w for w in what.split() if w not in _NOT_THING]
-            if words and len(words) <= 5 and topic.split()[-1] not in _EMPTY:
-                out.append(("as", 1, " ".join(words), " ".join(topic.split())))
+        if (ruled_all := _ALL_MUST.match(said)) and (ruled_all["all"] or ruled_all["always"]):
+            words = [w for w in ruled_all["what"].split() if w not in _NOT_THING]
+            if words and len(words) <= 5 and ruled_all["topic"].split()[-1] not in _EMPTY:
+                out.append(("as", 1, " ".join(words), " ".join(ruled_all["topic"].split())))
             continue
         m = next(((rule, lean, found) for rule, lean, rx in _FORMS if (found := rx.match(said))), None)
         if m is None:
@@ -125,11 +122,6 @@ def _things(text: str) -> list[tuple[str, int, str, str]]:
         if words and words[0] not in _SET and not set(words) <= _EMPTY and len(words) <= 5:
             out.append((m[0], m[1], " ".join(words), ""))
     return out
-
-
-def _stands(m: re.Match[str]) -> bool:
-    """A rule of :data:`_ALL_MUST` said of every one of its kind or said to hold always."""
-    return any(m[g] for g in ("all", "always", "all2", "always2"))
 
 
 def _statement(rule: str, lean: int, thing: str, state: TurnState, topic: str = "") -> Statement | None:

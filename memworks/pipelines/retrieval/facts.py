@@ -9,7 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FACT_TURN_GAP", "LIFT_MAX_GAP", "facts_meet_turns", "lift_facts"]
+from memworks.pipelines.retrieval.latest import out_of_top
+
+__all__ = ["FACT_TURN_GAP", "LIFT_MAX_GAP", "below_copied_turns", "facts_meet_turns", "lift_facts"]
 
 #: How much less like the question (cosine) a fact may be than the turn it was read from and
 #: still stand for it (:func:`lift_facts`): a relevant fact is usually as close as its turn or
@@ -74,3 +76,24 @@ def facts_meet_turns(
         if better and max(better) < score[i]:
             out[i] = max(better) * _BELOW
     return out
+
+
+def below_copied_turns(
+    score: npt.NDArray[np.float64],
+    source: npt.NDArray[np.int64],
+    values: Sequence[str],
+    texts: Sequence[str],
+    summary: Sequence[bool],
+) -> npt.NDArray[np.float64]:
+    """A turn whose whole text a fact read from it holds word for word (a verified tool's result
+    is its keyed record's value) leaves the top: the same words twice take a place an answer of
+    something else could have. ``source[i]``: the position of the turn fact ``i`` was read from, or -1."""
+    n = len(score)
+    if not len(source) == len(values) == len(texts) == n:
+        return score
+    copied = {int(j) for i, j in enumerate(source) if j >= 0 and _same(values[i], texts[j])}
+    return out_of_top(score, copied, summary)
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())

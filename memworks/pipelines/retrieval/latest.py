@@ -29,6 +29,7 @@ __all__ = [
     "definite_terms",
     "latest_first",
     "latest_of_series",
+    "out_of_top",
     "says_change",
 ]
 
@@ -256,10 +257,10 @@ def latest_first(
     old = {i for i in range(n) if turn[i] in old or i in old} - {answer, turn[answer]}
     # ... and a summary that repeats one of them.
     old |= {i for i in range(n) if summary[i] and len(parts) == n and old.intersection(parts[i])}
-    return _out_of_top(out, old, summary)
+    return out_of_top(out, old, summary)
 
 
-def _out_of_top(score: npt.NDArray[np.float64], old: set[int], summary: Sequence[bool]) -> npt.NDArray[np.float64]:
+def out_of_top(score: npt.NDArray[np.float64], old: set[int], summary: Sequence[bool]) -> npt.NDArray[np.float64]:
     """``old`` out of the top, just below the best others, in their own order: still there for a
     question that needs the history too. (Summaries take their places from their parts next.)"""
     n = len(score)
@@ -294,7 +295,7 @@ def below_replaced(
     top = sorted(range(n), key=lambda i: -score[i])[:LATEST_TOP]
     answering = {k for i in top if (k := keys[i])}
     old = {i for i in range(n) if replaced[i] & answering}
-    return _out_of_top(score, old, summary)
+    return out_of_top(score, old, summary)
 
 
 #: A tool result's series: the words of its first line before the first one with a digit in it
@@ -337,4 +338,4 @@ def latest_of_series(
         return score
     out = score.copy()
     out[latest] = max(score[latest], float(score.max()) / _BELOW)
-    return _out_of_top(out, old, summary)
+    return out_of_top(out, old, summary)

@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from memworks.pipelines.retrieval.names import named_subjects
 from memworks.pipelines.retrieval.timerange import TimeRange, asks_when, interval_match, question_range, range_match
-from memworks.pipelines.text.spans import spans, voice
+from memworks.pipelines.text.spans import sentence_at, voice
 from memworks.pipelines.text.terms import terms
 
 #: Feature names, in model column order.
@@ -94,6 +94,8 @@ class Question:
     words: tuple[tuple[str, str], ...] = ()
     #: It asks what holds now ("Which bank am I with?"), in a present read: the latest answer wins.
     present: bool = False
+    #: The question as asked, before the user's own names in it read as "my" and "I" (empty: ``text``).
+    asked: str = ""
 
 
 def content_words(text: str, period: TimeRange | None = None) -> list[tuple[str, str]]:
@@ -193,8 +195,7 @@ def about(sig: Signals) -> list[str | None]:
     addresses when it speaks in the second person or asks without saying "I"."""
     out: list[str | None] = []
     for i, text in enumerate(sig.texts):
-        parts = spans(text) if sig.best_span[i] >= 0 else []
-        sentence = parts[sig.best_span[i]] if 0 <= sig.best_span[i] < len(parts) else text
+        sentence = sentence_at(text, int(sig.best_span[i]))
         addressed = voice(sentence).about_addressee and sig.addressees[i] is not None
         out.append(sig.addressees[i] if addressed else sig.subjects[i])
     return out

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.answer_types import answer_kind, kind_answered, kind_first
 from memworks.pipelines.retrieval.asked_thing import THING_MIN_SIMILARITY
-from memworks.pipelines.retrieval.facts import facts_meet_turns, lift_facts
+from memworks.pipelines.retrieval.facts import below_copied_turns, facts_meet_turns, lift_facts
 from memworks.pipelines.retrieval.identifiers import ids_first, unheard_ids
 from memworks.pipelines.retrieval.latest import (
     asks_latest,
@@ -29,6 +29,7 @@ from memworks.pipelines.retrieval.latest import (
     latest_of_series,
     says_change,
 )
+from memworks.pipelines.retrieval.non_answers import below_echoes, below_endings
 from memworks.pipelines.retrieval.possessor import (
     below_holders,
     holders,
@@ -282,6 +283,7 @@ def _learned(
             return Ranking([])  # "What is the name of my dentist?": nothing said names one
     weight = np.array([_prior(memories[mid]) for mid in sig.ids])
     score = p * weight
+    score = below_copied_turns(score, sig.source, sig.values, texts, summary)  # a tool's result once, as its record
     # Judged only where the store measured the candidates against the thing's word.
     owned = sig.owned.tolist() if policy.subjects and sig.owned is not None and len(sig.owned) == len(sig) else None
     owner = possessor(q.text) if owned is not None else frozenset()
@@ -337,9 +339,11 @@ def _learned(
             anywhere=q.named is None,
         )
         score = below_replaced(score, sig.keys, sig.replaced, summary)
+        score = below_endings(score, q.text, texts, sig.best_span, sig.facts, summary)  # "I stopped ..."
         if asks_latest(q.text):
             score = latest_of_series(score, sig.keys, texts, sig.session_at, summary)
     score = people_first(score, q.text, sig.subjects)
+    score = below_echoes(score, q.asked or q.text, sig.values, sig.facts, summary)  # "Dev's daughter?": not 'Dev'
     if kind is not None:  # "What's her email address?": a record holding one, before one about her address
         score = kind_first(score, kind, q.text, kind_texts, source)
     score = ids_first(score, q.text, texts, sig.keys)  # the ticket the question names, before any other

@@ -49,6 +49,12 @@ def spans(text: str) -> list[str]:
     return [prefix + p for p in parts[:MAX_SPANS]]
 
 
+def sentence_at(text: str, index: int) -> str:
+    """The span ``index`` of ``text`` (:func:`spans`), or the whole text for -1 or past its end."""
+    parts = spans(text) if index >= 0 else []
+    return parts[index] if 0 <= index < len(parts) else text
+
+
 @dataclass(frozen=True)
 class Voice:
     """How a statement refers to people: first person (the speaker), second person (the addressee)."""

@@ -108,6 +108,7 @@ def measure(
     (its visibility is then settled from the scope's cached index, with no SQL).
     """
     layout = turns.layout(s, scope, version) if (policy.neighbors or policy.subjects) else None
+    asked = query
     if layout is not None and layout.user_names:
         query = as_user(query, layout.user_names)  # "What car does Tomasz have?" of Tomasz's own store
     q = read_question(
@@ -115,7 +116,7 @@ def measure(
     )
     if not policy.time:
         q = Question(q.text, q.named, q.asks_when, None, q.kind)
-    q = replace(q, present=present and q.period is None and (asks_now(query) or asks_latest(query)))
+    q = replace(q, present=present and q.period is None and (asks_now(query) or asks_latest(query)), asked=asked)
     lex = lexical.score(s, scope=scope, query=lexical_query(query) if q.present else query, version=version)
     unseen = lex.unseen if lex is not None else frozenset(t for _, t in q.words)
     more = _Extra.of(query, q, unseen) if embedder is not None else _Extra()

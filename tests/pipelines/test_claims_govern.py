@@ -167,6 +167,25 @@ def test_a_sentence_marked_as_said_again_restates_the_nearest_earlier_statement(
     assert not plan.restatements[0].absorbs and plan.closings == []
 
 
+def test_a_mark_in_lower_case_chat_is_read_in_its_own_sentence(answers: dict) -> None:
+    # No sentence of its own: the mark's sentence decides, a condition in it is no wish, and a
+    # cue of change in another sentence ("the new parser") is no news about it.
+    rule = st("a", "i can't stand functions longer than ~50 lines, split them", 0, vec(1, 0.6, 0))
+    again = st(
+        "c",
+        "ok. and again pls keep functions short, if it doesn't fit it gets split. the new parser is 90 lines",
+        9,
+        vec(1, 0.5, 0.1),
+    )
+    plan = g.govern([again], [rule])
+    assert [(r.old.memory_id, r.marked, r.said) for r in plan.restatements] == [
+        ("a", True, "and again pls keep functions short, if it doesn't fit it gets split.")
+    ]
+    # A wish in the mark's own sentence is one.
+    wished = st("c", "ok. again pls, i might want longer functions after all", 9, vec(1, 0.5, 0.1))
+    assert g.govern([wished], [rule]).restatements == []
+
+
 @pytest.mark.parametrize(
     ("text", "source", "why"),
     [

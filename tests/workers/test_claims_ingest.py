@@ -313,3 +313,24 @@ def test_a_statement_its_speaker_marks_as_said_again_rests_on_both_turns(make_me
     first_id = next(m.memory_id for m in rows if m.key is None and m.text == first)
     assert [(a.episode_id, a.op, a.memory_id) for a in audited] == [("u1-1", "noop", first_id)]
     assert "said again as the speaker marks it" in audited[0].reason
+
+
+def test_a_restatement_keyed_only_in_the_later_turn_rests_its_record_on_both(
+    make_memworks: Any, sqlite_url: str
+) -> None:
+    # The first turn keys nothing; the later one, marked as said again, keys the rule: its record
+    # is the fact's, and it rests on both turns (the first turn's transcript gains nothing).
+    mw = make_memworks(sqlite_url, claims=True)
+    first = (
+        "ugh and while you're in main.rs, i can't stand functions longer than ~50 lines, run() is at 140 now. split it"
+    )
+    again = (
+        "acceptable. and again pls keep functions short, if it doesn't fit on my screen it gets split. "
+        "the new parse_args is creeping past 60 lines"
+    )
+    for n, (day, text) in enumerate([("2026-03-02", first), ("2026-03-20", again)]):
+        mw.enqueue_episodes([ep(n, day, text)])
+        mw.drain()
+    rows = mw.memories(S)
+    assert [(m.key, sorted(m.evidence)) for m in rows if m.key] == [("user.pref.general.function", ["u1-0", "u1-1"])]
+    assert [m.evidence for m in rows if m.key is None and m.text == first] == [["u1-0"]]

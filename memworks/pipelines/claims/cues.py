@@ -35,6 +35,8 @@ __all__ = [
     "TIME_PATTERN",
     "inflections",
     "marks_restatement",
+    "marking_sentence",
+    "wishes",
 ]
 
 #: Verbs whose subject now holds a different value of something: "switched to", "moved to".
@@ -232,3 +234,21 @@ PERSON_NOUNS = frozenset(
     grandma grandpa grandmother grandfather niece nephew roommate flatmate housemate teammate
     classmate manager landlord landlady doctor teacher""".split()
 )
+
+
+#: Words of a wish or a doubt, in a sentence read from its words alone ("before you plan anything:
+#: Leah doesn't eat meat, remember" plans nothing of its own).
+_WISHED = frozenset("want wants think thinking consider considering hope wish intend maybe perhaps might".split())
+#: Where a sentence ends in a text read from its words alone.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def marking_sentence(text: str) -> str | None:
+    """The first sentence of ``text`` that marks itself as said before (:func:`marks_restatement`)."""
+    return next((p for p in _SENTENCE_END.split(text) if marks_restatement(p)), None)
+
+
+def wishes(text: str) -> bool:
+    """``text`` (read from its words alone) wishes, doubts or thinks: a condition ("if it doesn't
+    fit") is none of these."""
+    return not _WISHED.isdisjoint(re.findall(r"[a-z]+", text.lower()))

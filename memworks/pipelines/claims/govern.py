@@ -30,10 +30,10 @@ from datetime import datetime
 import numpy as np
 
 from memworks.models.enums import Source
-from memworks.pipelines.claims.cues import marks_restatement
+from memworks.pipelines.claims.cues import marking_sentence, marks_restatement, wishes
 from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_all
 from memworks.pipelines.claims.features import ClaimText, cue_acts_on, other_person
-from memworks.pipelines.claims.reading import Reading, stem
+from memworks.pipelines.claims.reading import Reading, read_words, stem
 from memworks.pipelines.claims.sentences import PartDecision, closeness_to, part_decision
 from memworks.pipelines.claims.values import STANCE, names, said_in
 
@@ -131,6 +131,8 @@ class Restatement:
     #: Found by the speaker's own mark ("remember", "like I said") on the nearest earlier
     #: statement, not by the model: ``old`` gains the evidence, and ``new`` is no copy of it.
     marked: bool = False
+    #: The sentence of ``new`` that says it again, when one of its sentences does.
+    said: str = ""
 
     @property
     def absorbs(self) -> bool:
@@ -287,7 +289,8 @@ def govern(
         applies = o.memory_id not in copies and (end is None or end > n.claim.said_at)
         pd = by_part.get((o.memory_id, n.memory_id))
         by_mark = (o.memory_id, n.memory_id) in marked
-        plan.restatements.append(r := Restatement(o, n, p, applies, pd.part if pd else "", by_mark))
+        r = Restatement(o, n, p, applies, pd.part if pd else "", by_mark, pd.said if pd else "")
+        plan.restatements.append(r)
         if r.absorbs:
             copies.add(n.memory_id)
     mentioning = [(o, n, False) for o, n, d, _ in decided if d not in _NOT_MENTIONS]
@@ -309,10 +312,20 @@ def _marked_restatements(late: Statement, earlies: Sequence[Statement], min_cosi
     if late.claim.source != Source.USER.value:
         return found  # a tool's "reminder: 09:00" is a field, not a speaker's mark
     for said in late.parts or (late.claim,):
+        # The sentence that bears the mark: a turn of lower-case chat has no sentences of its own
+        # ("and again pls keep functions short. the new parser ..."), so its mark's sentence is
+        # read from its words, and the turn's vector stands for it.
+        marking = said.text if late.parts else marking_sentence(said.text)
+        if marking is None:
+            continue
         # A request after it ("remember Hana can't have sesame, so could you ...?") asks about
         # something else: only a cue of change or ending makes the sentence news.
-        r = said.reading
-        if _cue(r) or r.hypothetical or not marks_restatement(said.text):
+        parsed = late.parts or marking == said.text
+        r = said.reading if parsed else read_words(marking)
+        # Read from words alone, a condition is no wish ("again pls keep functions short, if it
+        # doesn't fit on my screen it gets split"): only a plan or a wish makes it one.
+        unsure = r.hypothetical if parsed else wishes(marking)
+        if _cue(r) or unsure or not marks_restatement(marking):
             continue
         views = [
             (float(np.dot(said.vector, v.vector)), o, v)
@@ -327,7 +340,7 @@ def _marked_restatements(late: Statement, earlies: Sequence[Statement], min_cosi
             continue
         cos, o, v = max(views, key=lambda c: c[0])
         if cos >= min_cosine and (o.memory_id not in found or cos > found[o.memory_id].probability):
-            found[o.memory_id] = PartDecision(Decision.RESTATED, cos, v.text if o.parts else "", said.text)
+            found[o.memory_id] = PartDecision(Decision.RESTATED, cos, v.text if o.parts else "", marking)
     return found
 
 

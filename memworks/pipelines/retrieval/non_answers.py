@@ -77,14 +77,14 @@ _UNSURE = frozenset(
     "want wants plan planning think thinking consider considering hope might may maybe perhaps if".split()
 )
 #: Verbs of beginning that tell what took an ended thing's place.
-_BEGIN = frozenset("join adopt buy purchase start begin pick".split())
+_BEGIN = frozenset("join adopt buy purchase start begin pick get".split())
 #: Words that say what replaced the ended thing (the statement then tells what holds): "now",
 #: "new", a verb of changing or beginning ("switched", "joined", "picked it up").
 _NEWS = (
     C.CHANGE_ADVERBS
     | C.NEW_WORDS
     | frozenset(f for v in C.CHANGE_VERBS | _BEGIN for f in C.inflections(v))
-    | {"bought", "began", "begun"}
+    | {"bought", "began", "begun", "got"}
 )
 #: Phrases of ending, the participle of "give up" too.
 _END_PHRASES = (*C.END_PHRASES, "given up")

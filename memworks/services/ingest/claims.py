@@ -19,6 +19,7 @@ ingest transaction, under the scope's lock, after the batch's records are indexe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,7 +32,8 @@ from memworks.models.drafts import Candidate
 from memworks.models.enums import GateOutcome, MemoryKind, MemoryStatus, Op, Source
 from memworks.models.tables import Memory
 from memworks.pipelines.claims import ClaimText, Decision, join_sentences, read_claim
-from memworks.pipelines.claims.govern import MIN_COSINE, NEIGHBOURS, ClaimPlan, Statement, govern
+from memworks.pipelines.claims.govern import MIN_COSINE, NEIGHBOURS, ClaimPlan, Restatement, Statement, govern
+from memworks.pipelines.claims.reading import stem
 from memworks.pipelines.claims.sentences import closest_views
 from memworks.pipelines.claims.values import names, said_in
 from memworks.pipelines.extraction.open_vocab.parse import Sentence
@@ -137,6 +139,27 @@ def _sentences(text: str, vectors: npt.NDArray[np.float32] | None) -> list[tuple
     return list(zip(said, vectors, strict=True))
 
 
+def _said_again(records: Sequence[Memory], r: Restatement, t: datetime) -> list[Memory]:
+    """The new turn's keyed records of what ``r`` restates, holding at ``t``: those its restating
+    sentence (``r.said``, else the whole turn) names, or most of whose words it says ("keep
+    functions short" of 'prefers keeping functions short')."""
+    keyed = [m for m in records if m.key and _holds_at(m, t)]
+    said = r.said or r.new.claim.text
+    return [m for m in keyed if said_in(said, m.value) or _most_words_in(m.value, said)]
+
+
+#: Words of a standing preference's value that say its lean, not its thing.
+_STANCE_WORDS = frozenset({"avoid", "prefer"})
+
+
+def _most_words_in(value: str, text: str) -> bool:
+    """Most of ``value``'s content words are in ``text``, in some form ("prefers keeping functions
+    short" in "keep functions short")."""
+    words = {stem(w) for w in re.findall(r"[a-z]+", value.lower()) if len(w) > 2} - _STANCE_WORDS
+    said = {stem(w) for w in re.findall(r"[a-z]+", text.lower())}
+    return bool(words) and 2 * len(words & said) > len(words)
+
+
 def _is_copy(m: Memory) -> bool:
     """Closed where it began: absorbed by what it restated (or never held on its own)."""
     return m.valid_to is not None and m.valid_to == m.valid_from
@@ -235,11 +258,14 @@ def _apply(
         held = [
             m for m in said.get(r.old.episode_id, []) if _holds_at(m, t) and (not r.part or said_in(r.part, m.value))
         ]
-        # The fact's own records, where the old turn's were keyed, else its transcript: one record
-        # of the fact rests on both turns, not two.
-        if not held:
+        # The fact's own records, where the old turn's were keyed, else the new turn's records of
+        # it ("again pls keep functions short" keyed, "i can't stand functions longer than ~50
+        # lines" not), else the old turn's transcript: one record of the fact rests on both turns.
+        mine = [] if held else _said_again(said.get(r.new.episode_id, []), r, t)
+        if not held and not mine:
             reinforces.append(Reinforce(r.old.memory_id, (r.new.episode_id,), 1.0))
         reinforces += [Reinforce(m.memory_id, (r.new.episode_id,), m.confidence) for m in held]
+        reinforces += [Reinforce(m.memory_id, (r.old.episode_id,), m.confidence) for m in mine]
         if not r.absorbs:  # the new turn says other things too: no copy of it
             continue
         copies.append((r.new.memory_id, r.old.memory_id, t))

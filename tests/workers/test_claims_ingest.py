@@ -334,3 +334,22 @@ def test_a_restatement_keyed_only_in_the_later_turn_rests_its_record_on_both(
     rows = mw.memories(S)
     assert [(m.key, sorted(m.evidence)) for m in rows if m.key] == [("user.pref.general.function", ["u1-0", "u1-1"])]
     assert [m.evidence for m in rows if m.key is None and m.text == first] == [["u1-0"]]
+
+
+def test_a_marked_restatement_rests_the_later_turns_record_of_what_both_said_on_both(
+    make_memworks: Any, sqlite_url: str
+) -> None:
+    # Both turns say the user is coeliac; only the later one keys it. Its record rests on both
+    # turns, beside the first turn's own records, which gain the later turn.
+    mw = make_memworks(sqlite_url, claims=True)
+    first = "food first. I'm coeliac, so nothing with gluten for me — wheat, barley, rye, and normal oats are all out."
+    again = (
+        "and a reminder that gluten is a hard no for me — I've got coeliac disease, even crumbs from a shared "
+        "toaster make me ill."
+    )
+    for n, (day, text) in enumerate([("2026-03-02", first), ("2026-03-20", again)]):
+        mw.enqueue_episodes([ep(n, day, text)])
+        mw.drain()
+    keyed = {m.key: sorted(m.evidence) for m in mw.memories(S) if m.key}
+    assert keyed.get("user.condition.coeliac_disease") == ["u1-0", "u1-1"]
+    assert keyed.get("user.pref.food.gluten") == ["u1-0", "u1-1"]

@@ -139,13 +139,25 @@ def _sentences(text: str, vectors: npt.NDArray[np.float32] | None) -> list[tuple
     return list(zip(said, vectors, strict=True))
 
 
-def _said_again(records: Sequence[Memory], r: Restatement, t: datetime) -> list[Memory]:
-    """The new turn's keyed records of what ``r`` restates, holding at ``t``: those its restating
-    sentence (``r.said``, else the whole turn) names, or most of whose words it says ("keep
-    functions short" of 'prefers keeping functions short')."""
-    keyed = [m for m in records if m.key and _holds_at(m, t)]
-    said = r.said or r.new.claim.text
-    return [m for m in keyed if said_in(said, m.value) or _most_words_in(m.value, said)]
+def _keyed_later(r: Restatement, held: Sequence[Memory], news: Sequence[Memory], t: datetime) -> list[Memory]:
+    """The new turn's records (``news``) of what ``r`` restates that rest on the old turn as well:
+    where the old turn keyed nothing, those its restating sentence says; where it did and the new
+    turn is no copy, those of what the old turn said too but keyed nothing for ("I've got coeliac
+    disease" beside the old turn's 'avoids gluten', both said of "I'm coeliac")."""
+    if not held:
+        return _said_again(news, t, r.said or r.new.claim.text)
+    if r.absorbs:
+        return []  # the new turn's records become copies of the old turn's
+    return [m for m in _said_again(news, t, r.part or r.old.claim.text) if all(h.key != m.key for h in held)]
+
+
+def _said_again(records: Sequence[Memory], t: datetime, said: str) -> list[Memory]:
+    """The keyed ``records`` holding at ``t`` that ``said`` names, or half of whose words at least
+    it says ("keep functions short" of 'prefers keeping functions short', "I'm coeliac" of
+    'coeliac disease')."""
+    return [
+        m for m in records if m.key and _holds_at(m, t) and (said_in(said, m.value) or _most_words_in(m.value, said))
+    ]
 
 
 #: Words of a standing preference's value that say its lean, not its thing.
@@ -153,11 +165,11 @@ _STANCE_WORDS = frozenset({"avoid", "prefer"})
 
 
 def _most_words_in(value: str, text: str) -> bool:
-    """Most of ``value``'s content words are in ``text``, in some form ("prefers keeping functions
-    short" in "keep functions short")."""
+    """Half of ``value``'s content words at least are in ``text``, in some form ("prefers keeping
+    functions short" in "keep functions short")."""
     words = {stem(w) for w in re.findall(r"[a-z]+", value.lower()) if len(w) > 2} - _STANCE_WORDS
     said = {stem(w) for w in re.findall(r"[a-z]+", text.lower())}
-    return bool(words) and 2 * len(words & said) > len(words)
+    return bool(words) and 2 * len(words & said) >= len(words)
 
 
 def _is_copy(m: Memory) -> bool:
@@ -261,7 +273,7 @@ def _apply(
         # The fact's own records, where the old turn's were keyed, else the new turn's records of
         # it ("again pls keep functions short" keyed, "i can't stand functions longer than ~50
         # lines" not), else the old turn's transcript: one record of the fact rests on both turns.
-        mine = [] if held else _said_again(said.get(r.new.episode_id, []), r, t)
+        mine = _keyed_later(r, held, said.get(r.new.episode_id, []), t)
         if not held and not mine:
             reinforces.append(Reinforce(r.old.memory_id, (r.new.episode_id,), 1.0))
         reinforces += [Reinforce(m.memory_id, (r.new.episode_id,), m.confidence) for m in held]

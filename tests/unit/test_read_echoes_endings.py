@@ -81,6 +81,8 @@ def test_a_tool_results_transcript_leaves_the_top_beside_its_record_of_the_same_
         ("I've stopped playing netball, my knee can't take it any more.", "", True),
         ("Cancelled the PureGym membership.", "", True),
         ("I've given up on low-carb.", "", True),
+        ("last day at brightwell is fri 8 may, gonna take the weekend to sleep", "", True),
+        ("handed my notice in at brightwater this morning", "", True),
         ("Tomás quit restaurants for good.", "Tomás quit restaurants for good. He runs a food truck now.", False),
         ("Also we ended up going with the Niro!", "", False),
         ("Switched banks, everything's with Revolut now.", "", False),

@@ -74,7 +74,7 @@ _ASKS_THING = re.compile(r"^\W*(?:what|which|where|who|how)\b", re.I)
 _WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
 #: Words under which an ending is only wished, planned or supposed ("I might quit").
 _UNSURE = frozenset(
-    "want wants plan planning think thinking consider considering hope might may maybe perhaps if".split()
+    "want wants plan planning think thinking consider considering hope might maybe perhaps if".split()
 )
 #: Verbs of beginning that tell what took an ended thing's place.
 _BEGIN = frozenset("join adopt buy purchase start begin pick get".split())
@@ -86,8 +86,9 @@ _NEWS = (
     | frozenset(f for v in C.CHANGE_VERBS | _BEGIN for f in C.inflections(v))
     | {"bought", "began", "begun", "got"}
 )
-#: Phrases of ending, the participle of "give up" too.
-_END_PHRASES = (*C.END_PHRASES, "given up")
+#: Phrases of ending, the participle of "give up" too, and a job's ("last day at Brightwell",
+#: "handed my notice in").
+_END_PHRASES = (*C.END_PHRASES, "given up", "last day", "my notice")
 #: "Ended up going with the Niro" ends nothing.
 _NOT_ENDING = re.compile(r"\bend(?:ed|s|ing)? up\b")
 

@@ -73,9 +73,7 @@ def below_echoes(
 _ASKS_THING = re.compile(r"^\W*(?:what|which|where|who|how)\b", re.I)
 _WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
 #: Words under which an ending is only wished, planned or supposed ("I might quit").
-_UNSURE = frozenset(
-    "want wants plan planning think thinking consider considering hope might maybe perhaps if".split()
-)
+_UNSURE = frozenset("want wants plan planning think thinking consider considering hope might maybe perhaps if".split())
 #: Verbs of beginning that tell what took an ended thing's place.
 _BEGIN = frozenset("join adopt buy purchase start begin pick get".split())
 #: Words that say what replaced the ended thing (the statement then tells what holds): "now",

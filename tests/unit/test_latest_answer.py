@@ -17,6 +17,8 @@ from memworks.pipelines.retrieval import latest
         ("Which bank am I with?", True),
         ("What phone have I got?", True),
         ("What phone do I have?", True),
+        ("Does Rosa have to work on Christmas Day?", True),
+        ("What have I read this year?", False),
         ("Where do I live these days?", True),
         ("Where did I live?", False),
         ("When did I move?", False),

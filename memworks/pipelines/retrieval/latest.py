@@ -43,6 +43,7 @@ _NOT_NOW = frozenset(
 #: "When" asks about now only with a present verb next ("When is the conference?", not "When did ...").
 _WHEN_NOW = frozenset({"is", "are", "'s"})
 _NOW = frozenset("do does am is are have has 's now currently these nowadays still".split())
+_DO = frozenset({"do", "does"})
 _WH = frozenset({"what", "which"})
 #: Words that place a present question in time, not in what it asks about.
 _PRESENT_MARKS = re.compile(r"\b(?:now|currently|nowadays|these days|at the moment)\b", re.I)
@@ -91,7 +92,11 @@ def asks_now(text: str) -> bool:
         return False
     # "have" is a possession at the end ("What phone do I have?") or before "got", else a
     # perfect's auxiliary.
-    if any(w in ("has", "have") and "got" not in words[i + 1 :] for i, w in enumerate(words[:-1])):
+    # After "do" or "does" it is a main verb ("Does Rosa have to work on Christmas Day?").
+    if any(
+        w in ("has", "have") and "got" not in words[i + 1 :] and _DO.isdisjoint(words[:i])
+        for i, w in enumerate(words[:-1])
+    ):
         return False
     after_wh = [b for a, b in zip(words, words[1:], strict=False) if a in _WH]
     if any(w == "are" or (len(w) > 3 and w[-1] == "s" and w[-2] != "s" and w not in _NOT_PLURAL) for w in after_wh):

@@ -320,7 +320,7 @@ def _marked_restatements(late: Statement, earlies: Sequence[Statement], min_cosi
             continue
         # A request after it ("remember Hana can't have sesame, so could you ...?") asks about
         # something else: only a cue of change or ending makes the sentence news.
-        parsed = late.parts or marking == said.text
+        parsed = bool(late.parts) or marking == said.text
         r = said.reading if parsed else read_words(marking)
         # Read from words alone, a condition is no wish ("again pls keep functions short, if it
         # doesn't fit on my screen it gets split"): only a plan or a wish makes it one.

@@ -291,14 +291,19 @@ def test_a_change_to_one_sentence_of_a_turn_leaves_the_rest_of_it_current(make_m
     assert not [m for m in mw.memories(S, include_history=True) if "Anne" in m.text]
 
 
+def _said_weeks_apart(mw: Any, first: str, again: str) -> None:
+    """``first`` on 2 March, ``again`` on 20 March, each processed before the next arrives."""
+    for n, (day, text) in enumerate([("2026-03-02", first), ("2026-03-20", again)]):
+        mw.enqueue_episodes([ep(n, day, text)])
+        mw.drain()
+
+
 def test_a_statement_its_speaker_marks_as_said_again_rests_on_both_turns(make_memworks: Any, sqlite_url: str) -> None:
     # Other words, a model that calls the pair compatible, and the speaker's own "just a reminder".
     mw = make_memworks(sqlite_url, claims=True)
     first = "Separate thing: all user-facing copy has to be British English."
     again = "And just a reminder, UI text is UK spelling."
-    for n, (day, text) in enumerate([("2026-03-02", first), ("2026-03-20", again)]):
-        mw.enqueue_episodes([ep(n, day, text)])
-        mw.drain()
+    _said_weeks_apart(mw, first, again)
     mw.enqueue_episodes([ep(1, "2026-03-20", again)])  # a replay changes nothing
     mw.drain()
     rows = mw.memories(S)
@@ -328,9 +333,7 @@ def test_a_restatement_keyed_only_in_the_later_turn_rests_its_record_on_both(
         "acceptable. and again pls keep functions short, if it doesn't fit on my screen it gets split. "
         "the new parse_args is creeping past 60 lines"
     )
-    for n, (day, text) in enumerate([("2026-03-02", first), ("2026-03-20", again)]):
-        mw.enqueue_episodes([ep(n, day, text)])
-        mw.drain()
+    _said_weeks_apart(mw, first, again)
     rows = mw.memories(S)
     assert [(m.key, sorted(m.evidence)) for m in rows if m.key] == [("user.pref.general.function", ["u1-0", "u1-1"])]
     assert [m.evidence for m in rows if m.key is None and m.text == first] == [["u1-0"]]
@@ -347,9 +350,7 @@ def test_a_marked_restatement_rests_the_later_turns_record_of_what_both_said_on_
         "and a reminder that gluten is a hard no for me — I've got coeliac disease, even crumbs from a shared "
         "toaster make me ill."
     )
-    for n, (day, text) in enumerate([("2026-03-02", first), ("2026-03-20", again)]):
-        mw.enqueue_episodes([ep(n, day, text)])
-        mw.drain()
+    _said_weeks_apart(mw, first, again)
     keyed = {m.key: sorted(m.evidence) for m in mw.memories(S) if m.key}
     assert keyed.get("user.condition.coeliac_disease") == ["u1-0", "u1-1"]
     assert keyed.get("user.pref.food.gluten") == ["u1-0", "u1-1"]

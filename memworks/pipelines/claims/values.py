@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STANCE", "names", "said_in"]
+from memworks.pipelines.claims.reading import stem
+
+__all__ = ["STANCE", "mostly_said", "names", "said_in"]
 
 
 def names(text: str, value: str) -> bool:
@@ -42,3 +44,15 @@ def _found(folded: str, value: str) -> re.Match[str] | None:
 
 def _fold(s: str) -> str:
     return " ".join(s.replace("\u2019", "'").split()).casefold()
+
+
+#: Words of a standing preference's value that say its lean, not its thing.
+_STANCE_WORDS = frozenset({"avoid", "prefer"})
+
+
+def mostly_said(text: str, value: str) -> bool:
+    """Half of ``value``'s content words at least are in ``text``, in some form ("prefers keeping
+    functions short" in "keep functions short", 'coeliac disease' in "I'm coeliac")."""
+    words = {stem(w) for w in re.findall(r"[a-z]+", value.lower()) if len(w) > 2} - _STANCE_WORDS
+    said = {stem(w) for w in re.findall(r"[a-z]+", text.lower())}
+    return bool(words) and 2 * len(words & said) >= len(words)

@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from memworks.pipelines.claims import cues as C
 from memworks.pipelines.claims.values import STANCE
-from memworks.pipelines.retrieval.latest import out_of_top
+from memworks.pipelines.retrieval.latest import LATEST_TOP, out_of_top
 from memworks.pipelines.text.spans import sentence_at
 
 __all__ = ["asks_anew", "asks_for_thing", "below_echoes", "below_endings", "echoes", "tells_end"]
@@ -72,8 +72,9 @@ def below_echoes(
 
 _ASKS_THING = re.compile(r"^\W*(?:what|which|where|who|how)\b", re.I)
 _WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
-#: Words under which an ending is only wished, planned or supposed ("I might quit").
-_UNSURE = frozenset("want wants plan planning think thinking consider considering hope might maybe perhaps if".split())
+#: Words beside a wish or a doubt (:func:`~memworks.pipelines.claims.cues.wishes`) under which an
+#: ending is only planned or supposed ("I plan to quit", "if I stop").
+_PLANNED = frozenset({"plan", "planning", "if"})
 #: Verbs of beginning that tell what took an ended thing's place.
 _BEGIN = frozenset("join adopt buy purchase start begin pick get".split())
 #: Words that say what replaced the ended thing (the statement then tells what holds): "now",
@@ -105,7 +106,7 @@ def tells_end(sentence: str, whole: str = "") -> bool:
     low-carb", "quit the gym"), not only a wish to stop it, and neither it nor the ``whole``
     statement it is part of says what replaced it ("Tomás quit restaurants. He runs a food truck now")."""
     words = _words(sentence)
-    if _UNSURE.intersection(words) or _NEWS.intersection(words) or _NEWS.intersection(_words(whole)):
+    if C.wishes(sentence) or _PLANNED.intersection(words) or _NEWS.intersection(words + _words(whole)):
         return False
     text = " ".join(words)
     return bool(C.END_PAST.intersection(words)) or any(f" {p} " in f" {text} " for p in _END_PHRASES)
@@ -121,13 +122,18 @@ def below_endings(
 ) -> npt.NDArray[np.float64]:
     """For a present question asking for a thing (:func:`asks_for_thing`), the candidates whose
     best-matching sentence (``best_span``) tells an ending (:func:`tells_end`) below the best
-    others; keyed facts and summaries tell what holds."""
+    others; keyed facts and summaries tell what holds. Read from the best down, only until the top
+    holds :data:`~.latest.LATEST_TOP` others: those below it stay below it."""
     n = len(score)
     if not asks_for_thing(question) or not len(texts) == len(best_span) == len(facts) == n:
         return score
-    ended = {
-        i
-        for i in range(n)
-        if not facts[i] and not summary[i] and tells_end(sentence_at(texts[i], int(best_span[i])), texts[i])
-    }
+    ended: set[int] = set()
+    kept = 0
+    for i in sorted(range(n), key=lambda i: -score[i]):
+        if kept == LATEST_TOP:
+            break
+        if not facts[i] and not summary[i] and tells_end(sentence_at(texts[i], int(best_span[i])), texts[i]):
+            ended.add(i)
+        else:
+            kept += 1
     return out_of_top(score, ended, summary)

@@ -19,7 +19,6 @@ ingest transaction, under the scope's lock, after the batch's records are indexe
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,9 +32,8 @@ from memworks.models.enums import GateOutcome, MemoryKind, MemoryStatus, Op, Sou
 from memworks.models.tables import Memory
 from memworks.pipelines.claims import ClaimText, Decision, join_sentences, read_claim
 from memworks.pipelines.claims.govern import MIN_COSINE, NEIGHBOURS, ClaimPlan, Restatement, Statement, govern
-from memworks.pipelines.claims.reading import stem
 from memworks.pipelines.claims.sentences import closest_views
-from memworks.pipelines.claims.values import names, said_in
+from memworks.pipelines.claims.values import mostly_said, names, said_in
 from memworks.pipelines.extraction.open_vocab.parse import Sentence
 from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest import MAX_CHARS_READ, Judged, bounded_text
@@ -155,21 +153,7 @@ def _said_again(records: Sequence[Memory], t: datetime, said: str) -> list[Memor
     """The keyed ``records`` holding at ``t`` that ``said`` names, or half of whose words at least
     it says ("keep functions short" of 'prefers keeping functions short', "I'm coeliac" of
     'coeliac disease')."""
-    return [
-        m for m in records if m.key and _holds_at(m, t) and (said_in(said, m.value) or _most_words_in(m.value, said))
-    ]
-
-
-#: Words of a standing preference's value that say its lean, not its thing.
-_STANCE_WORDS = frozenset({"avoid", "prefer"})
-
-
-def _most_words_in(value: str, text: str) -> bool:
-    """Half of ``value``'s content words at least are in ``text``, in some form ("prefers keeping
-    functions short" in "keep functions short")."""
-    words = {stem(w) for w in re.findall(r"[a-z]+", value.lower()) if len(w) > 2} - _STANCE_WORDS
-    said = {stem(w) for w in re.findall(r"[a-z]+", text.lower())}
-    return bool(words) and 2 * len(words & said) >= len(words)
+    return [m for m in records if m.key and _holds_at(m, t) and (said_in(said, m.value) or mostly_said(said, m.value))]
 
 
 def _is_copy(m: Memory) -> bool:

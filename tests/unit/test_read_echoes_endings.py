@@ -1,13 +1,14 @@
 """Read-side stages that move a candidate out of the top (pure): a keyed fact that only says back
-what the question names, a tool result's transcript beside its own record, and a statement that
-something stopped, for a question about what holds now."""
+what the question names, a tool result's transcript beside its own record, a fact about someone
+other than the person asked about, and a statement that something stopped, for a question about
+what holds now."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from memworks.pipelines.retrieval.facts import below_copied_turns
+from memworks.pipelines.retrieval.facts import below_copied_turns, below_others_facts
 from memworks.pipelines.retrieval.non_answers import (
     asks_anew,
     asks_for_thing,
@@ -73,6 +74,20 @@ def test_a_tool_results_transcript_leaves_the_top_beside_its_record_of_the_same_
     # A fact holding only part of its turn leaves the turn where it was.
     kept = below_copied_turns(score, source, ["vitest", "", "", ""], texts, [False] * 4)
     assert _order(kept) == [0, 1, 2, 3]
+
+
+def test_a_fact_about_another_person_leaves_the_top_of_a_question_naming_someone() -> None:
+    keys = ["person.lars.job_title", None, "user.job_title", None]
+    subjects = ["Lars", "Lars", None, None]
+    score = np.array([0.9, 0.5, 0.4, 0.3])
+    # "What does Ngozi do for work?", Ngozi the user: Lars's job leaves the top, his turn stays.
+    out = below_others_facts(score, keys, subjects, None, [False] * 4)
+    assert _order(out) == [1, 2, 3, 0]
+    # "What does Lars do for work?": his own fact answers.
+    assert _order(below_others_facts(score, keys, subjects, "Lars", [False] * 4)) == [0, 1, 2, 3]
+    # A tool's result is never judged by whom it lists.
+    tool = below_others_facts(score, ["tool.ej-k7q2m", None, None, None], subjects, None, [False] * 4)
+    assert _order(tool) == [0, 1, 2, 3]
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,14 @@ import numpy.typing as npt
 
 from memworks.pipelines.retrieval.latest import out_of_top
 
-__all__ = ["FACT_TURN_GAP", "LIFT_MAX_GAP", "below_copied_turns", "facts_meet_turns", "lift_facts"]
+__all__ = [
+    "FACT_TURN_GAP",
+    "LIFT_MAX_GAP",
+    "below_copied_turns",
+    "below_others_facts",
+    "facts_meet_turns",
+    "lift_facts",
+]
 
 #: How much less like the question (cosine) a fact may be than the turn it was read from and
 #: still stand for it (:func:`lift_facts`): a relevant fact is usually as close as its turn or
@@ -97,3 +104,27 @@ def below_copied_turns(
 
 def _same(a: str, b: str) -> bool:
     return " ".join(a.split()) == " ".join(b.split())
+
+
+def below_others_facts(
+    score: npt.NDArray[np.float64],
+    keys: Sequence[str | None],
+    who: Sequence[str | None],
+    named: str | None,
+    summary: Sequence[bool],
+) -> npt.NDArray[np.float64]:
+    """For a question naming someone (``named``; None: the user, named by their own name): a
+    fact about another person leaves the top ("What does Ngozi do for work?" is not answered by
+    Lars's 'Freelance Sound Engineer'). Only a person's keyed fact (``person.*``) is judged: its
+    subject is what the record says it is about, where a turn's is only who spoke it (Ngozi may
+    well speak of Lars) and a tool's result names whoever it lists."""
+    n = len(score)
+    if len(keys) != n or len(who) != n or len(summary) != n:
+        return score
+    asked = (named or "").casefold()
+    others = {
+        i
+        for i, (k, w) in enumerate(zip(keys, who, strict=True))
+        if (k or "").startswith("person.") and w and w.casefold() != asked
+    }
+    return out_of_top(score, others, summary)

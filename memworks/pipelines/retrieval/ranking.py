@@ -19,7 +19,7 @@ import numpy.typing as npt
 from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.answer_types import answer_kind, kind_answered, kind_first
 from memworks.pipelines.retrieval.asked_thing import THING_MIN_SIMILARITY
-from memworks.pipelines.retrieval.facts import below_copied_turns, facts_meet_turns, lift_facts
+from memworks.pipelines.retrieval.facts import below_copied_turns, below_others_facts, facts_meet_turns, lift_facts
 from memworks.pipelines.retrieval.identifiers import ids_first, unheard_ids
 from memworks.pipelines.retrieval.latest import (
     asks_latest,
@@ -310,6 +310,8 @@ def _learned(
     if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
         whole = sig.unnamed_whole if sig.unnamed_whole is not None and len(sig.unnamed_whole) == len(sig) else None
         score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who], whole)
+    if policy.subjects and len(sig.keys) == len(sig) and (q.named or (q.asked and q.asked != q.text)):
+        score = below_others_facts(score, sig.keys, sig.subjects, q.named, summary)  # not Lars's job for Ngozi's
     score = ways_first(score, ways)  # a way of travelling answers it, the workplace does not
     if present and policy.latest:
         # A named person's records all share the name: how well each answers is judged without it.

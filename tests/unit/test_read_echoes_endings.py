@@ -17,6 +17,7 @@ from memworks.pipelines.retrieval.non_answers import (
     echoes,
     tells_end,
 )
+from memworks.pipelines.retrieval.ranker import Question
 
 
 def _order(score: np.ndarray) -> list[int]:
@@ -88,6 +89,13 @@ def test_a_fact_about_another_person_leaves_the_top_of_a_question_naming_someone
     # A tool's result is never judged by whom it lists.
     tool = below_others_facts(score, ["tool.ej-k7q2m", None, None, None], subjects, None, [False] * 4)
     assert _order(tool) == [0, 1, 2, 3]
+
+
+def test_a_question_names_the_user_when_their_own_name_was_read_as_my() -> None:
+    asked = Question("What do I do for work?", None, False, None, "other", asked="What does Ngozi do for work?")
+    assert asked.names_user
+    assert not Question("What do I do for work?", None, False, None, "other", asked="What do I do for work?").names_user
+    assert not Question("What do I do for work?", None, False, None, "other").names_user
 
 
 @pytest.mark.parametrize(

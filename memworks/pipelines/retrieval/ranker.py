@@ -97,6 +97,11 @@ class Question:
     #: The question as asked, before the user's own names in it read as "my" and "I" (empty: ``text``).
     asked: str = ""
 
+    @property
+    def names_user(self) -> bool:
+        """It named the user by their own name ("What does Ngozi do?" in Ngozi's store)."""
+        return bool(self.asked) and self.asked != self.text
+
 
 def content_words(text: str, period: TimeRange | None = None) -> list[tuple[str, str]]:
     """(word, index term) of the words that say what is asked about: no stop words, no words of

@@ -310,7 +310,7 @@ def _learned(
     if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
         whole = sig.unnamed_whole if sig.unnamed_whole is not None and len(sig.unnamed_whole) == len(sig) else None
         score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who], whole)
-    if policy.subjects and len(sig.keys) == len(sig) and (q.named or (q.asked and q.asked != q.text)):
+    if policy.subjects and len(sig.keys) == len(sig) and (q.named or q.names_user):
         score = below_others_facts(score, sig.keys, sig.subjects, q.named, summary)  # not Lars's job for Ngozi's
     score = ways_first(score, ways)  # a way of travelling answers it, the workplace does not
     if present and policy.latest:

@@ -182,11 +182,23 @@ def test_what_was_just_said_is_the_speakers_latest_turn_when_no_turn_names_it(em
     older = replace(_known(embedder, "o", "My router keeps dropping out in the evenings."), source="user")
     word = replace(_known(embedder, "w", "Lindesnes", days=1), source="user")
     reply = replace(_known(embedder, "a", "Thanks, that's set on the account.", days=2), source="model_inference")
+    # a question asked since told nothing to forget
+    asked = replace(_known(embedder, "q", "How long does that usually take?", days=3), source="user")
     request = ForgetRequest(topic="the security word they just told you", terms=("security", "word"), recent=True)
     q = embedder.embed([query_text(request)])[0]
-    assert match_topic(read_topic(request), q, [older, word, reply]) == ["w"]
+    assert match_topic(read_topic(request), q, [older, word, reply, asked]) == ["w"]
     # a date of birth is what forgetting one's date of birth means, whatever the words around it
     assert read_topic(ForgetRequest(topic="their date of birth", terms=("date", "birth"))).kinds == {"birth"}
+
+
+def test_a_date_of_birth_is_of_a_year_before_it_was_said(embedder: Embedder) -> None:
+    """Given the user's date of birth and bookings dated in the year they were made, when "their
+    date of birth" is forgotten, then the date of birth goes and the bookings stay."""
+    born = replace(_known(embedder, "b", "14/08/1987"), source="user")
+    booked = _known(embedder, "k", f'{{"tool": "engineer_booking", "date": "{T0.year}-05-09", "slot": "13:00-18:00"}}')
+    request = ForgetRequest(topic="their date of birth", terms=("date", "birth"))
+    q = embedder.embed([query_text(request)])[0]
+    assert match_topic(read_topic(request), q, [born, booked]) == ["b"]
 
 
 def test_a_phone_number_is_a_number_dialled_never_a_date_or_an_id() -> None:

@@ -268,6 +268,8 @@ def test_forget_requests_are_their_own_candidates(extract: OpenVocabularyExtract
     assert pay.forget is not None and pay.forget.recent and home.forget is not None and not home.forget.recent
     # a bare adverbial noun before "can you delete it?" names no topic: what "it" is was said before
     assert [c for c in extract(turn("Yesterday, can you delete it?", at)) if c.forget is not None] == []
+    # what was read, not read out, was never told
+    assert [c for c in extract(turn("I read a great book last week. Please forget it.", at)) if c.forget] == []
 
 
 @pytest.mark.parametrize(
@@ -314,6 +316,18 @@ def test_forget_requests_are_their_own_candidates(extract: OpenVocabularyExtract
         (
             "The first time I wrote I explained why I'm at home during the day. Please delete it from your notes.",
             "why they're at home during the day",
+        ),
+        # ... what a report of saying was about ("the therapy stuff I told you about") ...
+        (
+            "The therapy stuff I told you about a couple of weeks back, I don't want any of that stored. "
+            "Please delete all of it.",
+            "The therapy stuff they told you about a couple of weeks back",
+        ),
+        # ... or something of the speaker's own they read out, the "'d" of "I'd rather" no plan
+        (
+            "Oh, and I read my date of birth out in the chat a couple of weeks ago. "
+            "I'd rather that wasn't kept in your notes — please remove it.",
+            "their date of birth",
         ),
     ],
 )

@@ -236,9 +236,18 @@ def is_about(topic: Topic, query: npt.NDArray[np.float32], k: Known, t: Threshol
         return True
     if found and sim >= t.some_words:
         return True
-    if sim >= t.typed and any(_KIND_PATTERNS[kind].search(k.text) for kind in topic.kinds):
+    if sim >= t.typed and any(_holds_kind(kind, k) for kind in topic.kinds):
         return True
     return sim >= t.meaning
+
+
+def _holds_kind(kind: str, k: Known) -> bool:
+    """``k`` holds a value of ``kind``; a date of birth is of a year before ``k`` was said (an
+    engineer's visit "2025-05-15", said in 2025, is no one's birthday)."""
+    found = _KIND_PATTERNS[kind].finditer(k.text)
+    if kind != "birth":
+        return any(True for _ in found)
+    return any(int(y) < k.said_at.year for m in found for y in re.findall(r"(?:19|20)\d\d", m[0]))
 
 
 def _latest_naming(topic: Topic, pool: Sequence[Known]) -> list[Known]:
@@ -249,7 +258,8 @@ def _latest_naming(topic: Topic, pool: Sequence[Known]) -> list[Known]:
         return []
     naming = [k for k in pool if all(any(same_word(t, w) for w in _words(own_words(k.text))) for t in topic.terms)]
     # "the security word I just told you" ("Lindesnes"): no turn names it, the speaker's last did.
-    naming = naming or [k for k in pool if k.source == "user"]
+    # A question ("How long does that usually take?") told nothing to forget.
+    naming = naming or [k for k in pool if k.source == "user" and not k.text.rstrip().endswith("?")]
     if not naming:
         return []
     latest = max(naming, key=lambda k: k.said_at)

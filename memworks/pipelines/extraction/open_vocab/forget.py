@@ -113,6 +113,8 @@ _REPORTING = frozenset(
         "paste",
     }
 )
+#: Nouns a report of saying is dated by, not about ("the first time I wrote to you").
+_WHEN_TOLD = frozenset({"time", "day", "week", "month", "year", "night", "morning", "evening", "moment"})
 #: Objects that point back at a topic named earlier in the sentence ("my old number, forget that one").
 _ANAPHORS = frozenset({"it", "that", "this", "one", "them", "those"})
 
@@ -136,7 +138,14 @@ def _request_verbs(s: Sentence) -> list[tuple[Token, Token]]:
         subj = s.child(head.i, "nsubj")
         if subj is not None and subj.lower != "you" and not _dislocated(s, head, subj):
             continue
-        if subj is None and any(k.lemma in ("will", "would", "could", "can") for k in s.children(head.i, "aux")):
+        # "Would delete it later" tells a plan; "I'd rather that wasn't kept — please remove it"
+        # asks, its "'d" hung on the request by the parse.
+        please = any(c.lower == "please" for c in s.children(head.i, "intj"))
+        if (
+            subj is None
+            and not please
+            and any(k.lemma in ("will", "would", "could", "can") for k in s.children(head.i, "aux"))
+        ):
             continue
         found.append((verb, head))
     return found
@@ -169,16 +178,33 @@ def _about(s: Sentence, within: Sequence[Token]) -> list[Token] | None:
 def _reported(s: Sentence) -> list[Token] | None:
     """What a sentence reports having said, for a later request pointing back at it: "that
     business I passed on about Sheila's lad" (what it was about), "for having told you where I
-    keep the spare key" (what was told)."""
+    keep the spare key" (what was told), "the therapy stuff I told you about" (what it tells of),
+    "I read my date of birth out" (the speaker's own thing said)."""
     if (about := _about(s, s.tokens)) is not None:
         return about
-    for t in s.tokens:
-        # What the speaker said ("having told you ..."), not what someone else says.
-        subj = s.child(t.i, "nsubj")
-        if t.lemma in _REPORTING and (subj is None or subj.lower in MY | {"i", "we"}):
-            if (c := s.child(t.i, "ccomp")) is not None:
-                return list(s.subtree(c.i))
+    # What the speaker said ("having told you ..."), not what someone else says.
+    said = [
+        t
+        for t in s.tokens
+        if _reports(s, t) and ((subj := s.child(t.i, "nsubj")) is None or subj.lower in MY | {"i", "we"})
+    ]
+    # What was told, first ("the first time I wrote to you I explained why I'm at home": why) ...
+    if (c := next((c for t in said if (c := s.child(t.i, "ccomp")) is not None), None)) is not None:
+        return list(s.subtree(c.i))
+    for t in said:
+        # ... then the thing told of ("the therapy stuff I told you about"; not a time: "the
+        # first time I wrote") ...
+        if t.dep == "relcl" and t.head != t.i and s.tokens[t.head].lemma not in _WHEN_TOLD:
+            return list(s.subtree(t.head))
+        # ... or something of theirs they said ("I read my date of birth out in the chat").
+        if (o := s.child(t.i, "dobj")) is not None and any(p.lower in MY for p in s.children(o.i, "poss")):
+            return list(s.subtree(o.i))
     return None
+
+
+def _reports(s: Sentence, t: Token) -> bool:
+    """A verb of saying, "read ... out" among them."""
+    return t.lemma in _REPORTING or (t.lemma == "read" and any(p.lower == "out" for p in s.children(t.i, "prt")))
 
 
 def _topic(s: Sentence, verb: Token, head: Token) -> list[Token] | None:

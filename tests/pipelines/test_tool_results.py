@@ -128,6 +128,10 @@ def test_a_result_quotes_the_users_turn_it_answers() -> None:
     bot = _turn(1, "Let me look up order 88213.", source=Source.MODEL_INFERENCE, role=Role.ASSISTANT)
     (c,) = tool_result_candidates(_turn(2, result), [bot])
     assert "asked" not in c.text
+    # A word or two said back to the assistant (a security word) is no request, nor copied.
+    word = _turn(1, "Lindesnes", source=Source.USER, role=Role.USER)
+    (c,) = tool_result_candidates(_turn(2, "sim_swap SW-30417: status=pending"), [other, word])
+    assert "Lindesnes" not in c.text and c.text.endswith("(asked: Also, can you check my refund?)")
 
 
 @pytest.mark.parametrize(

@@ -155,6 +155,8 @@ def _dated(result: str, turn: Turn) -> datetime | None:
     return found.when if _YEAR.search(found.phrase) else None
 
 
+#: Fewest words of a user's turn that asks for what a result answers.
+ASKED_WORDS = 3
 #: Characters of the user's turn quoted in a result's text.
 ASKED_CHARS = 240
 #: What opens the quote of the user's turn a result answers, in its record's text.
@@ -177,7 +179,11 @@ def own_words(text: str) -> str:
 def _asking(obj: str, context: Sequence[Turn]) -> Turn | None:
     """The latest user turn of ``context`` that names the id, else the latest user turn (the
     request the tool ran for)."""
-    said = [t for t in context if t.role is Role.USER and t.source is Source.USER]
+    # A turn of a word or two answers the assistant ("Lindesnes" for a security word, a PIN, a
+    # code): no request, and no words to copy into a record that outlives it.
+    said = [
+        t for t in context if t.role is Role.USER and t.source is Source.USER and len(t.content.split()) >= ASKED_WORDS
+    ]
     pattern = re.compile(rf"(?<![\w-]){re.escape(obj)}(?![\w-])", re.IGNORECASE)
     naming = [t for t in said if pattern.search(t.content)]
     return (naming or said)[-1] if said else None

@@ -244,10 +244,10 @@ def is_about(topic: Topic, query: npt.NDArray[np.float32], k: Known, t: Threshol
 def _holds_kind(kind: str, k: Known) -> bool:
     """``k`` holds a value of ``kind``; a date of birth is of a year before ``k`` was said (an
     engineer's visit "2025-05-15", said in 2025, is no one's birthday)."""
-    found = _KIND_PATTERNS[kind].finditer(k.text)
     if kind != "birth":
-        return any(True for _ in found)
-    return any(int(y) < k.said_at.year for m in found for y in re.findall(r"(?:19|20)\d\d", m[0]))
+        return _KIND_PATTERNS[kind].search(k.text) is not None
+    days = (m[0] for m in _KIND_PATTERNS[kind].finditer(k.text))
+    return any(int(y) < k.said_at.year for day in days for y in re.findall(r"(?:19|20)\d\d", day))
 
 
 def _latest_naming(topic: Topic, pool: Sequence[Known]) -> list[Known]:

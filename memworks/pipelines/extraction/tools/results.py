@@ -179,11 +179,9 @@ def own_words(text: str) -> str:
 def _asking(obj: str, context: Sequence[Turn]) -> Turn | None:
     """The latest user turn of ``context`` that names the id, else the latest user turn (the
     request the tool ran for)."""
-    # A turn of a word or two answers the assistant ("Lindesnes" for a security word, a PIN, a
-    # code): no request, and no words to copy into a record that outlives it.
-    said = [
-        t for t in context if t.role is Role.USER and t.source is Source.USER and len(t.content.split()) >= ASKED_WORDS
-    ]
+    said = [t for t in context if t.role is Role.USER and t.source is Source.USER]
+    # A word or two said back ("Lindesnes", a PIN) is no request, nor copied into a record that outlives it.
+    said = [t for t in said if len(t.content.split()) >= ASKED_WORDS]
     pattern = re.compile(rf"(?<![\w-]){re.escape(obj)}(?![\w-])", re.IGNORECASE)
     naming = [t for t in said if pattern.search(t.content)]
     return (naming or said)[-1] if said else None

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memworks.pipelines.extraction.dates.timeparse import find_time, has_future_marker, resolve_time
+from memworks.pipelines.extraction.dates.timeparse import find_time, find_times, has_future_marker, resolve_time
 
 ANCHOR = datetime(2024, 6, 15, 10, 30, tzinfo=UTC)  # a Saturday
 
@@ -373,3 +373,24 @@ def test_a_weekday_after_the_refers_to_a_day_told_elsewhere(text: str) -> None:
 def test_the_nth_weekday_of_a_month(text: str, expected: datetime) -> None:
     found = find_time(text, ANCHOR)
     assert found is not None and found.when.date() == expected.date()
+
+
+def test_over_the_weekend_is_the_past_one_or_the_coming_one_by_tense() -> None:
+    monday = datetime(2026, 3, 16, 9, 0, tzinfo=UTC)
+    assert resolve_time("Cutover went smoothly over the weekend.", monday) == day(2026, 3, 14)
+    assert resolve_time("We'll finish the move over the weekend.", monday) == day(2026, 3, 21)
+
+
+def test_every_time_a_text_names_in_order_and_the_first_is_find_times() -> None:
+    text = "investor demo of the new api is tuesday the 20th, and launch is locked for monday 2 june, in March 2027"
+    anchor = datetime(2025, 5, 8, tzinfo=UTC)
+    found = find_times(text, anchor)
+    assert [w.date() for _, _, w in found] == [
+        day(2025, 5, 20).date(),
+        day(2025, 6, 2).date(),
+        day(2027, 3, 1).date(),
+    ]
+    assert [text[s:e] for s, e, _ in found][1:] == ["2 june", "in March 2027"]  # the longest reading
+    first = find_time(text, anchor)
+    assert first is not None and first.when == found[0][2]
+    assert find_times("hello there", anchor) == []

@@ -101,6 +101,22 @@ def test_a_hit_carries_its_speaker_and_resolved_event_date(sqlite_url: str, make
         assert row is not None and row.subject == "Caroline" and row.event_at is not None
 
 
+def test_a_turn_naming_several_times_is_dated_by_the_part_that_answers(sqlite_url: str, make_memworks: Any) -> None:
+    # Given one turn that tells of two events and their dates,
+    mw = make_memworks(sqlite_url)
+    said = datetime(2025, 5, 12, 10, 0, tzinfo=UTC)
+    text = "I'll write the deploy job today. Heads up that I'm on parental leave from Monday 26 May, two weeks."
+    mw.enqueue_episodes([turn(1, text, when=said)])
+    mw.drain()
+    # the record keeps the first time its words name,
+    (record,) = [m for m in mw.memories(U) if m.value == text]
+    assert record.event_at is not None and record.event_at.date() == said.date()
+    # and a question about the leave reads the turn dated by the leave.
+    hit = next(h for h in mw.retrieve(U, "When am I on parental leave?", k=3).hits if h.memory_id == record.memory_id)
+    assert hit.event_at is not None and hit.event_at.date() == datetime(2025, 5, 26).date()
+    assert hit.event_time == hit.event_at
+
+
 def test_a_question_about_one_person_answered_only_by_anothers_words_is_not_answered(
     sqlite_url: str, make_memworks: Any
 ) -> None:

@@ -14,10 +14,20 @@ from calendar import monthrange
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
-from memworks.pipelines.extraction.dates.timeparse import TimeMatch, find_time
+from memworks.pipelines.extraction.dates.timeparse import TimeMatch, find_time, find_times
 from memworks.pipelines.text.spans import split_speaker
+from memworks.pipelines.text.terms import terms
 
-__all__ = ["MAX_PHRASES", "TimeRange", "asks_when", "event_time", "interval_match", "question_range", "range_match"]
+__all__ = [
+    "MAX_PHRASES",
+    "TimeRange",
+    "answer_time",
+    "asks_when",
+    "event_time",
+    "interval_match",
+    "question_range",
+    "range_match",
+]
 
 #: How far back "recently" reaches (days).
 RECENT_DAYS = 30
@@ -154,3 +164,57 @@ def range_match(r: TimeRange, t: datetime) -> float:
         return 1.0
     gap = (r.start - t) if t < r.start else (t - r.end)
     return max(0.0, 1.0 - gap.total_seconds() / 86400 / r.days)
+
+
+#: A sentence ends at its stop, but not at a title's or an initial's ("Dr. Feldman", "K. Le Guin").
+_SENTENCE_BREAK = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<!\b[A-Z])[.!?]+(?=\s)|\n")
+#: Question words that tell no event: pronouns, and "again".
+_NOT_ASKED = frozenset({"her", "his", "him", "she", "he", "they", "them", "their", "it", "its", "our", "your", "again"})
+#: Where a sentence's clauses part: punctuation, and the words that begin another clause.
+_CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|\s-\s|\b(?:and|but|so|which|while|because|though|then)\b", re.I)
+_WORD = re.compile(r"[\w'-]+")
+
+
+def _part(breaks: re.Pattern[str], text: str, lo: int, hi: int, at: int) -> tuple[int, int]:
+    """The stretch of ``text[lo:hi]`` between two ``breaks`` that holds position ``at``."""
+    start, end = lo, hi
+    for m in breaks.finditer(text, lo, hi):
+        if m.end() <= at:
+            start = m.end()
+        elif m.start() > at:
+            end = m.start()
+            break
+    return start, end
+
+
+def answer_time(text: str, question: str, anchor: datetime) -> datetime | None:
+    """Of the several times a record's words name, the one told of what ``question`` asks
+    ("When does Jonas go on parental leave?" of "I'll write the deploy job today. I'm on parental
+    leave from Monday 26 May"), or None when they name fewer than two or none beside its words.
+
+    A time is told of the question's words in its own clause ("launch is locked for Monday 2
+    June", not "the demo of the api is Tuesday the 20th"), else in its sentence, nearer the
+    better. A later word of the question weighs more: the event asked of comes after whose it
+    is ("walkies-api launch", "Ren's volcano project due").
+    """
+    _, body = split_speaker(text)
+    times = find_times(body, anchor)
+    if len(times) < 2:
+        return None
+    asked = [t for t in dict.fromkeys(terms(question)) if t not in _NOT_ASKED]
+    weight = {t: float(i + 1) for i, t in enumerate(asked)}
+    words = [(m.start(), t) for m in _WORD.finditer(body) for t in terms(m[0]) if t in weight]
+    best, best_score = None, (0.0, 0.0)
+    for start, end, when in times:
+        sentence = _part(_SENTENCE_BREAK, body, 0, len(body), start)
+        lo, hi = _part(_CLAUSE_BREAK, body, *sentence, start)
+        own = {t for at, t in words if lo <= at < hi and not start <= at < end}
+        near = sum(
+            weight[t] / (1 + len(_WORD.findall(body[min(at, end) : max(at, start)])))
+            for at, t in words
+            if sentence[0] <= at < sentence[1] and not start <= at < end
+        )
+        score = (sum(weight[t] for t in own), near)
+        if score > best_score:
+            best, best_score = when, score
+    return best

@@ -22,6 +22,7 @@ from sqlmodel import Session, col
 from memworks.models.enums import Role
 from memworks.models.schemas import HitOut, ProfileOut, RetrieveResult, Scope
 from memworks.models.tables import Memory
+from memworks.pipelines.ingest import MAX_CHARS_READ, bounded_text
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.retrieval.asked_thing import asked_thing, thing_name
 from memworks.pipelines.retrieval.latest import asks_latest, asks_now, lexical_query
@@ -29,7 +30,7 @@ from memworks.pipelines.retrieval.names import as_user, without_name
 from memworks.pipelines.retrieval.possessor import named_question, owned_word
 from memworks.pipelines.retrieval.ranker import Question, Signals, read_question
 from memworks.pipelines.retrieval.ranking import Ranking, RankPolicy, rank_signals
-from memworks.pipelines.retrieval.timerange import TimeRange
+from memworks.pipelines.retrieval.timerange import TimeRange, answer_time
 from memworks.pipelines.retrieval.unheard import phrases, residue
 from memworks.pipelines.text.terms import terms
 from memworks.store import memories, turns
@@ -81,7 +82,7 @@ def search(
     top = [r.memory.memory_id for r in ranking.hits]
     rows = {m.memory_id: m for m in memories.get_rows(s, ids=top)}
     evidence = memories.evidence_of(s, tenant_id=scope.tenant_id, ids=top)
-    result = _result(ranking, rows, evidence, sig)
+    result = _result(ranking, rows, evidence, sig, query)
     if profile_for is not None:
         result.profile = profile_for(sig.question_vector)
     return result
@@ -332,22 +333,30 @@ def _length(lex: lexical.Scores | None, lengths: npt.NDArray[np.float64] | None,
 _HIT_ROW_FIELDS = tuple(f for f in HitOut.model_fields if f in Memory.model_fields and f not in ("evidence", "subject"))
 
 
-def _result(ranking: Ranking, rows: dict[str, Memory], evidence: dict[str, list[str]], sig: Signals) -> RetrieveResult:
+def _result(
+    ranking: Ranking, rows: dict[str, Memory], evidence: dict[str, list[str]], sig: Signals, query: str
+) -> RetrieveResult:
     at = {mid: i for i, mid in enumerate(sig.ids)}
     hits = []
     for r in ranking.hits:
         m = rows[r.memory.memory_id]
         i = at[m.memory_id]
+        # A turn that names several times tells the question the one of the part that answers it.
+        told = (
+            answer_time(bounded_text(m.text, MAX_CHARS_READ), query, m.valid_from)
+            if m.extractor == "transcript"
+            else None
+        )
         hits.append(
             HitOut(
-                **{f: getattr(m, f) for f in _HIT_ROW_FIELDS},
+                **{f: getattr(m, f) for f in _HIT_ROW_FIELDS} | ({"event_at": told} if told else {}),
                 evidence=evidence.get(m.memory_id, []),
                 score=round(r.score, 6),
                 similarity=round(r.similarity, 4),
                 subject=sig.subjects[i],
                 about=r.about,
                 subject_mismatch=r.subject_mismatch,
-                event_time=sig.event_at[i],
+                event_time=told or sig.event_at[i],
             )
         )
     return RetrieveResult(abstained=not hits, hits=hits, subject_mismatch=ranking.subject_mismatch and bool(hits))

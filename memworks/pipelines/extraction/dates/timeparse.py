@@ -19,6 +19,7 @@ for (the past) N years                          anchor - N, only in present-perf
                                                 ("I've lived here for 3 years")
 last/next week|month|year, past week            anchor -/+ 7 days, 1 month, 1 year (same day)
 last/this/next weekend                          the Saturday of that weekend
+over the weekend                                the coming or the past one, by its clause's tense
 last/next Tuesday                               strictly before / after the anchor day
 on Tuesday, Tuesday                             past occurrence, or next one when said of
                                                 something to come
@@ -74,7 +75,7 @@ from memworks.pipelines.extraction.dates.weekdays import (
     weeks_after,
 )
 
-__all__ = ["TimeMatch", "find_time", "has_future_marker", "resolve_time", "upcoming_at"]
+__all__ = ["TimeMatch", "find_time", "find_times", "has_future_marker", "resolve_time", "upcoming_at"]
 
 # Longest alternatives first so "a couple of" is not read as "a".
 _NUM = "(?P<n>\\d+|" + "|".join(sorted((k.replace(" ", r"\s+") for k in NUMBERS), key=len, reverse=True)) + ")"
@@ -117,19 +118,25 @@ def has_future_marker(text: str) -> bool:
 
 def resolve_time(text: str, anchor: datetime, *, future: bool | None = None) -> datetime | None:
     """The first time expression in ``text`` resolved against ``anchor``, or None."""
-    found = find_time(text, anchor, future=future)
-    return found.when if found else None
+    return found[0][2] if (found := _times(text, anchor, future, every=False)) else None
 
 
 def find_time(text: str, anchor: datetime, *, future: bool | None = None) -> TimeMatch | None:
-    """Like :func:`resolve_time` but also returns the phrase that was matched.
+    """Like :func:`resolve_time` but also returns the phrase that was matched. ``future``: read
+    every expression as to come (True) or past (False); by default by the tense of its clause."""
+    if not (found := _times(text, anchor, future, every=False)):
+        return None
+    (start, end, when), *_ = found
+    return TimeMatch(when=when, phrase=text[start:end].strip())
 
-    Args:
-        text: the sentence or turn.
-        anchor: when it was said.
-        future: read every expression as to come (True) or past (False); by default each one
-            by the tense of its clause (see the module docstring).
-    """
+
+def find_times(text: str, anchor: datetime, *, future: bool | None = None) -> list[tuple[int, int, datetime]]:
+    """Every time expression in ``text``, as (start, end, resolved time), in order; of
+    overlapping matches the one reaching furthest ("in March 2023")."""
+    return _times(text, anchor, future, every=True)
+
+
+def _times(text: str, anchor: datetime, future: bool | None, *, every: bool) -> list[tuple[int, int, datetime]]:
     marked = has_future_marker(text)
     marks = read_tense(text) if future is None else []
     perfect = _PERFECT.search(text) is not None
@@ -142,15 +149,19 @@ def find_time(text: str, anchor: datetime, *, future: bool | None = None) -> Tim
             when = rule.resolve(m, anchor, upcoming)
             if when is not None:
                 hits.append((m.start(), m.end(), when))
-                break
-    if not hits:
-        return None
+                if not every:  # the earliest is all that is asked for: a rule's first will do
+                    break
     hits.sort(key=lambda h: (h[0], -h[1]))
-    start, end, when = hits[0]
-    for s, e, w in hits[1:]:
-        if s < end and e > end:  # an overlapping, longer reading ("in March 2023")
-            end, when = e, w
-    return TimeMatch(when=when, phrase=text[start:end].strip())
+    out: list[tuple[int, int, datetime]] = []
+    for s, e, w in hits:
+        if out and s < out[-1][1]:
+            if e > out[-1][1]:  # an overlapping, longer reading ("in March 2023")
+                out[-1] = (out[-1][0], e, w)
+            continue
+        if out and not every:
+            break
+        out.append((s, e, w))
+    return out
 
 
 def upcoming_at(text: str, start: int, end: int) -> bool | None:
@@ -331,7 +342,7 @@ def _closer(anchor: datetime, *days: datetime | None) -> datetime | None:
     return min(known, key=lambda d: (abs((d.date() - anchor.date()).days), d)) if known else None
 
 
-_WEEKDAY_ABBR = tuple(w[:3] for w in WEEKDAYS)
+_WEEKDAY_ABBR, _WAY = tuple(w[:3] for w in WEEKDAYS), ("past", "future")
 #: A weekday named just before a day and month ("Saturday 23 May", "sat, 23rd may").
 _WEEKDAY_BEFORE = re.compile(
     r"\b(?P<wd>mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|thursday|friday"
@@ -349,17 +360,8 @@ def _y(m: re.Match[str], a: datetime, f: bool | None) -> datetime | None:
 
 
 _FIXED_DAYS = {
-    "today": 0,
-    "tonight": 0,
-    "this morning": 0,
-    "this afternoon": 0,
-    "this evening": 0,
-    "earlier today": 0,
-    "yesterday": -1,
-    "last night": -1,
-    "the day before yesterday": -2,
-    "tomorrow": 1,
-    "the day after tomorrow": 2,
+    **dict.fromkeys(("today", "tonight", "this morning", "this afternoon", "this evening", "earlier today"), 0),
+    **{"yesterday": -1, "last night": -1, "the day before yesterday": -2, "tomorrow": 1, "the day after tomorrow": 2},
 }
 # What may follow a bare day of the month ("on the 21st, I'm ...", "by the 3rd at noon"); a
 # noun there makes it an ordinal of something else ("the 3rd floor").
@@ -391,6 +393,7 @@ _RULES: tuple[_Rule, ...] = (
     _rule(rf"\bfor\s+(?:the\s+(?:past|last)\s+)?{_NUM}\s+{_UNIT}\b", _ago, perfect_only=True),
     _rule(r"\b(?P<mod>last|next|past)\s+(?P<period>week|month|year|weekend)\b", _relative_period),
     _rule(r"\bthis\s+weekend\b", lambda m, a, f: weekday(a, 5, "this_future")),
+    _rule(r"\bover\s+the\s+weekend\b", lambda m, a, f: weekday(a, 5, f"this_{_WAY[bool(f)]}")),
     _rule(NTH_WEEKDAY_RULE, nth_weekday),
     _rule(WEEKS_AFTER_RULE, weeks_after),
     _rule(WEEKDAY_RULE, weekday_rule),

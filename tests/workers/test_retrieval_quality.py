@@ -117,6 +117,22 @@ def test_a_turn_naming_several_times_is_dated_by_the_part_that_answers(sqlite_ur
     assert hit.event_time == hit.event_at
 
 
+def test_a_thing_asked_for_by_a_name_never_said_is_not_answered(sqlite_url: str, make_memworks: Any) -> None:
+    # Given a project's context: its runtime and where it deploys,
+    mw = make_memworks(sqlite_url)
+    lines = [
+        "The service runs on Python version 3.12 and deploys to Fly.io, region ams.",
+        "Production runs two machines and the database is Postgres, version 16.",
+    ]
+    mw.enqueue_episodes([turn(i, c) for i, c in enumerate(lines)])
+    mw.drain()
+    # a question naming a thing never said is not answered however near its topic,
+    assert mw.retrieve(U, "Which Redis version does production run?").abstained
+    # and one naming what was said is.
+    r = mw.retrieve(U, "Which Postgres version is the database on?")
+    assert not r.abstained and "Postgres, version 16" in r.hits[0].text
+
+
 def test_a_question_about_one_person_answered_only_by_anothers_words_is_not_answered(
     sqlite_url: str, make_memworks: Any
 ) -> None:

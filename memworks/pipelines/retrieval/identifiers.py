@@ -5,14 +5,15 @@ other order's result reads ("order_cancel 90114: status=cancelled")."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from memworks.pipelines.retrieval.asked_thing import thing_name
 from memworks.pipelines.retrieval.possessor import below_holders
 
-__all__ = ["holding_ids", "ids_first", "keyed_by_ids", "unheard_ids"]
+__all__ = ["holding_ids", "ids_first", "keyed_by_ids", "unheard_ids", "unheard_names"]
 
 #: An order, ticket or booking number: four digits or more, or three after a letter prefix
 #: ("SUP-5521", "HB-771"). A year ("in 2023") is a time, not an identifier.
@@ -66,3 +67,46 @@ def ids_first(
         if len(keys) == len(score) and any(own := keyed_by_ids(question, keys)):
             score = below_holders(score, own)
     return score
+
+
+#: A name written in a question: a capitalised word, or one with capitals inside ("GraphQL",
+#: "Node.js", "Wi-Fi"), not its first word.
+_NAME = re.compile(r"(?<=\s)(?:[A-Z][\w.'-]*[\w]|[a-z]+[A-Z][\w.-]*)")
+#: Capitalised words that name no thing: times, and the speaker's own "I".
+_NOT_NAMES = frozenset(
+    """i i'm i've i'd monday tuesday wednesday thursday friday saturday sunday january february march april may
+    june july august september october november december christmas easter""".split()
+)
+
+
+_WORD = re.compile(r"[\w'-]+")
+
+
+def unheard_names(
+    question: str,
+    unseen: Iterable[str],
+    people: Iterable[str | None],
+    texts: Sequence[str],
+    terms_of: Callable[[str], Iterable[str]],
+) -> list[str]:
+    """The names ``question`` writes that no record of the scope holds ("Which Kubernetes
+    namespace is prod in?" where Kubernetes was never said; ``unseen``: the question's index terms
+    no record has, as ``terms_of`` reads a word). Left out: ``people`` (whom the records are about
+    or said by: a speaker is known by name though no text holds it), and a name that begins a
+    word of the candidates' ``texts`` ("HTTP" of "httpx", "Node" of "node.js")."""
+    gone = set(unseen)
+    known = {p.casefold() for p in people if p}
+    asked = (thing_name(question) or "").split()
+    out = []
+    for m in _NAME.finditer(question):
+        word = m[0].removesuffix("'s").rstrip(".")
+        if word.casefold() in _NOT_NAMES or word.casefold() in known:
+            continue
+        if not set(_WORD.findall(word.casefold())) & set(asked):
+            continue  # only a name of the thing asked for: "What should I try in Bangkok?" asks advice
+        if not (said := list(terms_of(word))) or not all(t in gone for t in said):
+            continue
+        begins = re.compile(rf"(?<![\w]){re.escape(word)}", re.IGNORECASE)
+        if not any(begins.search(t) for t in texts):
+            out.append(word)
+    return out

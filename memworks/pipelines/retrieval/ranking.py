@@ -20,7 +20,7 @@ from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.answer_types import answer_kind, kind_answered, kind_first
 from memworks.pipelines.retrieval.asked_thing import THING_MIN_SIMILARITY
 from memworks.pipelines.retrieval.facts import below_copied_turns, below_others_facts, facts_meet_turns, lift_facts
-from memworks.pipelines.retrieval.identifiers import ids_first, unheard_ids
+from memworks.pipelines.retrieval.identifiers import ids_first, unheard_ids, unheard_names
 from memworks.pipelines.retrieval.latest import (
     asks_latest,
     below_replaced,
@@ -260,6 +260,8 @@ def _learned(
         return Ranking([])
     if unheard_ids(q.text, sig.unseen):
         return Ranking([])  # an order or ticket number nothing stored holds
+    if unheard_names(q.text, sig.unseen, [*who, q.named], sig.texts, terms):
+        return Ranking([])  # a thing named that nothing stored names
     if sig.thing is not None and len(sig.thing) == len(sig) and float(sig.thing.max()) < THING_MIN_SIMILARITY:
         return Ranking([])  # "Which terminal do we fly from?": no record names or means a terminal
     texts = sig.texts if len(sig.texts) == len(sig) else [""] * len(sig)

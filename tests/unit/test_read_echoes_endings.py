@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memworks.pipelines.retrieval.facts import below_copied_turns, below_others_facts
+from memworks.pipelines.retrieval.facts import below_copied_turns, below_others, below_others_facts
 from memworks.pipelines.retrieval.non_answers import (
     asks_anew,
     asks_for_thing,
@@ -89,6 +89,18 @@ def test_a_fact_about_another_person_leaves_the_top_of_a_question_naming_someone
     # A tool's result is never judged by whom it lists.
     tool = below_others_facts(score, ["tool.ej-k7q2m", None, None, None], subjects, None, [False] * 4)
     assert _order(tool) == [0, 1, 2, 3]
+
+
+def test_for_the_user_named_another_speaker_s_words_leave_the_top() -> None:
+    # "What does Ngozi do for work?" in Ngozi's store: Lars's question, then her news, a tool's
+    # result and a turn of no known speaker.
+    score = np.array([0.9, 0.5, 0.4, 0.3, 0.2])
+    who = ["Lars", "user", "tool", None, "Lars"]
+    none = [None] * 5
+    out = below_others(score, none, who, None, [False] * 5)
+    assert _order(out) == [1, 2, 3, 0, 4]
+    # Of a question naming Lars, two named people speak of each other unnamed: nothing moves.
+    assert _order(below_others(score, none, who, "Lars", [False] * 5)) == [0, 1, 2, 3, 4]
 
 
 def test_a_question_names_the_user_when_their_own_name_was_read_as_my() -> None:

@@ -9,13 +9,17 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from memworks.models.enums import Role
 from memworks.pipelines.retrieval.latest import out_of_top
+from memworks.pipelines.retrieval.possessor import below_holders
 
 __all__ = [
     "FACT_TURN_GAP",
     "LIFT_MAX_GAP",
     "below_copied_turns",
+    "below_others",
     "below_others_facts",
+    "below_others_words",
     "facts_meet_turns",
     "lift_facts",
 ]
@@ -128,3 +132,36 @@ def below_others_facts(
         if (k or "").startswith("person.") and w and w.casefold() != asked
     }
     return out_of_top(score, others, summary)
+
+
+#: Who says no one's news in a chat of people: a tool's result, the assistant's or the system's words.
+_NO_ONE = frozenset({Role.ASSISTANT.value, Role.TOOL.value, Role.SYSTEM.value})
+
+
+def below_others_words(score: npt.NDArray[np.float64], who: Sequence[str | None]) -> npt.NDArray[np.float64]:
+    """For a question naming the user by their own name in a chat of several: what another
+    person said ranks below what the user said ("What does Ngozi do for work?" in Ngozi's store
+    is answered by her "clinical pharmacist at St James's", not by Lars's "what are you doing
+    instead?"). ``who``: who said each candidate (a name, a role, or None when unknown); unknown
+    speakers, tools and the assistant are kept.
+
+    Not for a question naming another person: in a chat of two named people each speaks of the
+    other unnamed ("that's great you went!"), and LoCoMo's single-hop recall fell with it."""
+    if len(who) != len(score):
+        return score
+    return below_holders(score, [w is None or w in _NO_ONE or w == Role.USER.value for w in who])
+
+
+def below_others(
+    score: npt.NDArray[np.float64],
+    keys: Sequence[str | None],
+    who: Sequence[str | None],
+    named: str | None,
+    summary: Sequence[bool],
+) -> npt.NDArray[np.float64]:
+    """For a question naming someone (``named``; None: the user, by their own name): another
+    person's keyed facts below the person's own (:func:`below_others_facts`), and for the user,
+    another person's words too (:func:`below_others_words`)."""
+    if named is None:
+        score = below_others_words(score, who)
+    return below_others_facts(score, keys, who, named, summary)

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from memworks.models.enums import MemoryKind
 from memworks.pipelines.retrieval.answer_types import answer_kind, kind_answered, kind_first
 from memworks.pipelines.retrieval.asked_thing import THING_MIN_SIMILARITY
-from memworks.pipelines.retrieval.facts import below_copied_turns, below_others_facts, facts_meet_turns, lift_facts
+from memworks.pipelines.retrieval.facts import below_copied_turns, below_others, facts_meet_turns, lift_facts
 from memworks.pipelines.retrieval.identifiers import ids_first, unheard_ids, unheard_names
 from memworks.pipelines.retrieval.latest import (
     asks_latest,
@@ -312,8 +312,6 @@ def _learned(
     if q.named and policy.subjects and sig.unnamed is not None and len(sig.unnamed) == len(sig):
         whole = sig.unnamed_whole if sig.unnamed_whole is not None and len(sig.unnamed_whole) == len(sig) else None
         score = facts_meet_turns(score, sig.facts, sig.unnamed, [w == q.named for w in who], whole)
-    if policy.subjects and len(sig.keys) == len(sig) and (q.named or q.names_user):
-        score = below_others_facts(score, sig.keys, sig.subjects, q.named, summary)  # not Lars's job for Ngozi's
     score = ways_first(score, ways)  # a way of travelling answers it, the workplace does not
     if present and policy.latest:
         # A named person's records all share the name: how well each answers is judged without it.
@@ -347,6 +345,8 @@ def _learned(
         if asks_latest(q.text):
             score = latest_of_series(score, sig.keys, texts, sig.session_at, summary)
     score = people_first(score, q.text, sig.subjects)
+    if policy.subjects and len(sig.keys) == len(sig) and (q.named or q.names_user):
+        score = below_others(score, sig.keys, sig.subjects, q.named, summary)  # not Lars's words for Ngozi's
     score = below_echoes(score, q.asked or q.text, sig.values, sig.facts, summary)  # "Dev's daughter?": not 'Dev'
     if kind is not None:  # "What's her email address?": a record holding one, before one about her address
         score = kind_first(score, kind, q.text, kind_texts, source)

@@ -291,3 +291,10 @@ def test_the_latest_run_of_a_tool_results_series_answers_a_question_for_the_late
     assert order[0] == 1 and set(order[:3]) == {1, 2, 4}
     assert latest.series(texts[0]) == "ci ledger pipe main"
     assert latest.series('ticket.get("TCK-1")') == ""  # an id in its first word: no series to join
+
+
+def test_the_lexical_query_reads_a_living_as_work_and_drops_now_in_a_present_read() -> None:
+    assert latest.lexical_query("What does Rosa do for a living?", present=False) == "What does Rosa do for work?"
+    assert "now" not in latest.lexical_query("Where do I exercise now?").split()
+    assert latest.lexical_query("Where do I exercise now?", present=False) == "Where do I exercise now?"
+    assert latest.lexical_query("now?") == "now?"  # nothing left: the question as it was

@@ -118,10 +118,16 @@ def asks_latest(text: str) -> bool:
     return _LATEST.search(text) is not None
 
 
-def lexical_query(text: str) -> str:
-    """``text`` for the lexical index of a present read: without the words that only say *now*
-    ("Where do I exercise now?" matched "we're in Leeds now" by its "now"), unless nothing is left."""
-    left = _PRESENT_MARKS.sub(" ", text)
+#: An idiom whose words mislead the index: "do for a living" asks for work, not where one lives.
+_FOR_A_LIVING = re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE)
+
+
+def lexical_query(text: str, *, present: bool = True) -> str:
+    """``text`` for the lexical index: "for a living" read as "for work" (its stem is the one of
+    "lives in Chorlton"); in a present read also without the words that only say *now* ("Where do
+    I exercise now?" matched "we're in Leeds now" by its "now"), unless nothing is left."""
+    text = _FOR_A_LIVING.sub("for work", text)
+    left = _PRESENT_MARKS.sub(" ", text) if present else text
     return left if left.strip(" ?!.") else text
 
 

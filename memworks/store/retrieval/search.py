@@ -118,7 +118,7 @@ def measure(
     if not policy.time:
         q = Question(q.text, q.named, q.asks_when, None, q.kind)
     q = replace(q, present=present and q.period is None and (asks_now(query) or asks_latest(query)), asked=asked)
-    lex = lexical.score(s, scope=scope, query=lexical_query(query) if q.present else query, version=version)
+    lex = lexical.score(s, scope=scope, query=lexical_query(query, present=q.present), version=version)
     unseen = lex.unseen if lex is not None else frozenset(t for _, t in q.words)
     more = _Extra.of(query, q, unseen) if embedder is not None else _Extra()
     # The question and the extra texts this read embeds go to the model in one batch: a second

@@ -272,6 +272,17 @@ def test_a_short_question_about_something_unheard_of_abstains() -> None:
     assert rank_signals(_recs(far), far, q, k=3, policy=RankPolicy(model=model())).hits == []
 
 
+def test_a_pronoun_or_a_question_word_is_no_thing_unheard_of() -> None:
+    # "What was Dev taking for his back?" in Dev's store reads "What was I taking for his back?":
+    # "his" is used by no record and meant by none, yet names no thing.
+    sig = signals(3, vectors=np.eye(3, 4, dtype=np.float32), unseen=frozenset({"his", "whose"}))
+    sig.phrase_vectors = np.zeros((3, 4), dtype=np.float32)
+    q = Question("What was I taking for his back?", None, False, None, "short", (("taking", "take"), ("his", "his")))
+    assert unheard.unknown_words(q, sig, min_similarity=0.42) == []
+    who = Question("Whose sister just had a baby?", None, False, None, "short", (("whose", "whose"), ("baby", "babi")))
+    assert unheard.unknown_words(who, sig, min_similarity=0.42) == []
+
+
 def test_a_question_about_a_thing_nothing_names_or_means_abstains() -> None:
     # Given candidates close to the question's topic, when no record names the thing it asks for
     # (the store measured each one's closeness to that word), then it abstains below the bar ...

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = ["phrases", "residue", "unknown_words"]
 
+#: Words that name no thing: pronouns left where the user's own name was read as "I" ("What was
+#: Dev taking for his back?"), question words, and "how much".
+_NO_THING = frozenset("he him his she her hers they them their theirs it its whose whom much many".split())
 #: Verbs that frame what is asked ("What database does it use?", "What car do I drive?"): never the thing unheard of.
 _FRAME_VERBS = frozenset("use used using build built run running live living drive drove work".split())
 #: Nouns that name where the question is asked from, not what it asks about ("Which ORM did the
@@ -67,7 +70,7 @@ def unknown_words(
     out: list[str] = []
     framing: list[str] = []
     for j, (word, term) in enumerate(q.words):
-        if term not in sig.unseen:
+        if term not in sig.unseen or word.casefold() in _NO_THING:
             continue
         near = [j, *(n + k for k in (j - 1, j) if 0 <= k < n - 1)]
         if sims is None or not any(k < len(sims) and sims[k] >= min_similarity for k in near):

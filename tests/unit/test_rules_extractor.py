@@ -370,6 +370,8 @@ def test_name(text: str, expected: list[tuple[str, str, str]]) -> None:
         ("I'm eating fish again so pescatarian I suppose", [(A, "user.diet", "pescatarian")]),
         ("The menu is all plants, so vegan basically", []),
         ("My sister eats fish so pescatarian I guess", []),
+        ("still no meat, but fish and prawns are fine now, so pescatarian I guess", [(A, "user.diet", "pescatarian")]),
+        ("my sister eats fish, so pescatarian I guess", []),
         ("Is it vegan?", []),
         ("My sister is vegan", []),
     ],

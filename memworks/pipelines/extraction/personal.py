@@ -102,12 +102,24 @@ _SO_DIET = ci(
     r"(?:\s+(?:basically|really|i\s+guess|i\s+suppose))?$"
 )
 _FIRST_PERSON = ci(r"\b(?:i|i'm|i've|we|we're)\b")
+_SOMEONE_ELSE = ci(r"\b(?:my|our|his|her|their)\s+\w+|\b(?:he|she|they|he's|she's|they're)\b")
+
+
+def _said_of_speaker(before: str, after: str) -> bool:
+    """Whether the words around a diet's name make it the speaker's own."""
+    return bool(_FIRST_PERSON.search(before) or (_FIRST_PERSON.search(after) and not _SOMEONE_ELSE.search(before)))
 
 
 def diet_facts(c: Clause) -> list[Fact]:
     """The user's diet and allergies stated by the clause (two facts at most)."""
     out = [_diet_fact(rule, DIETS[norm(m["diet"])]) for rule, rx in _DIET_RULES if (m := rx.match(c.text))]
-    if not out and (m := _SO_DIET.search(c.text)) and _FIRST_PERSON.search(c.text[: m.start()]):
+    # The first person before the diet, or after it where the words before name no one else
+    # ("fish is fine now, so pescatarian I guess"; not "my sister eats fish, so pescatarian I guess").
+    if (
+        not out
+        and (m := _SO_DIET.search(c.text))
+        and _said_of_speaker(c.text[: m.start()], m[0][m.end("diet") - m.start() :])
+    ):
         out.append(_diet_fact("diet.so", DIETS[norm(m["diet"])]))
     if m := _NO_MEAT.match(c.text):
         out.append(_diet_fact("diet.no_meat", "vegetarian" if m["what"].lower() == "meat" else "vegan"))

@@ -97,7 +97,8 @@ class HitOut(BaseModel):
     evidence: list[str]
     score: float
     similarity: float
-    #: When the event the record is about happens or happened (a wedding's date), if it names one.
+    #: When the event the record is about happens or happened (a wedding's date), if it names one;
+    #: of a turn that names several, the time of the part that answers the question.
     event_at: datetime | None = None
     #: The record that replaced this one (a later value, or the fact a transcript stated).
     superseded_by: str | None = None

@@ -298,3 +298,24 @@ def test_the_lexical_query_reads_a_living_as_work_and_drops_now_in_a_present_rea
     assert "now" not in latest.lexical_query("Where do I exercise now?").split()
     assert latest.lexical_query("Where do I exercise now?", present=False) == "Where do I exercise now?"
     assert latest.lexical_query("now?") == "now?"  # nothing left: the question as it was
+
+
+def test_the_latest_run_of_a_kind_answers_a_question_naming_no_tool() -> None:
+    # Given a test suite run by jest, then by vitest (the runner replaced), and a deploy,
+    texts = [
+        "$ npx jest\nTests: 3 failed, 211 passed",
+        "$ pnpm vitest run\nTests 251 passed (251)",
+        "fly deploy: release v27 created",
+        "I pushed the rewrite.",
+    ]
+    keys = ["tool.npx_jest", "tool.pnpm_vitest_run", "tool.fly_deploy", None]
+    t0 = datetime(2025, 3, 1, tzinfo=UTC)
+    said = [t0, t0 + timedelta(days=3), t0 + timedelta(days=4), t0 + timedelta(days=2)]
+    score = np.array([0.2, 0.15, 0.05, 0.1])
+    # "What was the result of the latest test run?": the latest run of a test suite, whatever ran it,
+    out = latest.latest_of_series(score, keys, texts, said, [False] * 4, "What was the result of the latest test run?")
+    assert int(np.argmax(out)) == 1 and list(np.argsort(-out))[-1] == 0
+    # while a question naming the tool asks for its own runs only,
+    named = latest.latest_of_series(score, keys, texts, said, [False] * 4, "Did the latest Jest run pass?")
+    assert int(np.argmax(named)) == 0
+    assert [latest.run_kind(t) for t in texts] == ["tests", "tests", "deploy", ""]

@@ -324,16 +324,37 @@ def series(text: str) -> str:
     return " ".join(words)
 
 
+#: Runs of one kind whatever runs them, by their first line: a test suite's (a runner replaced by
+#: another: "npx jest", then "pnpm vitest run") and a deploy's (one platform left for another).
+_RUN_KINDS = (
+    ("tests", re.compile(r"\b(?:pytest|jest|vitest|nextest|(?:cargo|go|npm|pnpm|yarn|mvn|gradle)\s+test)\b", re.I)),
+    ("deploy", re.compile(r"\bdeploy(?:s|ed|ing|ment)?\b", re.I)),
+)
+#: A question word naming the run's tool or place ("the Rust test suite", "the latest Fly deploy"):
+#: a capitalised word after its first.
+_NAMED = re.compile(r"(?<=\s)[A-Z]")
+
+
+def run_kind(text: str) -> str:
+    """``tests`` or ``deploy`` for a test suite's or a deploy's run, by its first line; else ""."""
+    first = text.strip().split("\n", 1)[0]
+    return next((kind for kind, rx in _RUN_KINDS if rx.search(first)), "")
+
+
 def latest_of_series(
     score: npt.NDArray[np.float64],
     keys: Sequence[str | None],
     texts: Sequence[str],
     said: Sequence[datetime],
     summary: Sequence[bool],
+    question: str = "",
 ) -> npt.NDArray[np.float64]:
     """For a question asking for the latest of something ("Did the last CI run on main pass?"):
     the best tool result's series (its tool, pipeline and branch, each run under a number of its
-    own, so no key joins them) answers with its latest run, and its earlier runs leave the top."""
+    own, so no key joins them) answers with its latest run, and its earlier runs leave the top.
+
+    A question naming no tool or place ("How did the latest deploy go?") asks for the latest run
+    of the best one's kind (:func:`run_kind`), whatever ran it."""
     n = len(score)
     if n < 2 or not len(keys) == len(texts) == len(said) == len(summary) == n:
         return score
@@ -342,7 +363,8 @@ def latest_of_series(
     best = next((i for i in top if i in tools), None)
     if best is None or not (name := series(texts[best])):
         return score
-    runs = [i for i in tools if series(texts[i]) == name]
+    kind = run_kind(texts[best]) if question and not _NAMED.search(question) else ""
+    runs = [i for i in tools if series(texts[i]) == name or (kind and run_kind(texts[i]) == kind)]
     latest = max(runs, key=lambda i: said[i])
     old = {i for i in runs if said[i] < said[latest]}
     if not old:

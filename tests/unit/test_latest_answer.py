@@ -318,4 +318,6 @@ def test_the_latest_run_of_a_kind_answers_a_question_naming_no_tool() -> None:
     # while a question naming the tool asks for its own runs only,
     named = latest.latest_of_series(score, keys, texts, said, [False] * 4, "Did the latest Jest run pass?")
     assert int(np.argmax(named)) == 0
+    mine = latest.latest_of_series(score, keys, texts, said, [False] * 4, "Did my latest test run pass, as I hoped?")
+    assert int(np.argmax(mine)) == 1  # "I" names no tool
     assert [latest.run_kind(t) for t in texts] == ["tests", "tests", "deploy", ""]

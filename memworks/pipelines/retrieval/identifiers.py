@@ -77,8 +77,7 @@ _NOT_NAMES = frozenset(
     """i i'm i've i'd monday tuesday wednesday thursday friday saturday sunday january february march april may
     june july august september october november december christmas easter""".split()
 )
-
-
+#: The words of a name as :func:`~memworks.pipelines.retrieval.asked_thing.thing_name` splits them.
 _WORD = re.compile(r"[\w'-]+")
 
 
@@ -106,7 +105,7 @@ def unheard_names(
             continue  # only a name of the thing asked for: "What should I try in Bangkok?" asks advice
         if not (said := list(terms_of(word))) or not all(t in gone for t in said):
             continue
-        begins = re.compile(rf"(?<![\w]){re.escape(word)}", re.IGNORECASE)
+        begins = re.compile(rf"(?<!\w){re.escape(word)}", re.IGNORECASE)
         if not any(begins.search(t) for t in texts):
             out.append(word)
     return out

@@ -331,8 +331,8 @@ _RUN_KINDS = (
     ("deploy", re.compile(r"\bdeploy(?:s|ed|ing|ment)?\b", re.I)),
 )
 #: A question word naming the run's tool or place ("the Rust test suite", "the latest Fly deploy"):
-#: a capitalised word after its first.
-_NAMED = re.compile(r"(?<=\s)[A-Z]")
+#: a capitalised word after its first, not "I".
+_NAMED = re.compile(r"(?<=\s)(?!I\b|I')[A-Z]")
 
 
 def run_kind(text: str) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
 from memworks.pipelines.extraction.dates.timeparse import TimeMatch, find_time, find_times
-from memworks.pipelines.text.spans import split_speaker
+from memworks.pipelines.text.spans import TITLES, split_speaker
 from memworks.pipelines.text.terms import terms
 
 __all__ = [
@@ -167,7 +167,7 @@ def range_match(r: TimeRange, t: datetime) -> float:
 
 
 #: A sentence ends at its stop, but not at a title's or an initial's ("Dr. Feldman", "K. Le Guin").
-_SENTENCE_BREAK = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<!\b[A-Z])[.!?]+(?=\s)|\n")
+_SENTENCE_BREAK = re.compile("".join(rf"(?<!\b{t})" for t in TITLES) + r"(?<!\b[A-Z])[.!?]+(?=\s)|\n")
 #: Question words that tell no event: pronouns, and "again".
 _NOT_ASKED = frozenset({"her", "his", "him", "she", "he", "they", "them", "their", "it", "its", "our", "your", "again"})
 #: Where a sentence's clauses part: punctuation, and the words that begin another clause.

@@ -17,8 +17,28 @@ MIN_WORDS = 3
 MAX_SPANS = 8
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
-#: A title or an initial before a name ends no sentence: "Mrs. Kowalski", "Dr. Okafor", "Ursula K. Le Guin".
-_TITLE_END = re.compile(r"(?:^|[\s(])(?:Mr|Mrs|Ms|Mx|Dr|Prof|St|Mt|Jr|Sr|Rev|Capt|Col|Gen|Lt|Sgt|No|vs|[A-Z])\.$")
+#: Titles whose stop ends no sentence ("Mrs. Kowalski", "Dr. Okafor"); an initial's neither ("Ursula K. Le Guin").
+TITLES = (
+    "Mr",
+    "Mrs",
+    "Ms",
+    "Mx",
+    "Dr",
+    "Prof",
+    "St",
+    "Mt",
+    "Jr",
+    "Sr",
+    "Rev",
+    "Capt",
+    "Col",
+    "Gen",
+    "Lt",
+    "Sgt",
+    "No",
+    "vs",
+)
+_TITLE_END = re.compile(rf"(?:^|[\s(])(?:{'|'.join(TITLES)}|[A-Z])\.$")
 #: "Speaker: text": the speaker's label is carried over to every span.
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}):\s+")
 _FIRST = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'd|we'll|our|ours|us)\b", re.I)

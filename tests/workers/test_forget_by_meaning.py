@@ -78,3 +78,53 @@ def test_forget_what_my_favourite_book_is_erases_the_book(db_url: str, make_memw
     assert not any(m.key and m.key.startswith("user.favorite.book_") for m in rows)
     assert all("dune" not in h.text.casefold() for h in mw.retrieve(S, "What is my favourite book?").hits)
     assert any(m.key == "user.home_city" and m.value == "Oslo" for m in rows)  # the rest stays
+
+
+def _event(n: int, day: str, event_id: str, title: str, where: str) -> dict[str, Any]:
+    """A verified calendar tool's report of the event it made."""
+    body = (
+        f'{{"ok": true, "action": "create", "calendar": "Family", "event_id": "{event_id}", "title": "{title}", '
+        f'"location": "{where}", "start": "{day}T16:30:00-08:00", "end": "{day}T17:15:00-08:00", '
+        '"rrule": "FREQ=WEEKLY;BYDAY=TU"}'
+    )
+    return ep(n, day, body) | {"role": "tool", "source": "verified_tool"}
+
+
+def _holding(mw: Any, words: str) -> list[Any]:
+    """Records holding ``words``, the request's own turn (history, never a statement) aside."""
+    rows = mw.memories(S, include_history=True)
+    return [m for m in rows if words in f"{m.value} {m.text}".casefold() and "u1-3" not in m.evidence]
+
+
+def test_deleting_the_calendar_entry_erases_the_one_the_turn_speaks_of(sqlite_url: str, make_memworks: Any) -> None:
+    """Given two calendar events a tool made (a swim lesson, a recruiter call), when the user asks
+    to forget the recruiter thing and to delete "the calendar entry" too, then the recruiter's
+    event goes and the swim lesson stays: "the calendar entry" names one entry, the one the same
+    turn speaks of, not every entry of the calendar."""
+    mw = make_memworks(sqlite_url)
+    for turn in [
+        _event(1, "2026-01-08", "evt_8f21c", "Ren - swim lesson", "Queen Anne Pool"),
+        _event(2, "2026-01-22", "evt_91d0a", "Call - Northwind Robotics recruiter", "Zoom"),
+        ep(3, "2026-02-08", "Forget the recruiter thing, it's not for me. Delete the calendar entry too."),
+    ]:
+        mw.enqueue_episodes([turn])
+        mw.drain()
+    assert not _holding(mw, "recruiter")
+    assert _holding(mw, "swim lesson")
+    assert not [m for m in mw.memories(S) if m.key == "user.forget_request"]  # it meant the recruiter's
+
+
+def test_the_calendar_entry_alone_among_several_waits_for_the_user(sqlite_url: str, make_memworks: Any) -> None:
+    """Given two calendar events, when the user asks only to delete "the calendar entry", then
+    neither is erased (which one is not said) and the request waits, pending, for the user."""
+    mw = make_memworks(sqlite_url)
+    for turn in [
+        _event(1, "2026-01-08", "evt_8f21c", "Ren - swim lesson", "Queen Anne Pool"),
+        _event(2, "2026-01-22", "evt_91d0a", "Call - Northwind Robotics recruiter", "Zoom"),
+        ep(3, "2026-02-08", "Please delete the calendar entry."),
+    ]:
+        mw.enqueue_episodes([turn])
+        mw.drain()
+    assert _holding(mw, "swim lesson") and _holding(mw, "recruiter")
+    (pending,) = [m for m in mw.memories(S, include_history=True) if m.key == "user.forget_request"]
+    assert pending.status is MemoryStatus.PENDING_CONFIRMATION

@@ -28,6 +28,7 @@ from memworks.pipelines.deletion.forget_match import (
     query_text,
     read_topic,
 )
+from memworks.pipelines.extraction.tools.results import KEY_PREFIX as TOOL_KEY
 from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest.slots import Keyed, index_text, match_forget_topic
 from memworks.pipelines.ingest.supersession import is_forget_request
@@ -105,6 +106,15 @@ def resolve_forget_requests(
     batch = _BatchRecords(items, embedder, said_by)
     out = Resolution()
     done: dict[tuple[str, str], ForgetMatch] = {}  # (episode, topic): one match per request
+    slots: dict[tuple[str, str], set[str]] = {}  # the slots each request names by key
+    for i, item in enumerate(items):
+        c = item.candidate
+        if needs_matching(item) and c.forget is not None and (item.episode_id, c.forget.topic) not in done:
+            ident = (item.episode_id, c.forget.topic)
+            done[ident] = _by_meaning(item, known, batch.before(i), embedder, thresholds, said_by.get(item.episode_id))
+            said = [a.candidate for a in items[:i] if a.candidate.op is CandidateOp.ASSERT and a.candidate.key]
+            slots[ident] = set(match_forget_topic(c.forget, [*seen, *said]))
+    done = {ident: one_object(ident, done, slots, [*known, *batch.before(len(items))]) for ident in done}
     for i, item in enumerate(items):
         c = item.candidate
         if not needs_matching(item):
@@ -113,10 +123,7 @@ def resolve_forget_requests(
             out.items.append((i, item))
             continue
         assert c.forget is not None
-        ident = (item.episode_id, c.forget.topic)
-        if ident not in done:
-            done[ident] = _by_meaning(item, known, batch.before(i), embedder, thresholds, said_by.get(item.episode_id))
-        found = done[ident]
+        found = done[(item.episode_id, c.forget.topic)]
         keys = [] if c.key else [k for k in match_forget_topic(c.forget, seen) if not k.endswith(".forget_request")]
         if c.key or keys or found.memory_ids or found.batch:
             first = len(out.items)
@@ -158,6 +165,65 @@ def _by_meaning(
     return ForgetMatch(
         memory_ids=tuple(k.ref for k in known if k.ref in refs),
         batch=tuple(int(k.ref[1:]) for k in earlier if k.ref in refs),
+    )
+
+
+#: Words that open a topic naming one thing: "the calendar entry", "that booking".
+_DEFINITE = frozenset({"the", "that", "this"})
+
+
+def _one_thing(topic: str) -> bool:
+    """``topic`` names one thing: a definite noun phrase whose last word is not a plural
+    ("the calendar entry"; not "the emails", not "my address", which may have had several values)."""
+    words = topic.casefold().split()
+    last = words[-1] if words else ""
+    plural = last.endswith("s") and not last.endswith(("ss", "us", "is"))
+    return len(words) >= 2 and words[0] in _DEFINITE and not plural
+
+
+def one_object(
+    ident: tuple[str, str],
+    done: Mapping[tuple[str, str], ForgetMatch],
+    slots: Mapping[tuple[str, str], set[str]],
+    pool: Sequence[Known],
+) -> ForgetMatch:
+    """A request naming one thing ("Delete the calendar entry too.") that matched what a tool
+    reported on (the calendar's events) means the object the same turn's other request is about
+    ("forget the recruiter thing": its event), not every event like it: the family's swim lesson
+    stays. With no other request to point at one, a match over several objects is ambiguous and
+    erases none of them: nothing matched leaves the request pending, for the user to see what
+    it looked for."""
+    episode, topic = ident
+    found = done[ident]
+    if not _one_thing(topic):
+        return found
+    by_ref = {k.ref: k for k in pool}
+
+    def refs_of(m: ForgetMatch) -> list[str]:
+        return [r for r in (*m.memory_ids, *(f"#{j}" for j in m.batch)) if r in by_ref]
+
+    def object_of(r: str) -> str | None:
+        key = by_ref[r].key or ""
+        return key if key.startswith(TOOL_KEY) else None
+
+    mine = refs_of(found)
+    objects = {o for r in mine if (o := object_of(r))}
+    if not objects:
+        return found
+    others = [r for (ep, t), m in done.items() if ep == episode and t != topic for r in refs_of(m)]
+    pointed = {o for r in others if (o := object_of(r))}
+    pointed |= {k for (ep, t), named in slots.items() if ep == episode and t != topic for k in named if k in objects}
+    if not pointed and len(objects) > 1:
+        return ForgetMatch()
+    if not pointed:
+        return found
+    # The turns that reported on an object not pointed at are about that object alone.
+    dropped = {e for r in mine if object_of(r) not in (None, *pointed) for e in by_ref[r].episodes}
+    kept = [r for r in mine if object_of(r) in (None, *pointed) and not set(by_ref[r].episodes) & dropped]
+    kept += [r for r in others if object_of(r) in pointed and r not in kept]
+    return ForgetMatch(
+        memory_ids=tuple(r for r in kept if not r.startswith("#")),
+        batch=tuple(int(r[1:]) for r in kept if r.startswith("#")),
     )
 
 

@@ -103,7 +103,11 @@ def day(y: int, m: int, d: int, hh: int = 0, mm: int = 0) -> datetime:
         ("in Sept 2021", day(2021, 9, 1)),
         ("in march", day(2024, 3, 1)),
         ("in June", day(2024, 6, 1)),
-        ("in July", day(2023, 7, 1)),
+        # No tense: the nearer July (two weeks ahead, not eleven months back), as for a day.
+        ("in July", day(2024, 7, 1)),
+        ("prob mid July", day(2024, 7, 1)),
+        ("in February", day(2024, 2, 1)),
+        ("this July", day(2024, 7, 1)),
         ("since January", day(2024, 1, 1)),
         ("last March", day(2024, 3, 1)),
         ("last July", day(2023, 7, 1)),

@@ -31,8 +31,8 @@ a week tomorrow, a fortnight on Friday          the day and that many weeks
 Monday the 21st                                 the nearest 21st that is a Monday
 the last Saturday of April                      that weekday of the month's nearest April
 the Saturday flight, on the Saturday            nothing: a day told elsewhere (:mod:`.weekdays`)
-in/since/during/by/last/next March              most recent March (past tense) or the next
-                                                one (future tense), first of the month
+in/since/during/by/last/next March              most recent March (past tense), the next (to
+                                                come), else the nearer; first of the month
 March 2023, in March 2023                       2023-03-01
 5 May 2022, 5th of May 2022, May 5th, 2022      that day
 May 5th, 5 May                                  the last such day on or before the anchor, or
@@ -294,12 +294,14 @@ def _month_rule(m: re.Match[str], anchor: datetime, future: bool | None) -> date
     if mon == "may" and prep in ("this", "by"):  # "this may take a while"
         return None
     month, today = MONTHS[mon.lower()], anchor.date()
+    if future is None and prep not in ("last", "next", "this", "since"):  # "prob mid may", in April: the coming one
+        return _closer(anchor, *(_date(anchor, y, month, 1) for y in range(today.year - 1, today.year + 2)))
     if prep == "last":
         year = today.year if month < today.month else today.year - 1
     elif prep == "next" or (future and prep != "this"):
         year = today.year if month > today.month else today.year + 1
     else:
-        year = today.year if month <= today.month else today.year - 1
+        year = today.year if month <= today.month or prep == "this" else today.year - 1
     return _date(anchor, year, month, 1)
 
 
@@ -382,10 +384,7 @@ _RULES: tuple[_Rule, ...] = (
     _rule(rf"\b{_MON},?\s+{_YEAR}\b", _my),
     _rule(r"\b(?:on|by|until|till|before|after|from|since|for)\s+the\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b", _dom),
     _rule(rf"\b{_PREP}[\s-]+{_MON}\b", _month_rule),
-    _rule(
-        rf"\b(?:in|since|from|during|by|until|till|around|of|early|mid|late)[\s-]+{_YEAR}\b(?![-/]\d)",
-        _y,
-    ),
+    _rule(rf"\b(?:in|since|from|during|by|until|till|around|of|early|mid|late)[\s-]+{_YEAR}\b(?![-/]\d)", _y),
     _fixed_days(_FIXED_DAYS),
     _rule(rf"\b{_NUM}\s+{_UNIT}\s+(?:ago|back)\b", _ago),
     _rule(rf"\b(?:in|within)\s+(?:about\s+|around\s+|roughly\s+)?{_NUM}\s+{_UNIT}\b", _ahead),

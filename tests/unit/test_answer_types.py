@@ -28,6 +28,9 @@ from memworks.pipelines.retrieval.answer_types import answer_kind, holds_answer,
         ("What's my Vodafone account number?", "number"),
         ("What's the courier tracking number for the TV box?", "number"),
         ("How many numbers did I call?", None),
+        ("What salary is Femi on at Deliveroo?", "sum"),
+        ("what salary did Brightwell offer Noor?", "sum"),
+        ("What salary band is the role?", "sum"),
     ],
 )
 def test_the_kind_a_question_asks_for(question: str, kind: str | None) -> None:
@@ -53,6 +56,16 @@ def test_the_kind_a_question_asks_for(question: str, kind: str | None) -> None:
         ("sum", "offer accepted on a house!!! 3 bed terrace in knowle", "How much are we paying for the house?", False),
         ("percent", "error_rate: 4.2% (5m)", "What percentage?", True),
         ("percent", "coverage must stay high", "What percentage?", False),
+        # A number counts when named as the question names it, or called a number.
+        ("number", '{"tool": "line_test", "account": "NW-4471902"}', "What's Hanne's account number?", True),
+        ("number", "My TAP Miles&Go number is 482913775.", "What's my TAP frequent flyer number?", True),
+        (
+            "number",
+            'order.track("NH-802331")\n{"order_id": "NH-802331", "status": "delivered"}',
+            "What's the courier tracking number for the TV box delivery?",
+            False,
+        ),
+        ("number", "event_id: evt-20250915-1102 / title: Sidmouth", "What's Peggy's room number at the care home?", False),
     ],
 )
 def test_a_text_holds_an_answer_of_the_kind_or_not(kind: str, text: str, question: str, holds: bool) -> None:

@@ -31,7 +31,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\bhow\s+much\b.{0,60}\b(?:cost|costs|pay|paid|paying|price|spend|spent|spending|charge|charged|rent"
             r"|salary|earn|earns|owe|worth|fee|bill)\b|\bhow\s+much\s+(?:is|was|does|did)\b|\bwhat(?:'s|\s+is|\s+was)\s+"
-            r"(?:the\s+|my\s+|our\s+|their\s+)?(?:price|cost|rent|salary|fee)\b",
+            r"(?:the\s+|my\s+|our\s+|their\s+)?(?:price|cost|rent|salary|fee)\b|\bwhat\s+(?:salary|wage|rent)\b",
             re.I,
         ),
     ),
@@ -86,6 +86,8 @@ def holds_answer(kind: str, text: str, question: str) -> bool:
         return _PERCENT.search(text) is not None
     if kind == "sum":
         return _SUM.search(text) is not None
+    if kind == "number":
+        return labelled_number(text, question)
     if kind in _FORMS:
         return _FORMS[kind].search(text) is not None
     asked = {w.removesuffix("'s").casefold() for w in re.findall(r"[\w'-]+", question)}
@@ -98,6 +100,27 @@ def holds_answer(kind: str, text: str, question: str) -> bool:
             if w[:1].isupper() and bare not in asked and bare not in _NOT_NAMES and not w.isupper():
                 return True
     return False
+
+
+#: The word a question's number is named by ("tracking" of "the courier tracking number").
+_LABEL = re.compile(r"\b([a-z]+)\s+(?:number|no\b|id\b|code\b)", re.I)
+#: How far (characters) a number may stand from the word naming it ("account": "NW-4471902").
+LABEL_REACH = 40
+
+
+def labelled_number(text: str, question: str) -> bool:
+    """``text`` holds an identifier named as the question names it: "What's the courier tracking
+    number?" is not answered by an order's id, nor "Peggy's room number" by a calendar event's,
+    though both are numbers; "What's Hanne's account number?" is by ``"account": "NW-4471902"``,
+    and "What's my TAP frequent flyer number?" by "My TAP Miles&Go number is 482913775"."""
+    label = _LABEL.search(question)
+    if label is None:
+        return _NUMBER.search(text) is not None
+    # ... or that the text itself calls a number ("My TAP Miles&Go number is 482913775").
+    word = re.compile(rf"\b(?:{re.escape(label[1])}|number\b)", re.I)
+    return any(
+        word.search(text, max(0, m.start() - LABEL_REACH), m.end() + LABEL_REACH) for m in _NUMBER.finditer(text)
+    )
 
 
 def kind_first(

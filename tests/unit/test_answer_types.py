@@ -31,6 +31,8 @@ from memworks.pipelines.retrieval.answer_types import answer_kind, holds_answer,
         ("What salary is Femi on at Deliveroo?", "sum"),
         ("what salary did Brightwell offer Noor?", "sum"),
         ("What salary band is the role?", "sum"),
+        ("What's the minimum supported Rust version?", "version"),
+        ("Which version of fastapi is installed?", "version"),
     ],
 )
 def test_the_kind_a_question_asks_for(question: str, kind: str | None) -> None:
@@ -66,6 +68,9 @@ def test_the_kind_a_question_asks_for(question: str, kind: str | None) -> None:
             False,
         ),
         ("number", "event_id: evt-20250915-1102 / title: Sidmouth", "What's Peggy's room number at the care home?", False),
+        ("version", "MSRV is 1.80 now, bump the toolchain file", "What's the minimum supported Rust version?", True),
+        ("version", "schema at v15 after the migration", "What version is the ledger schema at?", True),
+        ("version", "and update the README: supported platforms are linux and macos", "Which Rust version?", False),
     ],
 )
 def test_a_text_holds_an_answer_of_the_kind_or_not(kind: str, text: str, question: str, holds: bool) -> None:

@@ -1,11 +1,12 @@
 """The kind of answer a question asks for, and whether a text holds one of that kind.
 
 "What is the name of my dentist?" asks for a name, "How much are we paying for the house?" for
-a sum, "What coverage percentage does CI enforce?" for a percentage. A record about the dentist
-that names no one ("I've got the dentist thursday at 4:15") or about the house that states no
-sum does not answer it, however close its topic: when no candidate holds an answer of the kind
-asked, the question is about something never said. Only kinds whose answers have a written form
-are read; any other question is left to the ranker's floor.
+a sum, "What coverage percentage does CI enforce?" for a percentage, "Which Python version ...?"
+for a version ("3.12"). A record about the dentist that names no one ("I've got the dentist
+thursday at 4:15") or about the house that states no sum does not answer it, however close its
+topic: when no candidate holds an answer of the kind asked, the question is about something
+never said. Only kinds whose answers have a written form are read; any other question is left
+to the ranker's floor.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
+    ("version", re.compile(r"\bversion\b", re.I)),
     ("name", re.compile(r"\bname\s+of\b|\bwhat(?:'s|\s+is|\s+was|\s+are)\s+(?:[\w']+\s+){1,3}names?\b", re.I)),
     ("email", re.compile(r"\be-?mail\s+address(?:es)?\b|\bwhat(?:'s|\s+is)\s+(?:[\w']+\s+){0,2}e-?mail\s*\?", re.I)),
     ("phone", re.compile(r"\b(?:phone|mobile|cell|telephone|landline|contact)\s+numbers?\b", re.I)),
@@ -48,13 +50,15 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 #: Kinds whose written form is precise enough to put the records holding one first.
-PRECISE_KINDS = frozenset({"percent", "sum", "email", "phone", "number"})
+PRECISE_KINDS = frozenset({"percent", "sum", "email", "phone", "number", "version"})
 #: Anchored at the start of a run and possessive: linear on a long run with no "@".
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++\.[\w.-]")
 #: Seven digits or more, spaced or not ("07700 900412", "+40 755 630 112").
 _PHONE = re.compile(r"\+?\d(?:[\s().-]?\d){6,}")
 #: An identifier or a long number ("RMA-77120", "NW-4471902", "482913775").
 _NUMBER = re.compile(r"\b[A-Za-z]{0,6}[-#]?\d{4,}\b")
+#: A version as written: "3.12", "v1.6.0", "v14", "0.121.0".
+_VERSION = re.compile(r"\b[vV]\d+(?:\.\d+)*\b|\b\d+\.\d+(?:\.\d+)*\b")
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b|per\s+cent\b)", re.I)
 _SUM = re.compile(
     r"[$£€¥]\s?\d|\d\s?(?:k\b|grand\b|quid\b|bucks\b|pounds?\b|dollars?\b|euros?\b|eur\b|usd\b|gbp\b|p/?m\b)"
@@ -70,12 +74,12 @@ _NOT_NAMES = frozenset(
 _NAMED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs)\.?|(?:my|his|her|their|its)\s+name(?:'s|\s+is))\s+[a-z]", re.I)
 
 
-_FORMS = {"email": _EMAIL, "phone": _PHONE, "number": _NUMBER}
+_FORMS = {"email": _EMAIL, "phone": _PHONE, "number": _NUMBER, "version": _VERSION}
 
 
 def answer_kind(question: str) -> str | None:
-    """``percent``, ``sum``, ``name``, ``email``, ``phone`` or ``number`` when the question asks
-    for an answer of that kind."""
+    """``percent``, ``sum``, ``version``, ``name``, ``email``, ``phone`` or ``number`` when the
+    question asks for an answer of that kind."""
     return next((kind for kind, rx in _KINDS if rx.search(question)), None)
 
 

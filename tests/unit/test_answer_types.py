@@ -70,6 +70,9 @@ def test_the_kind_a_question_asks_for(question: str, kind: str | None) -> None:
         ("number", "event_id: evt-20250915-1102", "What's Peggy's room number at the care home?", False),
         ("version", "MSRV is 1.80 now, bump the toolchain file", "What's the minimum supported Rust version?", True),
         ("version", "schema at v15 after the migration", "What version is the ledger schema at?", True),
+        ("version", "the database is Postgres, version 16.", "Which Postgres version is it on?", True),
+        ("version", "we're on Postgres 16 now", "Which Postgres version is the database on?", True),
+        ("version", "we're on Postgres now", "Which Postgres version is the database on?", False),
         ("version", "and update the README: supported platforms are linux and macos", "Which Rust version?", False),
     ],
 )

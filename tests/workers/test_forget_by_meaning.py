@@ -128,3 +128,20 @@ def test_the_calendar_entry_alone_among_several_waits_for_the_user(sqlite_url: s
     assert _holding(mw, "swim lesson") and _holding(mw, "recruiter")
     (pending,) = [m for m in mw.memories(S, include_history=True) if m.key == "user.forget_request"]
     assert pending.status is MemoryStatus.PENDING_CONFIRMATION
+
+
+def test_the_booking_among_two_named_by_key_waits_for_the_user(sqlite_url: str, make_memworks: Any) -> None:
+    """Given two hotel bookings a tool made, when the user asks to delete "the booking", then
+    neither is erased, though both slots' values name a booking: which one is not said."""
+    mw = make_memworks(sqlite_url)
+    for turn in [
+        ep(1, "2026-01-08", "booking_create HB-771: status=confirmed; hotel=Casa Lisboa, Lisbon")
+        | {"role": "tool", "source": "verified_tool"},
+        ep(2, "2026-01-09", "booking_create HB-772: status=confirmed; hotel=Porto Rio, Porto")
+        | {"role": "tool", "source": "verified_tool"},
+        ep(3, "2026-02-08", "Please delete the booking."),
+    ]:
+        mw.enqueue_episodes([turn])
+        mw.drain()
+    keys = {m.key for m in mw.memories(S)}
+    assert {"tool.hb-771", "tool.hb-772", "user.forget_request"} <= keys

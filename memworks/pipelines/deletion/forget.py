@@ -114,7 +114,9 @@ def resolve_forget_requests(
             done[ident] = _by_meaning(item, known, batch.before(i), embedder, thresholds, said_by.get(item.episode_id))
             said = [a.candidate for a in items[:i] if a.candidate.op is CandidateOp.ASSERT and a.candidate.key]
             slots[ident] = set(match_forget_topic(c.forget, [*seen, *said]))
-    done = {ident: one_object(ident, done, slots, [*known, *batch.before(len(items))]) for ident in done}
+    pool = {k.ref: k for k in [*known, *batch.before(len(items))]} if done else {}
+    pointed = {ident: _pointed(ident, done, slots, pool) for ident in done}
+    done = {ident: one_object(ident, done, pointed[ident], pool) for ident in done}
     for i, item in enumerate(items):
         c = item.candidate
         if not needs_matching(item):
@@ -125,6 +127,7 @@ def resolve_forget_requests(
         assert c.forget is not None
         found = done[(item.episode_id, c.forget.topic)]
         keys = [] if c.key else [k for k in match_forget_topic(c.forget, seen) if not k.endswith(".forget_request")]
+        keys = one_object_keys(c.forget.topic, keys, pointed[(item.episode_id, c.forget.topic)])
         if c.key or keys or found.memory_ids or found.batch:
             first = len(out.items)
             if keys:
@@ -181,50 +184,67 @@ def _one_thing(topic: str) -> bool:
     return len(words) >= 2 and words[0] in _DEFINITE and not plural
 
 
-def one_object(
+def _tool_object(k: Known) -> str | None:
+    key = k.key or ""
+    return key if key.startswith(TOOL_KEY) else None
+
+
+def _refs(m: ForgetMatch, pool: Mapping[str, Known]) -> list[str]:
+    return [r for r in (*m.memory_ids, *(f"#{j}" for j in m.batch)) if r in pool]
+
+
+def _pointed(
     ident: tuple[str, str],
     done: Mapping[tuple[str, str], ForgetMatch],
     slots: Mapping[tuple[str, str], set[str]],
-    pool: Sequence[Known],
+    pool: Mapping[str, Known],
+) -> set[str]:
+    """The objects a tool reported on that the same turn's other requests are about: matched by
+    meaning ("forget the recruiter thing": its calendar event) or named by slot key."""
+    episode, topic = ident
+    others = [(t, m) for (ep, t), m in done.items() if ep == episode and t != topic]
+    found = {o for _, m in others for r in _refs(m, pool) if (o := _tool_object(pool[r]))}
+    named = {k for t, _ in others for k in slots.get((episode, t), ()) if k.startswith(TOOL_KEY)}
+    return found | named
+
+
+def one_object(
+    ident: tuple[str, str], done: Mapping[tuple[str, str], ForgetMatch], pointed: set[str], pool: Mapping[str, Known]
 ) -> ForgetMatch:
     """A request naming one thing ("Delete the calendar entry too.") that matched what a tool
     reported on (the calendar's events) means the object the same turn's other request is about
-    ("forget the recruiter thing": its event), not every event like it: the family's swim lesson
-    stays. With no other request to point at one, a match over several objects is ambiguous and
-    erases none of them: nothing matched leaves the request pending, for the user to see what
-    it looked for."""
+    (``pointed``: "forget the recruiter thing", its event), not every event like it: the family's
+    swim lesson stays. With no other request to point at one, a match over several objects is
+    ambiguous and erases none of them: nothing matched leaves the request pending, for the user
+    to see what it looked for."""
     episode, topic = ident
     found = done[ident]
     if not _one_thing(topic):
         return found
-    by_ref = {k.ref: k for k in pool}
-
-    def refs_of(m: ForgetMatch) -> list[str]:
-        return [r for r in (*m.memory_ids, *(f"#{j}" for j in m.batch)) if r in by_ref]
-
-    def object_of(r: str) -> str | None:
-        key = by_ref[r].key or ""
-        return key if key.startswith(TOOL_KEY) else None
-
-    mine = refs_of(found)
-    objects = {o for r in mine if (o := object_of(r))}
-    if not objects:
+    mine = _refs(found, pool)
+    objects = {o for r in mine if (o := _tool_object(pool[r]))}
+    if not objects or (not pointed and len(objects) == 1):
         return found
-    others = [r for (ep, t), m in done.items() if ep == episode and t != topic for r in refs_of(m)]
-    pointed = {o for r in others if (o := object_of(r))}
-    pointed |= {k for (ep, t), named in slots.items() if ep == episode and t != topic for k in named if k in objects}
-    if not pointed and len(objects) > 1:
-        return ForgetMatch()
     if not pointed:
-        return found
+        return ForgetMatch()
     # The turns that reported on an object not pointed at are about that object alone.
-    dropped = {e for r in mine if object_of(r) not in (None, *pointed) for e in by_ref[r].episodes}
-    kept = [r for r in mine if object_of(r) in (None, *pointed) and not set(by_ref[r].episodes) & dropped]
-    kept += [r for r in others if object_of(r) in pointed and r not in kept]
+    dropped = {e for r in mine if _tool_object(pool[r]) not in (None, *pointed) for e in pool[r].episodes}
+    kept = [r for r in mine if _tool_object(pool[r]) in (None, *pointed) and not set(pool[r].episodes) & dropped]
+    others = [r for (ep, t), m in done.items() if ep == episode and t != topic for r in _refs(m, pool)]
+    kept += [r for r in others if _tool_object(pool[r]) in pointed and r not in kept]
     return ForgetMatch(
         memory_ids=tuple(r for r in kept if not r.startswith("#")),
         batch=tuple(int(r[1:]) for r in kept if r.startswith("#")),
     )
+
+
+def one_object_keys(topic: str, keys: Sequence[str], pointed: set[str]) -> list[str]:
+    """The slots a request naming one thing erases by key: of several objects a tool reported on
+    ("the booking" when three were made), those the turn's other requests point at, else none."""
+    tools = {k for k in keys if k.startswith(TOOL_KEY)}
+    if not _one_thing(topic) or (len(tools) < 2 and not pointed):
+        return list(keys)
+    return [k for k in keys if not k.startswith(TOOL_KEY) or k in pointed]
 
 
 def _pending(item: Accepted) -> Accepted:

@@ -73,6 +73,8 @@ def test_the_kind_a_question_asks_for(question: str, kind: str | None) -> None:
         ("version", "the database is Postgres, version 16.", "Which Postgres version is it on?", True),
         ("version", "we're on Postgres 16 now", "Which Postgres version is the database on?", True),
         ("version", "we're on Postgres now", "Which Postgres version is the database on?", False),
+        ("version", "pinned fastapi 0 for now", "Which version of fastapi is installed?", True),
+        ("version", "Which 3 of them pass?", "Which version is it on?", False),  # "Which" is no thing
         ("version", "and update the README: supported platforms are linux and macos", "Which Rust version?", False),
     ],
 )

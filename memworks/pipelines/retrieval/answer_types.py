@@ -59,8 +59,11 @@ _PHONE = re.compile(r"\+?\d(?:[\s().-]?\d){6,}")
 _NUMBER = re.compile(r"\b[A-Za-z]{0,6}[-#]?\d{4,}\b")
 #: A version as written: "3.12", "v1.6.0", "v14", "0.121.0", "version 16".
 _VERSION = re.compile(r"\b[vV]\d+(?:\.\d+)*\b|\b\d+\.\d+(?:\.\d+)*\b|\bversion\s+\d+", re.I)
-#: The thing a question asks the version of ("Postgres" of "Which Postgres version ...?").
-_VERSION_OF = re.compile(r"([\w.+#-]+)\s+version\b", re.I)
+#: The thing a question asks the version of: "Which Postgres version ...?", "Which version of
+#: fastapi ...?" (not the question's own words: "Which version").
+_VERSION_OF = re.compile(
+    r"(?!(?:which|what|the|a|an|this|that|my|our|its)\b)\b([\w.+#-]+)\s+version\b|\bversion\s+of\s+([\w.+#-]+)", re.I
+)
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b|per\s+cent\b)", re.I)
 _SUM = re.compile(
     r"[$£€¥]\s?\d|\d\s?(?:k\b|grand\b|quid\b|bucks\b|pounds?\b|dollars?\b|euros?\b|eur\b|usd\b|gbp\b|p/?m\b)"
@@ -95,7 +98,7 @@ def holds_answer(kind: str, text: str, question: str) -> bool:
     if kind == "number":
         return labelled_number(text, question)
     if kind == "version" and (of := _VERSION_OF.search(question)):  # "Postgres 16" is one
-        return bool(_VERSION.search(text) or re.search(rf"\b{re.escape(of[1])}\s+\d", text, re.I))
+        return bool(_VERSION.search(text) or re.search(rf"\b{re.escape(of[1] or of[2])}\s+\d", text, re.I))
     if kind in _FORMS:
         return _FORMS[kind].search(text) is not None
     asked = {w.removesuffix("'s").casefold() for w in re.findall(r"[\w'-]+", question)}

@@ -96,19 +96,24 @@ def _holding(mw: Any, words: str) -> list[Any]:
     return [m for m in rows if words in f"{m.value} {m.text}".casefold() and "u1-3" not in m.evidence]
 
 
+def _two_events_then(mw: Any, request: str) -> None:
+    """A swim lesson and a recruiter's call on the calendar, then the user's ``request`` (turn 3)."""
+    for turn in [
+        _event(1, "2026-01-08", "evt_8f21c", "Ren - swim lesson", "Queen Anne Pool"),
+        _event(2, "2026-01-22", "evt_91d0a", "Call - Northwind Robotics recruiter", "Zoom"),
+        ep(3, "2026-02-08", request),
+    ]:
+        mw.enqueue_episodes([turn])
+        mw.drain()
+
+
 def test_deleting_the_calendar_entry_erases_the_one_the_turn_speaks_of(sqlite_url: str, make_memworks: Any) -> None:
     """Given two calendar events a tool made (a swim lesson, a recruiter call), when the user asks
     to forget the recruiter thing and to delete "the calendar entry" too, then the recruiter's
     event goes and the swim lesson stays: "the calendar entry" names one entry, the one the same
     turn speaks of, not every entry of the calendar."""
     mw = make_memworks(sqlite_url)
-    for turn in [
-        _event(1, "2026-01-08", "evt_8f21c", "Ren - swim lesson", "Queen Anne Pool"),
-        _event(2, "2026-01-22", "evt_91d0a", "Call - Northwind Robotics recruiter", "Zoom"),
-        ep(3, "2026-02-08", "Forget the recruiter thing, it's not for me. Delete the calendar entry too."),
-    ]:
-        mw.enqueue_episodes([turn])
-        mw.drain()
+    _two_events_then(mw, "Forget the recruiter thing, it's not for me. Delete the calendar entry too.")
     assert not _holding(mw, "recruiter")
     assert _holding(mw, "swim lesson")
     assert not [m for m in mw.memories(S) if m.key == "user.forget_request"]  # it meant the recruiter's
@@ -118,13 +123,7 @@ def test_the_calendar_entry_alone_among_several_waits_for_the_user(sqlite_url: s
     """Given two calendar events, when the user asks only to delete "the calendar entry", then
     neither is erased (which one is not said) and the request waits, pending, for the user."""
     mw = make_memworks(sqlite_url)
-    for turn in [
-        _event(1, "2026-01-08", "evt_8f21c", "Ren - swim lesson", "Queen Anne Pool"),
-        _event(2, "2026-01-22", "evt_91d0a", "Call - Northwind Robotics recruiter", "Zoom"),
-        ep(3, "2026-02-08", "Please delete the calendar entry."),
-    ]:
-        mw.enqueue_episodes([turn])
-        mw.drain()
+    _two_events_then(mw, "Please delete the calendar entry.")
     assert _holding(mw, "swim lesson") and _holding(mw, "recruiter")
     (pending,) = [m for m in mw.memories(S, include_history=True) if m.key == "user.forget_request"]
     assert pending.status is MemoryStatus.PENDING_CONFIRMATION

@@ -106,28 +106,29 @@ def resolve_forget_requests(
     batch = _BatchRecords(items, embedder, said_by)
     out = Resolution()
     done: dict[tuple[str, str], ForgetMatch] = {}  # (episode, topic): one match per request
-    slots: dict[tuple[str, str], set[str]] = {}  # the slots each request names by key
+    slots: dict[tuple[str, str], list[str]] = {}  # the slots each request names by key
     for i, item in enumerate(items):
         c = item.candidate
-        if needs_matching(item) and c.forget is not None and (item.episode_id, c.forget.topic) not in done:
-            ident = (item.episode_id, c.forget.topic)
+        if not needs_matching(item):
+            if c.op is CandidateOp.ASSERT and c.key:
+                seen.append(c)  # said earlier in the batch: a request later in it can name it
+            continue
+        assert c.forget is not None
+        if (ident := (item.episode_id, c.forget.topic)) not in done:
             done[ident] = _by_meaning(item, known, batch.before(i), embedder, thresholds, said_by.get(item.episode_id))
-            said = [a.candidate for a in items[:i] if a.candidate.op is CandidateOp.ASSERT and a.candidate.key]
-            slots[ident] = set(match_forget_topic(c.forget, [*seen, *said]))
+            slots[ident] = [k for k in match_forget_topic(c.forget, seen) if not k.endswith(".forget_request")]
     pool = {k.ref: k for k in [*known, *batch.before(len(items))]} if done else {}
     pointed = {ident: _pointed(ident, done, slots, pool) for ident in done}
     done = {ident: one_object(ident, done, pointed[ident], pool) for ident in done}
     for i, item in enumerate(items):
         c = item.candidate
         if not needs_matching(item):
-            if c.op is CandidateOp.ASSERT and c.key:
-                seen.append(c)  # said earlier in the batch: a request later in it can name it
             out.items.append((i, item))
             continue
         assert c.forget is not None
-        found = done[(item.episode_id, c.forget.topic)]
-        keys = [] if c.key else [k for k in match_forget_topic(c.forget, seen) if not k.endswith(".forget_request")]
-        keys = one_object_keys(c.forget.topic, keys, pointed[(item.episode_id, c.forget.topic)])
+        ident = (item.episode_id, c.forget.topic)
+        found = done[ident]
+        keys = [] if c.key else one_object_keys(c.forget.topic, slots[ident], pointed[ident])
         if c.key or keys or found.memory_ids or found.batch:
             first = len(out.items)
             if keys:
@@ -196,7 +197,7 @@ def _refs(m: ForgetMatch, pool: Mapping[str, Known]) -> list[str]:
 def _pointed(
     ident: tuple[str, str],
     done: Mapping[tuple[str, str], ForgetMatch],
-    slots: Mapping[tuple[str, str], set[str]],
+    slots: Mapping[tuple[str, str], Sequence[str]],
     pool: Mapping[str, Known],
 ) -> set[str]:
     """The objects a tool reported on that the same turn's other requests are about: matched by

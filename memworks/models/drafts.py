@@ -41,6 +41,9 @@ class ForgetRequest(BaseModel):
     terms: tuple[str, ...] = ()
     #: It points at what the speaker has just said ("what I just said about my pay").
     recent: bool = False
+    #: When the speaker says they told it, as they said it ("last week", "a couple of weeks
+    #: back"); empty when they did not say.
+    told: str = ""
 
 
 class Candidate(BaseModel):

@@ -24,7 +24,9 @@ from memworks.pipelines.deletion.forget_match import (
     query_text,
     read_topic,
     same_word,
+    told_within,
 )
+from memworks.pipelines.extraction.open_vocab.forget import told_when
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.text.spans import spans
 
@@ -291,3 +293,28 @@ def test_a_named_speaker_forgets_what_they_said_not_what_another_said(embedder: 
     topic = read_topic(request)
     assert match_topic(topic, query, [eli, noor, nobody], speaker="Eli") == ["m1", "m3"]
     assert match_topic(topic, query, [eli, noor, nobody]) == ["m1", "m2", "m3"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "told"),
+    [
+        ("Can you delete what I said last week about where I go on Thursdays?", "last week"),
+        ("the therapy stuff I told you about a couple of weeks back, delete it", "a couple of weeks back"),
+        ("forget what I told you yesterday about my ex", "yesterday"),
+        # a day or a date may be what the thing was about, not when it was told
+        ("forget what I said about Thursday", ""),
+        ("please forget my appointment on 3 March", ""),
+    ],
+)
+def test_a_request_says_when_its_thing_was_told(sentence: str, told: str) -> None:
+    assert told_when(sentence) == told
+
+
+def test_the_telling_is_looked_for_around_the_day_named() -> None:
+    at = datetime(2025, 6, 2, 8, 15, tzinfo=UTC)  # a Monday
+    window = told_within("last week", at)
+    assert window is not None
+    assert window[0] <= datetime(2025, 5, 25, 11, 0, tzinfo=UTC) <= window[1]  # eight days before
+    assert not window[0] <= datetime(2025, 5, 10, tzinfo=UTC) <= window[1]
+    assert not window[0] <= at - timedelta(hours=1) <= window[1]  # today is not last week
+    assert told_within("", at) is None and told_within("next week", at) is None

@@ -144,3 +144,23 @@ def test_the_booking_among_two_named_by_key_waits_for_the_user(sqlite_url: str, 
         mw.drain()
     keys = {m.key for m in mw.memories(S)}
     assert {"tool.hb-771", "tool.hb-772", "user.forget_request"} <= keys
+
+
+def test_what_i_said_last_week_is_looked_for_among_last_weeks_statements(sqlite_url: str, make_memworks: Any) -> None:
+    """Given a therapy appointment told eight days before and a Thursday curry night told a month
+    before, when the user asks to delete "what I said last week about where I go on Thursdays",
+    then the appointment is erased and the curry night, told in another week, stays: the few
+    words of the topic point at one statement of the week the user names."""
+    mw = make_memworks(sqlite_url)
+    for turn in [
+        ep(1, "2025-05-02", "Thursday curry night is at Noor's place from now on, bring rice."),
+        ep(2, "2025-05-24", "Noor's new job starts in June, she's thrilled."),
+        ep(3, "2025-05-25", "fyi I've started therapy with Dr Okafor, Thursdays at 5, so count me out for a while"),
+        ep(4, "2025-06-02", "Can you delete what I said last week about where I go on Thursdays?"),
+    ]:
+        mw.enqueue_episodes([turn])
+        mw.drain()
+    rows = mw.memories(S, include_history=True)
+    assert not [m for m in rows if "okafor" in f"{m.value} {m.text}".casefold()]
+    assert any("curry night" in m.text for m in rows) and any("new job" in m.text for m in rows)
+    assert not [m for m in rows if m.key == "user.forget_request"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from memworks.models.drafts import Candidate
-from memworks.models.enums import CandidateOp, GateOutcome, MemoryKind
+from memworks.models.enums import CandidateOp, GateOutcome, MemoryKind, Source
 from memworks.pipelines.deletion.forget_match import (
     DEFAULT_THRESHOLDS,
     Known,
@@ -27,6 +27,8 @@ from memworks.pipelines.deletion.forget_match import (
     match_topic,
     query_text,
     read_topic,
+    told_then,
+    told_within,
 )
 from memworks.pipelines.extraction.tools.results import KEY_PREFIX as TOOL_KEY
 from memworks.pipelines.gate import Verdict
@@ -161,7 +163,14 @@ def _by_meaning(
     topic = read_topic(c.forget)
     query = embedder.embed([query_text(c.forget)])[0]
     pool = [k for k in [*known, *earlier] if item.episode_id not in k.episodes]
-    refs = set(match_topic(topic, query, pool, thresholds=thresholds, speaker=speaker))
+    refs: set[str] = set()
+    if (window := told_within(c.forget.told, item.valid_from)) is not None:
+        # "what I said last week about ...": what the speaker told then (not the assistant's
+        # reply to it), where the topic's few words ("where I go on Thursdays") need less to
+        # point at one statement of the few.
+        then = [k for k in pool if window[0] <= k.said_at <= window[1] and k.source in ("", Source.USER.value)]
+        refs = set(match_topic(topic, query, then, thresholds=told_then(thresholds), speaker=speaker))
+    refs = refs or set(match_topic(topic, query, pool, thresholds=thresholds, speaker=speaker))
     if topic.earlier:
         # A slot named by id is erased whole (its current value too): what no longer holds goes
         # through the turns that said it, which take the claims resting only on them.

@@ -24,17 +24,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 
 import numpy as np
 import numpy.typing as npt
 
 from memworks.models.drafts import ForgetRequest
+from memworks.pipelines.extraction.dates.timeparse import resolve_time
 from memworks.pipelines.extraction.tools.results import own_words
 from memworks.pipelines.text.spans import spans
 
-__all__ = ["DEFAULT_THRESHOLDS", "Known", "Thresholds", "Topic", "match_topic", "query_text", "read_topic"]
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "Known",
+    "Thresholds",
+    "Topic",
+    "match_topic",
+    "query_text",
+    "read_topic",
+    "told_then",
+    "told_within",
+]
 
 #: Words that ask for a value that no longer holds ("my old address", "my previous job").
 EARLIER = frozenset({"old", "previous", "former", "earlier", "prior", "past", "formerly", "once"})
@@ -107,6 +118,25 @@ class Thresholds:
 
 #: The calibrated thresholds (see the module doc).
 DEFAULT_THRESHOLDS = Thresholds()
+#: The least a window a request dates its telling by reaches either side of the day it names.
+TOLD_SLACK = timedelta(days=2)
+
+
+def told_within(told: str, at: datetime) -> tuple[datetime, datetime] | None:
+    """When a request said at ``at`` says its thing was told (``told``: "last week", "a couple of
+    weeks back"): around the day that names, by half its distance back either way (people
+    round: "last week" of eight days ago, "last month" of five weeks ago), two days at least."""
+    when = resolve_time(told, at, future=False) if told else None
+    if when is None or when > at:
+        return None
+    half = max(TOLD_SLACK, (at - when) / 2)
+    return when - half, when + half
+
+
+def told_then(t: Thresholds) -> Thresholds:
+    """The bars among what was told when the request says: the few statements of those days
+    need less to tell which one it means."""
+    return replace(t, some_words=t.all_words, lead=t.lead / 2)
 
 
 @dataclass(frozen=True)

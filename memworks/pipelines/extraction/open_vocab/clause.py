@@ -63,6 +63,7 @@ class Statement:
     forget_topic: str = ""
     #: The request points at what was just said ("what I just said about my pay").
     forget_recent: bool = False
+    forget_told: str = ""
     forget_terms: tuple[str, ...] = ()
 
     @property

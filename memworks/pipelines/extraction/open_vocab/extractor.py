@@ -306,7 +306,7 @@ def _candidate(st: Statement, turn: Turn, person: Person) -> Candidate:
     if st.retracted:
         extra["retracted_value"] = st.retracted
     forget = (
-        ForgetRequest(topic=st.forget_topic, terms=st.forget_terms, recent=st.forget_recent)
+        ForgetRequest(topic=st.forget_topic, terms=st.forget_terms, recent=st.forget_recent, told=st.forget_told)
         if st.forget_terms
         else None
     )

@@ -7,13 +7,14 @@ the ingest layer's work (:func:`memworks.pipelines.ingest.slots.match_forget_top
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from memworks.models.enums import CandidateOp
 from memworks.pipelines.extraction.open_vocab.clause import MY, UNSAID, Statement, TurnState
 from memworks.pipelines.extraction.open_vocab.parse import Sentence, Token
 
-__all__ = ["forget_request"]
+__all__ = ["forget_request", "told_when"]
 
 _FORGET_VERBS = frozenset(
     {"forget", "delete", "erase", "remove", "wipe", "unlearn", "drop", "purge", "scrap", "discard", "ditch"}
@@ -81,8 +82,26 @@ def forget_request(s: Sentence, state: TurnState) -> list[Statement] | None:
             t.lower == "just" and t.head != t.i and s.tokens[t.head].lemma in _REPORTING for t in s.tokens
         ),
         forget_terms=terms,
+        forget_told=told_when(s.text) or told_when(src.text),
     )
     return [st]
+
+
+#: How long ago a request says the thing was told ("what I said last week", "the therapy stuff
+#: I told you about a couple of weeks back"): a time of the telling, never a weekday or a date,
+#: which may be what the thing itself was about ("forget what I said about Thursday").
+_TOLD_WHEN = re.compile(
+    r"\b(?:yesterday|last\s+(?:night|week|month)|earlier\s+(?:today|this\s+week)|this\s+morning|the\s+other\s+day"
+    r"|(?:\d{1,2}|an?|one|two|three|four|five|six|a\s+couple\s+of|a\s+few|several)\s+(?:days?|weeks?|months?)"
+    r"\s+(?:ago|back))\b",
+    re.IGNORECASE,
+)
+
+
+def told_when(text: str) -> str:
+    """The phrase of ``text`` saying how long ago something was told, or ""."""
+    m = _TOLD_WHEN.search(text)
+    return m[0] if m else ""
 
 
 #: How the topic is shown in the record about the request ("their address", "that they see ...").

@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from memworks.pipelines.retrieval import latest
+from memworks.pipelines.retrieval.latest import now as latest
+from memworks.pipelines.retrieval.latest import runs
 
 
 @pytest.mark.parametrize(
@@ -286,11 +287,11 @@ def test_the_latest_run_of_a_tool_results_series_answers_a_question_for_the_late
     t0 = datetime(2025, 3, 1, tzinfo=UTC)
     said = [t0, t0 + timedelta(days=20), t0 + timedelta(days=30), t0 + timedelta(days=5), t0]
     score = np.array([0.16, 0.13, 0.05, 0.12, 0.04])
-    out = latest.latest_of_series(score, keys, texts, said, [False] * 5)
+    out = runs.latest_of_series(score, keys, texts, said, [False] * 5)
     order = list(np.argsort(-out))
     assert order[0] == 1 and set(order[:3]) == {1, 2, 4}
-    assert latest.series(texts[0]) == "ci ledger pipe main"
-    assert latest.series('ticket.get("TCK-1")') == ""  # an id in its first word: no series to join
+    assert runs.series(texts[0]) == "ci ledger pipe main"
+    assert runs.series('ticket.get("TCK-1")') == ""  # an id in its first word: no series to join
 
 
 def test_the_lexical_query_reads_a_living_as_work_and_drops_now_in_a_present_read() -> None:
@@ -313,11 +314,58 @@ def test_the_latest_run_of_a_kind_answers_a_question_naming_no_tool() -> None:
     said = [t0, t0 + timedelta(days=3), t0 + timedelta(days=4), t0 + timedelta(days=2)]
     score = np.array([0.2, 0.15, 0.05, 0.1])
     # "What was the result of the latest test run?": the latest run of a test suite, whatever ran it,
-    out = latest.latest_of_series(score, keys, texts, said, [False] * 4, "What was the result of the latest test run?")
+    out = runs.latest_of_series(score, keys, texts, said, [False] * 4, "What was the result of the latest test run?")
     assert int(np.argmax(out)) == 1 and list(np.argsort(-out))[-1] == 0
     # while a question naming the tool asks for its own runs only,
-    named = latest.latest_of_series(score, keys, texts, said, [False] * 4, "Did the latest Jest run pass?")
+    named = runs.latest_of_series(score, keys, texts, said, [False] * 4, "Did the latest Jest run pass?")
     assert int(np.argmax(named)) == 0
-    mine = latest.latest_of_series(score, keys, texts, said, [False] * 4, "Did my latest test run pass, as I hoped?")
+    mine = runs.latest_of_series(score, keys, texts, said, [False] * 4, "Did my latest test run pass, as I hoped?")
     assert int(np.argmax(mine)) == 1  # "I" names no tool
-    assert [latest.run_kind(t) for t in texts] == ["tests", "tests", "deploy", ""]
+    assert [runs.run_kind(t) for t in texts] == ["tests", "tests", "deploy", ""]
+
+
+def test_a_tools_output_with_no_command_line_is_a_run_too() -> None:
+    # Given a test run keyed by its command, then a runner's output no command heads (a tool's
+    # transcript: its tally says it is a test run), and two deploys' outputs of the same shape,
+    texts = [
+        "$ yarn jest\nTests: 3 failed, 63 passed",
+        " RUN  v1.6.0 /home/mira/code/walkies-api\n\n Tests  66 passed (66)",
+        "==> Building image with Docker\nrelease v14 failed, rolling back",
+        "==> Building image with Docker\nrelease v15 created",
+    ]
+    keys = ["tool.yarn_jest", None, None, None]
+    t0 = datetime(2025, 5, 1, tzinfo=UTC)
+    said = [t0, t0 + timedelta(days=3), t0 + timedelta(days=4), t0 + timedelta(days=6)]
+    score = np.array([0.4, 0.1, 0.3, 0.05])
+    reported = [True, True, True, True]
+    # then the latest test run answers for the tests, and the latest deploy for the deploy,
+    tests = runs.latest_of_series(score, keys, texts, said, [False] * 4, "Did the most recent test run pass?", reported)
+    assert int(np.argmax(tests)) == 1 and runs.run_kind(texts[1]) == "tests"
+    deploy = score.copy()
+    deploy[0] = 0.0
+    out = runs.latest_of_series(
+        deploy, keys, texts, said, [False] * 4, "Did the latest Fly deploy go through?", reported
+    )
+    assert int(np.argmax(out)) == 3
+    # but not when the store did not say they came from a tool: a user may paste anything.
+    unsaid = runs.latest_of_series(deploy, keys, texts, said, [False] * 4, "Did the latest Fly deploy go through?")
+    assert int(np.argmax(unsaid)) == 2
+
+
+def test_a_run_named_by_a_command_inside_an_output_answers_for_that_tool() -> None:
+    # Given two pytest runs, a cargo run and a later output whose second command ran pytest,
+    texts = [
+        "$ pytest -q\n3 failed, 139 passed in 48.21s",
+        "$ pytest -q\n171 passed in 39.02s",
+        "cargo test: test result: ok. 59 passed; 0 failed",
+        "$ uv pip show fastapi\nVersion: 0.121.0\n$ uv run pytest -q\n188 passed, 1 skipped in 41.87s",
+    ]
+    keys = ["tool.pytest", "tool.pytest", "tool.cargo_test", "tool.uv_pip_show"]
+    t0 = datetime(2026, 1, 13, tzinfo=UTC)
+    said = [t0, t0 + timedelta(days=99), t0 + timedelta(days=150), t0 + timedelta(days=239)]
+    score = np.array([0.05, 0.09, 0.2, 0.01])
+    # then the question naming pytest gets the latest output that ran it, and the earlier pytest
+    # runs fall below the cargo run, which keeps its place.
+    out = runs.latest_of_series(score, keys, texts, said, [False] * 4, "What did the most recent pytest run show?")
+    assert list(np.argsort(-out))[:2] == [3, 2]
+    assert runs.commanded(texts[3]) >= {"uv", "pip", "show", "fastapi", "run", "pytest"}

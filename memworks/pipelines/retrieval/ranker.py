@@ -155,6 +155,8 @@ class Signals:
     #: Where a record is a fact (a state that holds over its valid interval), when it stopped holding.
     valid_to: list[datetime | None] = field(default_factory=list)
     facts: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    #: What a verified tool reported (its keyed result or the transcript of its output).
+    reported: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
     prev_lex: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     prev_span: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     next_lex: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))

@@ -26,9 +26,9 @@ from memworks.pipelines.retrieval.latest import (
     below_replaced,
     definite_terms,
     latest_first,
-    latest_of_series,
     says_change,
 )
+from memworks.pipelines.retrieval.latest.runs import latest_of_series
 from memworks.pipelines.retrieval.non_answers import below_echoes, below_endings
 from memworks.pipelines.retrieval.possessor import (
     below_holders,
@@ -343,7 +343,7 @@ def _learned(
         score = below_replaced(score, sig.keys, sig.replaced, summary)
         score = below_endings(score, q.text, texts, sig.best_span, sig.facts, summary)  # "I stopped ..."
         if asks_latest(q.text):
-            score = latest_of_series(score, sig.keys, texts, sig.session_at, summary, q.text)
+            score = latest_of_series(score, sig.keys, texts, sig.session_at, summary, q.text, sig.reported.tolist())
     score = people_first(score, q.text, sig.subjects)
     if policy.subjects and len(sig.keys) == len(sig) and (q.named or q.names_user):
         score = below_others(score, sig.keys, sig.subjects, q.named, summary)  # not Lars's words for Ngozi's

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from sqlalchemy import Row, and_, or_, select
 from sqlmodel import Session, col
 
-from memworks.models.enums import Role
+from memworks.models.enums import Role, Source
 from memworks.models.schemas import HitOut, ProfileOut, RetrieveResult, Scope
 from memworks.models.tables import Memory
 from memworks.pipelines.ingest import MAX_CHARS_READ, bounded_text
@@ -258,6 +258,7 @@ def _rank_fields(s: Session, ids: list[str]) -> list[Row[Any]]:
         col(Memory.text),
         col(Memory.value),
         col(Memory.key),
+        col(Memory.source),
     )
     return [r for chunk in chunks(ids) for r in s.execute(select(*cols).where(cols[0].in_(chunk)))]
 
@@ -308,6 +309,7 @@ def _signals(
         timed=np.array([r.event_at is not None for r in rows], dtype=np.bool_),
         valid_to=[r.valid_to for r in rows],
         facts=np.array([r.extractor != "transcript" for r in rows], dtype=np.bool_),
+        reported=np.array([r.source == Source.VERIFIED_TOOL for r in rows], dtype=np.bool_),
         prev_lex=near(prev, "lex"),
         prev_span=near(prev, "vec"),
         next_lex=near(nxt, "lex"),

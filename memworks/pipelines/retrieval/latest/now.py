@@ -28,7 +28,7 @@ __all__ = [
     "below_replaced",
     "definite_terms",
     "latest_first",
-    "latest_of_series",
+    "lexical_query",
     "out_of_top",
     "says_change",
 ]
@@ -307,68 +307,3 @@ def below_replaced(
     answering = {k for i in top if (k := keys[i])}
     old = {i for i in range(n) if replaced[i] & answering}
     return out_of_top(score, old, summary)
-
-
-#: A tool result's series: the words of its first line before the first one with a digit in it
-#: ("CI · ledger-pipe · main · #418 ..." → "ci ledger pipe main").
-_SERIES_WORD = re.compile(r"[^\W\d_]+")
-
-
-def series(text: str) -> str:
-    """The run a tool result is one of: its first line's words before its first number or id."""
-    words = []
-    for token in text.strip().split("\n", 1)[0].split():
-        if any(c.isdigit() for c in token):
-            break
-        words += _SERIES_WORD.findall(token.casefold())
-    return " ".join(words)
-
-
-#: Runs of one kind whatever runs them, by their first line: a test suite's (a runner replaced by
-#: another: "npx jest", then "pnpm vitest run") and a deploy's (one platform left for another).
-_RUN_KINDS = (
-    ("tests", re.compile(r"\b(?:pytest|jest|vitest|nextest|(?:cargo|go|npm|pnpm|yarn|mvn|gradle)\s+test)\b", re.I)),
-    ("deploy", re.compile(r"\bdeploy(?:s|ed|ing|ment)?\b", re.I)),
-)
-#: A question word naming the run's tool or place ("the Rust test suite", "the latest Fly deploy"):
-#: a capitalised word after its first, not "I".
-_NAMED = re.compile(r"(?<=\s)(?!I\b|I')[A-Z]")
-
-
-def run_kind(text: str) -> str:
-    """``tests`` or ``deploy`` for a test suite's or a deploy's run, by its first line; else ""."""
-    first = text.strip().split("\n", 1)[0]
-    return next((kind for kind, rx in _RUN_KINDS if rx.search(first)), "")
-
-
-def latest_of_series(
-    score: npt.NDArray[np.float64],
-    keys: Sequence[str | None],
-    texts: Sequence[str],
-    said: Sequence[datetime],
-    summary: Sequence[bool],
-    question: str = "",
-) -> npt.NDArray[np.float64]:
-    """For a question asking for the latest of something ("Did the last CI run on main pass?"):
-    the best tool result's series (its tool, pipeline and branch, each run under a number of its
-    own, so no key joins them) answers with its latest run, and its earlier runs leave the top.
-
-    A question naming no tool or place ("How did the latest deploy go?") asks for the latest run
-    of the best one's kind (:func:`run_kind`), whatever ran it."""
-    n = len(score)
-    if n < 2 or not len(keys) == len(texts) == len(said) == len(summary) == n:
-        return score
-    tools = [i for i in range(n) if (keys[i] or "").startswith("tool.")]
-    top = [i for i in sorted(range(n), key=lambda i: -score[i]) if not summary[i]][:LATEST_TOP]
-    best = next((i for i in top if i in tools), None)
-    if best is None or not (name := series(texts[best])):
-        return score
-    kind = run_kind(texts[best]) if question and not _NAMED.search(question) else ""
-    runs = [i for i in tools if series(texts[i]) == name or (kind and run_kind(texts[i]) == kind)]
-    latest = max(runs, key=lambda i: said[i])
-    old = {i for i in runs if said[i] < said[latest]}
-    if not old:
-        return score
-    out = score.copy()
-    out[latest] = max(score[latest], float(score.max()) / _BELOW)
-    return out_of_top(out, old, summary)

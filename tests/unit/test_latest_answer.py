@@ -369,3 +369,25 @@ def test_a_run_named_by_a_command_inside_an_output_answers_for_that_tool() -> No
     out = runs.latest_of_series(score, keys, texts, said, [False] * 4, "What did the most recent pytest run show?")
     assert list(np.argsort(-out))[:2] == [3, 2]
     assert runs.commanded(texts[3]) >= {"uv", "pip", "show", "fastapi", "run", "pytest"}
+
+
+def test_the_kind_of_run_a_question_names_picks_its_runs() -> None:
+    # Given a team's own deploy script run twice (its outcome, not its first line, says it deployed)
+    # and a later command about something else, the best match,
+    texts = [
+        "$ ./scripts/ship staging\n→ target: fly\nstatus: deployed  version: 0.15.1",
+        "$ python --version\nPython 3.12.2",
+        "$ ./scripts/ship prod\n→ target: fly\nstatus: deployed  version: 0.16.0",
+    ]
+    keys = [None, "tool.python", None]
+    t0 = datetime(2026, 3, 16, tzinfo=UTC)
+    said = [t0, t0 + timedelta(days=9), t0 + timedelta(days=7)]
+    score = np.array([0.04, 0.05, 0.03])
+    # then "the last deploy" is the latest run of a deploy, whatever its command,
+    out = runs.latest_of_series(
+        score, keys, texts, said, [False] * 3, "What version did the last deploy put out?", [True] * 3
+    )
+    assert int(np.argmax(out)) == 2
+    assert [runs.run_kind(t) for t in texts] == ["deploy", "", "deploy"]
+    assert runs.asked_kind("Did the latest test run pass?") == "tests" and runs.asked_kind("What's new?") == ""
+    assert "version" not in runs.naming_words("What version did the last deploy put out?")

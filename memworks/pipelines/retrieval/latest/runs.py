@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from memworks.pipelines.retrieval.latest.now import _BELOW, LATEST_TOP, out_of_top
 
-__all__ = ["commanded", "latest_of_series", "naming_words", "run_kind", "series"]
+__all__ = ["asked_kind", "commanded", "latest_of_series", "naming_words", "run_kind", "series"]
 
 #: A tool result's series: the words of its first line before the first one with a digit in it
 #: ("CI · ledger-pipe · main · #418 ..." → "ci ledger pipe main").
@@ -48,7 +48,7 @@ _NOT_NAMING = frozenset(
     "the a an of on in to for and or with what which how many much did does do was were is are has have had "
     "go went through show showed say said it its my our we test tests testing run runs ran result results build "
     "builds deploy deploys deployed deployment check checks suite pass passed fail failed status latest last "
-    "recent most newest".split()
+    "recent most newest version versions put out".split()
 )
 
 
@@ -69,12 +69,27 @@ def naming_words(question: str) -> set[str]:
 _TALLY = re.compile(r"\b\d+\s+(?:passed|failed)\b", re.I)
 
 
+#: A deploy's outcome, wherever in its output ("status: deployed  version: 0.16.0", "Watch your
+#: deployment at ..."): a deploy run by a script of the team's own ("$ ./scripts/ship prod").
+_DEPLOYED = re.compile(r"\bdeploy(?:ed|ing|ment)\b", re.I)
+#: The kind of run a question names ("the last deploy", "the latest test run").
+_ASKED_KINDS = (
+    ("tests", re.compile(r"\btest(?:s|ing)?\b|\bsuite\b", re.I)),
+    ("deploy", re.compile(r"\bdeploy(?:s|ed|ing|ment)?\b", re.I)),
+)
+
+
 def run_kind(text: str) -> str:
-    """``tests`` or ``deploy`` for a test suite's or a deploy's run, by its first line (a test
-    run also by its tally); else ""."""
+    """``tests`` or ``deploy`` for a test suite's or a deploy's run, by its first line, else by a
+    test run's tally or a deploy's outcome anywhere in it; else ""."""
     first = text.strip().split("\n", 1)[0]
     kind = next((kind for kind, rx in _RUN_KINDS if rx.search(first)), "")
-    return kind or ("tests" if _TALLY.search(text) else "")
+    return kind or ("tests" if _TALLY.search(text) else "deploy" if _DEPLOYED.search(text) else "")
+
+
+def asked_kind(question: str) -> str:
+    """The kind of run ``question`` names (``tests`` or ``deploy``), or ""."""
+    return next((kind for kind, rx in _ASKED_KINDS if rx.search(question)), "")
 
 
 def latest_of_series(
@@ -103,6 +118,10 @@ def latest_of_series(
     # down; a name no run's command holds ("the Rust test suite") names none.
     asked = naming_words(question)
     runs = [i for i in tools if asked & commanded(texts[i])]
+    if not runs and question and not _NAMED.search(question):
+        # "What version did the last deploy put out?": the runs of the kind the question names.
+        kind = asked_kind(question)
+        runs = [i for i in tools if kind and run_kind(texts[i]) == kind]
     if not runs:
         top = [i for i in sorted(range(n), key=lambda i: -score[i]) if not summary[i]][:LATEST_TOP]
         best = next((i for i in top if i in tools), None)

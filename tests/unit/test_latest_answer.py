@@ -391,3 +391,24 @@ def test_the_kind_of_run_a_question_names_picks_its_runs() -> None:
     assert [runs.run_kind(t) for t in texts] == ["deploy", "", "deploy"]
     assert runs.asked_kind("Did the latest test run pass?") == "tests" and runs.asked_kind("What's new?") == ""
     assert "version" not in runs.naming_words("What version did the last deploy put out?")
+
+
+def test_a_question_naming_a_tools_call_is_answered_by_that_call_first() -> None:
+    # Given a flight's booking and a rail and a restaurant booking by the same tool (the flight
+    # scored lowest), and a user's turn,
+    texts = [
+        "bookings.rail :: status: CONFIRMED\nroute: Lisbon -> Porto",
+        "bookings.restaurant :: status: CONFIRMED",
+        "bookings.flight :: status: CONFIRMED\noutbound: TP1357 LHR -> LIS",
+        "I need to sort out a trip to Lisbon",
+    ]
+    keys = ["tool.cp-1", "tool.tl-2", "tool.q7xk2m", None]
+    score = np.array([0.8, 0.6, 0.2, 0.4])
+    # then "Which flight ...?" has the flight first; "bookings", in every call, names none of them,
+    out = runs.named_first(score, "Which flight are we booked on to Lisbon?", keys, texts)
+    assert int(np.argmax(out)) == 2
+    same = runs.named_first(score, "Are all my bookings confirmed?", keys, texts)
+    assert list(same) == list(score)
+    # and a test's file named in a failed run's line is no call of the run's tool.
+    assert runs.called("CI · main · #418 · failed · FAILED tests/test_retry.py::test_retry_backoff") == set()
+    assert runs.called('payments.list(subscription="SUB-1")') == {"payments", "list"}

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from memworks.pipelines.retrieval.latest.now import _BELOW, LATEST_TOP, out_of_top
 
-__all__ = ["asked_kind", "commanded", "latest_of_series", "naming_words", "run_kind", "series"]
+__all__ = ["asked_kind", "commanded", "latest_of_series", "named_first", "naming_words", "run_kind", "series"]
 
 #: A tool result's series: the words of its first line before the first one with a digit in it
 #: ("CI · ledger-pipe · main · #418 ..." → "ci ledger pipe main").
@@ -61,7 +61,7 @@ def commanded(text: str) -> set[str]:
 
 def naming_words(question: str) -> set[str]:
     """The words of ``question`` that may name a run's tool, pipeline or branch ("pytest", "ci", "main")."""
-    return {w for w in _SERIES_WORD.findall(question.casefold()) if w not in _NOT_NAMING}
+    return {w for w in _SERIES_WORD.findall(question.casefold()) if len(w) > 1 and w not in _NOT_NAMING}
 
 
 #: A test run's tally, wherever in its output ("Tests  66 passed (66)", "test result: ok. 59
@@ -136,3 +136,47 @@ def latest_of_series(
     out = score.copy()
     out[latest] = max(score[latest], float(score.max()) / _BELOW)
     return out_of_top(out, old, summary)
+
+
+#: A tool's call name in a result's first line: words joined by dots or underscores ("flight.get",
+#: "order_lookup", "payments.list").
+_CALL = re.compile(r"\b[a-z]+(?:[._][a-z]+)+\b")
+
+
+def called(text: str) -> set[str]:
+    """The words of the call names in the head of ``text``'s first line, before its first number
+    or argument ("booking-tool :: flight.get" → flight, get; not the file of a failing test)."""
+    first = text.strip().split("\n", 1)[0]
+    head = []
+    for token in first.split():
+        if any(c.isdigit() or c in "({=" for c in token):
+            head.append(re.split(r"[({=]", token, maxsplit=1)[0])
+            break
+        head.append(token)
+    return {w for name in _CALL.findall(" ".join(head).casefold()) for w in re.split(r"[._]", name)}
+
+
+def named_first(
+    score: npt.NDArray[np.float64],
+    question: str,
+    keys: Sequence[str | None],
+    texts: Sequence[str],
+    reported: Sequence[bool] = (),
+) -> npt.NDArray[np.float64]:
+    """A question naming what a tool's call does ("Which flight are we booked on?" of
+    "booking-tool :: flight.get") answered first by the best of the results that name it. A word
+    every result's call holds ("booking") tells none of them apart: it names none."""
+    n = len(score)
+    if n < 2 or not len(keys) == len(texts) == n:
+        return score
+    told = list(reported) if len(reported) == n else [False] * n
+    tools = [i for i in range(n) if (keys[i] or "").startswith("tool.") or told[i]]
+    said = {i: called(texts[i]) for i in tools}
+    asked = {w for w in naming_words(question) if 0 < sum(w in c for c in said.values()) < len(said)}
+    named = [i for i in tools if asked & said[i]]
+    if not named:
+        return score
+    best = max(named, key=lambda i: score[i])
+    out = score.copy()
+    out[best] = max(score[best], float(score.max()) / _BELOW)
+    return out

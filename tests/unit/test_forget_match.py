@@ -24,8 +24,8 @@ from memworks.pipelines.deletion.forget_match import (
     query_text,
     read_topic,
     same_word,
-    told_within,
 )
+from memworks.pipelines.deletion.told import told_within
 from memworks.pipelines.extraction.open_vocab.forget import told_when
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.text.spans import spans
@@ -318,3 +318,29 @@ def test_the_telling_is_looked_for_around_the_day_named() -> None:
     assert not window[0] <= datetime(2025, 5, 10, tzinfo=UTC) <= window[1]
     assert not window[0] <= at - timedelta(hours=1) <= window[1]  # today is not last week
     assert told_within("", at) is None and told_within("next week", at) is None
+
+
+def test_a_reply_that_matches_takes_the_statement_it_answers(embedder: Embedder) -> None:
+    """Given a neighbour's news told in a long turn, the assistant's reply to it (closer to the topic
+    than the turn itself) and an older turn about the same neighbour's garden, when "Sheila's lad and
+    the money" is forgotten, then the turn the reply answers goes with the reply, and the older turn
+    stays: the one who asks told it, just before the reply."""
+    garden = replace(_known(embedder, "g", "Sheila next door gave me cuttings of her lovely roses."), source="user")
+    told = replace(
+        _known(
+            embedder,
+            "t",
+            "Now, I oughtn't to say this, but Sheila next door told me over the fence that her son Gavin has run "
+            "up thousands on one of those online casino apps, and they've had to remortgage the house.",
+            days=20,
+        ),
+        source="user",
+    )
+    said = "That sounds very hard for Sheila, and it was kind of you to listen."
+    vectors = embedder.embed([said, *spans(said)])
+    reply = Known("r", said, vectors, told.said_at + timedelta(minutes=1), True, ("r",), source="model_inference")
+    request = ForgetRequest(
+        topic="that business they passed on about Sheila's lad and the money", terms=("sheila", "lad", "money")
+    )
+    q = embedder.embed([query_text(request)])[0]
+    assert match_topic(read_topic(request), q, [garden, told, reply]) == ["t", "r"]

@@ -27,9 +27,8 @@ from memworks.pipelines.deletion.forget_match import (
     match_topic,
     query_text,
     read_topic,
-    told_then,
-    told_within,
 )
+from memworks.pipelines.deletion.told import told_then, told_within
 from memworks.pipelines.extraction.tools.results import KEY_PREFIX as TOOL_KEY
 from memworks.pipelines.gate import Verdict
 from memworks.pipelines.ingest.slots import Keyed, index_text, match_forget_topic

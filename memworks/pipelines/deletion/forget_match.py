@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import numpy as np
 import numpy.typing as npt
 
 from memworks.models.drafts import ForgetRequest
-from memworks.pipelines.extraction.dates.timeparse import resolve_time
+from memworks.models.enums import Source
 from memworks.pipelines.extraction.tools.results import own_words
 from memworks.pipelines.text.spans import spans
 
@@ -43,8 +43,6 @@ __all__ = [
     "match_topic",
     "query_text",
     "read_topic",
-    "told_then",
-    "told_within",
 ]
 
 #: Words that ask for a value that no longer holds ("my old address", "my previous job").
@@ -118,25 +116,6 @@ class Thresholds:
 
 #: The calibrated thresholds (see the module doc).
 DEFAULT_THRESHOLDS = Thresholds()
-#: The least a window a request dates its telling by reaches either side of the day it names.
-TOLD_SLACK = timedelta(days=2)
-
-
-def told_within(told: str, at: datetime) -> tuple[datetime, datetime] | None:
-    """When a request said at ``at`` says its thing was told (``told``: "last week", "a couple of
-    weeks back"): around the day that names, by half its distance back either way (people
-    round: "last week" of eight days ago, "last month" of five weeks ago), two days at least."""
-    when = resolve_time(told, at, future=False) if told else None
-    if when is None or when > at:
-        return None
-    half = max(TOLD_SLACK, (at - when) / 2)
-    return when - half, when + half
-
-
-def told_then(t: Thresholds) -> Thresholds:
-    """The bars among what was told when the request says: the few statements of those days
-    need less to tell which one it means."""
-    return replace(t, some_words=t.all_words, lead=t.lead / 2)
 
 
 @dataclass(frozen=True)
@@ -247,6 +226,7 @@ def match_topic(
         or [k for k in pool if is_about(topic, query, k, thresholds)]
         or _leading(query, pool, thresholds)
     )
+    hit += [k for k in _replied_to(hit, pool, topic) if k not in hit]
     names = {n for k in hit for n in introduced_names(topic.terms, k.text)}
     if names:
         hit += [k for k in pool if k not in hit and names.intersection(_NAME.findall(k.text))]
@@ -254,6 +234,24 @@ def match_topic(
         hit = _no_longer_current(hit)
     refs = {k.ref for k in hit}
     return [k.ref for k in known if k.ref in refs]
+
+
+#: Longest time between a statement and the assistant's reply to it.
+REPLY_WITHIN = timedelta(hours=6)
+
+
+def _replied_to(hit: Sequence[Known], pool: Sequence[Known], topic: Topic) -> list[Known]:
+    """The statements the assistant's matched replies answer: its reply says back what it was
+    told ("That sounds very hard for Sheila" of "Sheila next door told me ..."), and the one who
+    asks to forget it told it. The statement said last before the reply, when it names a word of
+    the topic."""
+    out = []
+    for r in (k for k in hit if k.source == Source.MODEL_INFERENCE.value):
+        told = [k for k in pool if k.source == Source.USER.value and r.said_at - REPLY_WITHIN <= k.said_at <= r.said_at]
+        last = max(told, key=lambda k: k.said_at, default=None)
+        if last is not None and any(same_word(t, w) for t in topic.terms for w in _words(own_words(last.text))):
+            out.append(last)
+    return out
 
 
 def is_about(topic: Topic, query: npt.NDArray[np.float32], k: Known, t: Thresholds) -> bool:

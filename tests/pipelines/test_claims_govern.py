@@ -16,6 +16,7 @@ import pytest
 from memworks.pipelines.claims import ClaimText, Decision, read_words, sentences
 from memworks.pipelines.claims import govern as g
 from memworks.pipelines.claims.cues import marks_restatement
+from memworks.pipelines.claims.values import names
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -212,7 +213,7 @@ def test_no_mark_no_restatement(answers: dict, text: str, source: str, why: str)
     ],
 )
 def test_keeping_away_from_a_value_names_it_a_denial_does_not(text: str, named: bool) -> None:
-    assert g.names(text, "penicillin") is named
+    assert names(text, "penicillin") is named
 
 
 def test_a_statement_arriving_late_is_decided_against_the_later_ones(answers: dict) -> None:
@@ -368,3 +369,21 @@ def test_an_event_told_as_done_in_a_turn_of_several_is_not_ended(answers: dict, 
 )
 def test_what_marks_a_statement_as_said_before(text: str, marked: bool) -> None:
     assert marks_restatement(text) is marked
+
+
+def test_a_plain_value_said_again_by_half_its_words_is_a_mention(answers: dict) -> None:
+    # "Keep your replies brief and in bullet points" says 'short answers in bullet points' again by
+    # half its words, in a statement as alike as a mention asks; a tool's fields never do.
+    old = dataclasses.replace(
+        st("a", "I prefer short answers in bullet points.", 0, vec(1, 0.1, 0)),
+        keys=("user.likes",),
+        values=("short answers in bullet points",),
+    )
+    again = st("b", "Keep your replies brief and in bullet points, please.", 9, vec(1, 0.3, 0))
+    plan = g.govern([again], [old])
+    assert [(m.old.memory_id, m.new.memory_id, m.value) for m in plan.mentions] == [
+        ("a", "b", "short answers in bullet points")
+    ]
+    tool_old = dataclasses.replace(old, claim=dataclasses.replace(old.claim, source="verified_tool"))
+    tool_new = dataclasses.replace(again, claim=dataclasses.replace(again.claim, source="verified_tool"))
+    assert g.govern([tool_new], [tool_old]).mentions == []

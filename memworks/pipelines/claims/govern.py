@@ -35,7 +35,7 @@ from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_a
 from memworks.pipelines.claims.features import ClaimText, cue_acts_on, other_person
 from memworks.pipelines.claims.reading import Reading, read_words, stem
 from memworks.pipelines.claims.sentences import PartDecision, closeness_to, part_decision
-from memworks.pipelines.claims.values import STANCE, names, said_in
+from memworks.pipelines.claims.values import STANCE, mostly_said, names, said_in
 
 __all__ = [
     "MENTION_COSINE",
@@ -47,16 +47,13 @@ __all__ = [
     "Restatement",
     "Statement",
     "govern",
-    "names",
     "pairs",
-    "said_in",
 ]
 
 #: Stored claims each new claim is paired with (its nearest, by vector). Arrival order can matter
 #: only for a claim with more than this many like claims above :data:`MIN_COSINE`.
 NEIGHBOURS = 64
-#: Least cosine similarity of a pair worth deciding: below it the claims are about other things
-#: (the labelled pairs' "related" bound).
+#: Least cosine of a pair worth deciding (the labelled pairs' "related" bound).
 MIN_COSINE = 0.45
 #: Least cosine similarity at which a statement naming a stored value again restates it ("Penicillin
 #: gives me hives" after "I'm allergic to penicillin": 0.74; "The XC40 needs new tyres" after "I
@@ -387,9 +384,13 @@ def _named_again(new: Statement, old: Statement, *, min_cosine: float, stances_o
         if stances_only and not stance and any(said_in(w, v) or said_in(v, w) for w in new.values):
             continue
         thing, said = (v[stance.end() :], said_in) if stance else (v, names)
-        # Sentence by sentence: a turn of several things says the value in one of them ("I'm
-        # allergic to penicillin. And I hate phone calls, ..."), which the whole turn's vector blurs.
-        mine = [c for c in (new.claim, *new.parts) if said(c.text, thing) and not _news(c)]
+        # Sentence by sentence: a turn of several things says the value in one of them ("I'm allergic
+        # to penicillin. And I hate phone calls"), which the whole turn's vector blurs. A speaker's
+        # value of several words is said by half of them ("brief, in bullet points" of 'short answers
+        # in bullet points'); a tool's fields are no words said again.
+        half = new.claim.source == Source.USER.value and not stance and len(v.split()) >= 3
+        parts = [c for c in (new.claim, *new.parts) if not _news(c)]
+        mine = [c for c in parts if said(c.text, thing) or (half and mostly_said(c.text, v))]
         theirs = [c for c in (old.claim, *old.parts) if said(c.text, thing)]
         if any(float(np.dot(a.vector, b.vector)) >= min_cosine for a in mine for b in theirs):
             return v

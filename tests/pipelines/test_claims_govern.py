@@ -384,6 +384,9 @@ def test_a_plain_value_said_again_by_half_its_words_is_a_mention(answers: dict) 
     assert [(m.old.memory_id, m.new.memory_id, m.value) for m in plan.mentions] == [
         ("a", "b", "short answers in bullet points")
     ]
+    # Half the words, but not its head: "light mode in the terminal" is no 'dark mode in the editor'.
+    other = st("c", "I prefer light mode in the terminal.", 9, vec(1, 0.3, 0))
+    assert g.govern([other], [dataclasses.replace(old, values=("dark mode in the editor",))]).mentions == []
     tool_old = dataclasses.replace(old, claim=dataclasses.replace(old.claim, source="verified_tool"))
     tool_new = dataclasses.replace(again, claim=dataclasses.replace(again.claim, source="verified_tool"))
     assert g.govern([tool_new], [tool_old]).mentions == []

@@ -35,7 +35,7 @@ from memworks.pipelines.claims.decision import Decision, DecisionModel, decide_a
 from memworks.pipelines.claims.features import ClaimText, cue_acts_on, other_person
 from memworks.pipelines.claims.reading import Reading, read_words, stem
 from memworks.pipelines.claims.sentences import PartDecision, closeness_to, part_decision
-from memworks.pipelines.claims.values import STANCE, mostly_said, names, said_in
+from memworks.pipelines.claims.values import STANCE, head_said, mostly_said, names, said_in
 
 __all__ = [
     "MENTION_COSINE",
@@ -390,7 +390,7 @@ def _named_again(new: Statement, old: Statement, *, min_cosine: float, stances_o
         # in bullet points'); a tool's fields are no words said again.
         half = new.claim.source == Source.USER.value and not stance and len(v.split()) >= 3
         parts = [c for c in (new.claim, *new.parts) if not _news(c)]
-        mine = [c for c in parts if said(c.text, thing) or (half and mostly_said(c.text, v))]
+        mine = [c for c in parts if said(c.text, thing) or (half and mostly_said(c.text, v) and head_said(c.text, v))]
         theirs = [c for c in (old.claim, *old.parts) if said(c.text, thing)]
         if any(float(np.dot(a.vector, b.vector)) >= min_cosine for a in mine for b in theirs):
             return v

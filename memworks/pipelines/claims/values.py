@@ -7,7 +7,7 @@ import re
 
 from memworks.pipelines.claims.reading import stem
 
-__all__ = ["STANCE", "mostly_said", "names", "said_in"]
+__all__ = ["STANCE", "head_said", "mostly_said", "names", "said_in"]
 
 
 def names(text: str, value: str) -> bool:
@@ -56,3 +56,11 @@ def mostly_said(text: str, value: str) -> bool:
     words = {stem(w) for w in re.findall(r"[a-z]+", value.lower()) if len(w) > 2} - _STANCE_WORDS
     said = {stem(w) for w in re.findall(r"[a-z]+", text.lower())}
     return bool(words) and 2 * len(words & said) >= len(words)
+
+
+def head_said(text: str, value: str) -> bool:
+    """``value``'s last content word (its head: "points" of 'short answers in bullet points') is in
+    ``text``, in some form: "light mode in the terminal" does not say 'dark mode in the editor'
+    again, though half of its words are the same."""
+    words = [w for w in re.findall(r"[a-z]+", value.lower()) if len(w) > 2]
+    return bool(words) and stem(words[-1]) in {stem(w) for w in re.findall(r"[a-z]+", text.lower())}

@@ -350,7 +350,7 @@ def _learned(
     score = below_echoes(score, q.asked or q.text, sig.values, sig.facts, summary)  # "Dev's daughter?": not 'Dev'
     if kind is not None:  # "What's her email address?": a record holding one, before one about her address
         score = kind_first(score, kind, q.text, kind_texts, source)
-    score = named_first(score, q.text, sig.keys, texts, sig.reported.tolist())  # "Which flight?": flight.get
+    score = named_first(score, q.text, sig.keys, texts, sig.reported.tolist(), sig.values)  # "Which flight?"
     score = ids_first(score, q.text, texts, sig.keys)  # the ticket the question names, before any other
     score = below_parts(score, sig.parts, sig.span if policy.spans else sig.cos)
     order = sorted(range(len(sig)), key=lambda i: (-score[i], sig.ids[i]))

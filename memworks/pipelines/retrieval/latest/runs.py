@@ -162,6 +162,7 @@ def named_first(
     keys: Sequence[str | None],
     texts: Sequence[str],
     reported: Sequence[bool] = (),
+    values: Sequence[str] = (),
 ) -> npt.NDArray[np.float64]:
     """A question naming what a tool's call does ("Which flight are we booked on?" of
     "booking-tool :: flight.get") answered first by the best of the results that name it. A word
@@ -171,7 +172,8 @@ def named_first(
         return score
     told = list(reported) if len(reported) == n else [False] * n
     tools = [i for i in range(n) if (keys[i] or "").startswith("tool.") or told[i]]
-    said = {i: called(texts[i]) for i in tools}
+    # A keyed result's text has its call in words ("booking modify"): its value keeps the call.
+    said = {i: called(values[i] if len(values) == n and keys[i] else texts[i]) for i in tools}
     asked = {w for w in naming_words(question) if 0 < sum(w in c for c in said.values()) < len(said)}
     named = [i for i in tools if asked & said[i]]
     if not named:

@@ -12,7 +12,9 @@ open-vocabulary claim or the transcript of the turn that said it. A record match
   street address) and it is at least :attr:`Thresholds.typed` similar; or
 * it is at least :attr:`Thresholds.meaning` similar on meaning alone; or
 * it names a person a matched record introduced as the topic ("my ex, Julien": every record
-  naming Julien is about the ex).
+  naming Julien is about the ex); or
+* it is the statement a matched reply of the assistant answers ("That sounds very hard for
+  Sheila" says back the turn that told it), said just before the reply and naming a topic word.
 
 "old", "previous", "used to" and "before X" ask for what no longer holds: records naming X are
 left out, and of the matches only those no longer current, or said before the newest matching

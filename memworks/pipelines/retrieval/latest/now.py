@@ -19,6 +19,7 @@ from memworks.pipelines.claims import cues as C
 from memworks.pipelines.text.terms import terms
 
 __all__ = [
+    "BELOW",
     "CHANGE_GAP",
     "LATEST_GAP",
     "LATEST_MIN_SIMILARITY",
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 #: How far below its best record a demoted one scores (just below: it keeps its place among the rest).
-_BELOW = 0.999
+BELOW = 0.999
 
 #: Words of a question that ask about the past, a count or a span, or more than one thing.
 _NOT_NOW = frozenset(
@@ -262,7 +263,7 @@ def latest_first(
     if not old:
         return score
     out = score.copy()
-    out[answer] = max(score[answer], score[best] / _BELOW)
+    out[answer] = max(score[answer], score[best] / BELOW)
     # The facts read from an outdated turn, and the turn an outdated fact was read from.
     old |= {turn[i] for i in old}
     old = {i for i in range(n) if turn[i] in old or i in old} - {answer, turn[answer]}
@@ -279,7 +280,7 @@ def out_of_top(score: npt.NDArray[np.float64], old: set[int], summary: Sequence[
     if not old or not others:
         return score
     out = score.copy()
-    factor = min(1.0, others[-1] * _BELOW / max(out[i] for i in old))
+    factor = min(1.0, others[-1] * BELOW / max(out[i] for i in old))
     for i in old:
         out[i] *= factor
     return out

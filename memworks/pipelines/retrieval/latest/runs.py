@@ -15,7 +15,7 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
-from memworks.pipelines.retrieval.latest.now import _BELOW, LATEST_TOP, out_of_top
+from memworks.pipelines.retrieval.latest.now import BELOW, LATEST_TOP, out_of_top
 
 __all__ = ["asked_kind", "commanded", "latest_of_series", "named_first", "naming_words", "run_kind", "series"]
 
@@ -134,7 +134,7 @@ def latest_of_series(
     if not old and not asked & commanded(texts[latest]):
         return score
     out = score.copy()
-    out[latest] = max(score[latest], float(score.max()) / _BELOW)
+    out[latest] = max(score[latest], float(score.max()) / BELOW)
     return out_of_top(out, old, summary)
 
 
@@ -180,5 +180,5 @@ def named_first(
         return score
     best = max(named, key=lambda i: score[i])
     out = score.copy()
-    out[best] = max(score[best], float(score.max()) / _BELOW)
+    out[best] = max(score[best], float(score.max()) / BELOW)
     return out

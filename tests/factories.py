@@ -48,3 +48,11 @@ def day_episode(n: int, day: str, content: str) -> dict[str, Any]:
         "content": content,
         "occurred_at": f"{day}T09:00:00+00:00",
     }
+
+
+def said_in_turn(mw: Any, turns: list[dict[str, Any]]) -> None:
+    """Send ``turns`` to ``mw`` one at a time, each processed before the next is sent (as an agent
+    reporting a conversation live would see them)."""
+    for turn in turns:
+        mw.enqueue_episodes([turn])
+        mw.drain()

@@ -8,7 +8,7 @@ from typing import Any
 
 from memworks.models.enums import MemoryStatus
 from memworks.models.schemas import Scope
-from tests.factories import day_episode
+from tests.factories import day_episode, said_in_turn
 
 S = Scope(tenant_id="t1", user_id="u1")
 ep = day_episode
@@ -34,9 +34,7 @@ def test_requests_in_own_words_erase_what_they_are_about_and_keep_the_rest(sqlit
         ep(9, "2025-04-03", "And my old email, delete that one too."),
         ep(10, "2025-04-04", "Also forget that I had back surgery."),
     ]
-    for turn in [*said, *requests]:
-        mw.enqueue_episodes([turn])
-        mw.drain()
+    said_in_turn(mw, [*said, *requests])
     rows = mw.memories(S, include_history=True)
     texts = " ".join(f"{m.value} {m.text}" for m in rows).lower()
     for gone in ("tom", "example.org", "surgery"):
@@ -54,12 +52,13 @@ def test_a_request_matching_nothing_waits_visibly(sqlite_url: str, make_memworks
     """Given nothing about a salary, when the user asks to forget it, then nothing is erased and
     the request is a pending record naming what it looked for."""
     mw = make_memworks(sqlite_url)
-    for turn in [
-        ep(1, "2025-03-01", "I'm allergic to penicillin."),
-        ep(2, "2025-03-02", "Please forget what I told you about my salary."),
-    ]:
-        mw.enqueue_episodes([turn])
-        mw.drain()
+    said_in_turn(
+        mw,
+        [
+            ep(1, "2025-03-01", "I'm allergic to penicillin."),
+            ep(2, "2025-03-02", "Please forget what I told you about my salary."),
+        ],
+    )
     rows = mw.memories(S, include_history=True)
     assert any("penicillin" in m.text for m in rows)
     (pending,) = [m for m in rows if m.key == "user.forget_request"]
@@ -98,13 +97,14 @@ def _holding(mw: Any, words: str) -> list[Any]:
 
 def _two_events_then(mw: Any, request: str) -> None:
     """A swim lesson and a recruiter's call on the calendar, then the user's ``request`` (turn 3)."""
-    for turn in [
-        _event(1, "2026-01-08", "evt_8f21c", "Ren - swim lesson", "Queen Anne Pool"),
-        _event(2, "2026-01-22", "evt_91d0a", "Call - Northwind Robotics recruiter", "Zoom"),
-        ep(3, "2026-02-08", request),
-    ]:
-        mw.enqueue_episodes([turn])
-        mw.drain()
+    said_in_turn(
+        mw,
+        [
+            _event(1, "2026-01-08", "evt_8f21c", "Ren - swim lesson", "Queen Anne Pool"),
+            _event(2, "2026-01-22", "evt_91d0a", "Call - Northwind Robotics recruiter", "Zoom"),
+            ep(3, "2026-02-08", request),
+        ],
+    )
 
 
 def test_deleting_the_calendar_entry_erases_the_one_the_turn_speaks_of(sqlite_url: str, make_memworks: Any) -> None:
@@ -133,15 +133,16 @@ def test_the_booking_among_two_named_by_key_waits_for_the_user(sqlite_url: str, 
     """Given two hotel bookings a tool made, when the user asks to delete "the booking", then
     neither is erased, though both slots' values name a booking: which one is not said."""
     mw = make_memworks(sqlite_url)
-    for turn in [
-        ep(1, "2026-01-08", "booking_create HB-771: status=confirmed; hotel=Casa Lisboa, Lisbon")
-        | {"role": "tool", "source": "verified_tool"},
-        ep(2, "2026-01-09", "booking_create HB-772: status=confirmed; hotel=Porto Rio, Porto")
-        | {"role": "tool", "source": "verified_tool"},
-        ep(3, "2026-02-08", "Please delete the booking."),
-    ]:
-        mw.enqueue_episodes([turn])
-        mw.drain()
+    said_in_turn(
+        mw,
+        [
+            ep(1, "2026-01-08", "booking_create HB-771: status=confirmed; hotel=Casa Lisboa, Lisbon")
+            | {"role": "tool", "source": "verified_tool"},
+            ep(2, "2026-01-09", "booking_create HB-772: status=confirmed; hotel=Porto Rio, Porto")
+            | {"role": "tool", "source": "verified_tool"},
+            ep(3, "2026-02-08", "Please delete the booking."),
+        ],
+    )
     keys = {m.key for m in mw.memories(S)}
     assert {"tool.hb-771", "tool.hb-772", "user.forget_request"} <= keys
 
@@ -152,14 +153,15 @@ def test_what_i_said_last_week_is_looked_for_among_last_weeks_statements(sqlite_
     then the appointment is erased and the curry night, told in another week, stays: the few
     words of the topic point at one statement of the week the user names."""
     mw = make_memworks(sqlite_url)
-    for turn in [
-        ep(1, "2025-05-02", "Thursday curry night is at Noor's place from now on, bring rice."),
-        ep(2, "2025-05-24", "Noor's new job starts in June, she's thrilled."),
-        ep(3, "2025-05-25", "fyi I've started therapy with Dr Okafor, Thursdays at 5, so count me out for a while"),
-        ep(4, "2025-06-02", "Can you delete what I said last week about where I go on Thursdays?"),
-    ]:
-        mw.enqueue_episodes([turn])
-        mw.drain()
+    said_in_turn(
+        mw,
+        [
+            ep(1, "2025-05-02", "Thursday curry night is at Noor's place from now on, bring rice."),
+            ep(2, "2025-05-24", "Noor's new job starts in June, she's thrilled."),
+            ep(3, "2025-05-25", "fyi I've started therapy with Dr Okafor, Thursdays at 5, so count me out for a while"),
+            ep(4, "2025-06-02", "Can you delete what I said last week about where I go on Thursdays?"),
+        ],
+    )
     rows = mw.memories(S, include_history=True)
     assert not [m for m in rows if "okafor" in f"{m.value} {m.text}".casefold()]
     assert any("curry night" in m.text for m in rows) and any("new job" in m.text for m in rows)

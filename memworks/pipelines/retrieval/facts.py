@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memworks.models.enums import Role
-from memworks.pipelines.retrieval.latest import out_of_top
+from memworks.pipelines.retrieval.latest.now import out_of_top
 from memworks.pipelines.retrieval.possessor import below_holders
 
 __all__ = [

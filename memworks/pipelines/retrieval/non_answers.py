@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from memworks.pipelines.claims import cues as C
 from memworks.pipelines.claims.values import STANCE
-from memworks.pipelines.retrieval.latest import LATEST_TOP, out_of_top
+from memworks.pipelines.retrieval.latest.now import LATEST_TOP, out_of_top
 from memworks.pipelines.text.spans import sentence_at
 
 __all__ = ["asks_anew", "asks_for_thing", "below_echoes", "below_endings", "echoes", "tells_end"]

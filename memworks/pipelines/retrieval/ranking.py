@@ -21,7 +21,7 @@ from memworks.pipelines.retrieval.answer_types import answer_kind, kind_answered
 from memworks.pipelines.retrieval.asked_thing import THING_MIN_SIMILARITY
 from memworks.pipelines.retrieval.facts import below_copied_turns, below_others, facts_meet_turns, lift_facts
 from memworks.pipelines.retrieval.identifiers import ids_first, unheard_ids, unheard_names
-from memworks.pipelines.retrieval.latest import (
+from memworks.pipelines.retrieval.latest.now import (
     asks_latest,
     below_replaced,
     definite_terms,

@@ -25,7 +25,7 @@ from memworks.models.tables import Memory
 from memworks.pipelines.ingest import MAX_CHARS_READ, bounded_text
 from memworks.pipelines.protocols import Embedder
 from memworks.pipelines.retrieval.asked_thing import asked_thing, thing_name
-from memworks.pipelines.retrieval.latest import asks_latest, asks_now, lexical_query
+from memworks.pipelines.retrieval.latest.now import asks_latest, asks_now, lexical_query
 from memworks.pipelines.retrieval.names import as_user, without_name
 from memworks.pipelines.retrieval.possessor import named_question, owned_word
 from memworks.pipelines.retrieval.ranker import Question, Signals, read_question
